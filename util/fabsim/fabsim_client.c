@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/* fabsim_client — attach one HCA port to fabsim (protocol in fabsim_wire.h). */
+#include "fabsim_client.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+struct fabsim_client {
+	int fd;
+	uint64_t guid;
+	unsigned port;
+};
+
+/* How long connect waits for fabsim's HELLO_ACK before giving up (fabsim answers at once; this
+ * only keeps a wedged fabsim from hanging the caller forever). */
+#define HELLO_ACK_WAIT_MS 10000
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static int send_msg(int fd, uint32_t type, uint32_t port, uint64_t guid, uint32_t flags,
+		    const void *data, size_t len)
+{
+	struct fabsim_wire_hdr h = { .type = type, .port = port, .guid = guid,
+				     .len = (uint32_t)len, .flags = flags };
+	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)data, len } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
+	ssize_t n;
+
+	if (len > FABSIM_WIRE_MAX_DATA)
+		return -EMSGSIZE;
+	do
+		n = sendmsg(fd, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n != sizeof(h) + len)
+		return -EIO;
+	return 0;
+}
+
+/* Read one message into hdr + data (data holds FABSIM_WIRE_MAX_DATA). 1 = got one, 0 = none. */
+static int recv_msg(int fd, struct fabsim_wire_hdr *hdr, void *data, int flags)
+{
+	uint8_t buf[FABSIM_WIRE_MAX_MSG + 1];
+	ssize_t n;
+
+	do
+		n = recv(fd, buf, sizeof(buf), flags);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -errno;
+	if (n == 0)
+		return -ECONNRESET;
+	if ((size_t)n < sizeof(*hdr))
+		return -EPROTO;
+	memcpy(hdr, buf, sizeof(*hdr));
+	if (hdr->len > FABSIM_WIRE_MAX_DATA || (size_t)n != sizeof(*hdr) + hdr->len)
+		return -EPROTO;
+	memcpy(data, buf + sizeof(*hdr), hdr->len);
+	return 1;
+}
+
+struct fabsim_client *fabsim_client_connect(const char *path, uint64_t port_guid, unsigned port_num,
+					    const char *name, char *err, size_t errlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct fabsim_wire_hdr h;
+	uint8_t data[FABSIM_WIRE_MAX_DATA + 1];
+	struct pollfd pfd;
+	struct fabsim_client *c;
+	int fd, r;
+
+	if (!path || strlen(path) >= sizeof(sa.sun_path)) {
+		set_err(err, errlen, "fabsim socket path %s", path ? "too long" : "missing");
+		return NULL;
+	}
+	if (port_num < 1 || port_num > 254) {
+		set_err(err, errlen, "port number %u out of range 1..254", port_num);
+		return NULL;
+	}
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		set_err(err, errlen, "socket: %s", strerror(errno));
+		return NULL;
+	}
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		set_err(err, errlen, "connect to fabsim at %s: %s (is fabsim running with --hca-socket %s?)",
+			path, strerror(errno), path);
+		goto fail;
+	}
+	r = send_msg(fd, FABSIM_MSG_HELLO, port_num, port_guid, 0, name ? name : "",
+		     name ? strlen(name) : 0);
+	if (r < 0) {
+		set_err(err, errlen, "send HELLO to fabsim: %s", strerror(-r));
+		goto fail;
+	}
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	do
+		r = poll(&pfd, 1, HELLO_ACK_WAIT_MS);
+	while (r < 0 && errno == EINTR);
+	if (r <= 0) {
+		set_err(err, errlen, "fabsim at %s did not answer HELLO", path);
+		goto fail;
+	}
+	r = recv_msg(fd, &h, data, 0);
+	if (r < 0 || h.type != FABSIM_MSG_HELLO_ACK) {
+		set_err(err, errlen, "fabsim at %s: bad answer to HELLO (%s)", path,
+			r < 0 ? strerror(-r) : "not a HELLO_ACK");
+		goto fail;
+	}
+	if (h.flags != FABSIM_ACK_OK) {
+		data[h.len] = 0;
+		set_err(err, errlen, "fabsim refused port GUID 0x%016llx: %s",
+			(unsigned long long)port_guid, (char *)data);
+		goto fail;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
+		set_err(err, errlen, "fcntl: %s", strerror(errno));
+		goto fail;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		set_err(err, errlen, "out of memory");
+		goto fail;
+	}
+	c->fd = fd;
+	c->guid = port_guid;
+	c->port = port_num;
+	return c;
+fail:
+	close(fd);
+	return NULL;
+}
+
+int fabsim_client_fd(const struct fabsim_client *c)
+{
+	return c->fd;
+}
+
+int fabsim_client_send_packet(struct fabsim_client *c, const void *pkt, size_t len)
+{
+	int r = send_msg(c->fd, FABSIM_MSG_PACKET, 0, 0, 0, pkt, len);
+
+	/* A full socket buffer means fabsim is behind: drop like a congested link would. */
+	return r == -EAGAIN ? 0 : r;
+}
+
+int fabsim_client_recv(struct fabsim_client *c, struct fabsim_msg *out)
+{
+	struct fabsim_wire_hdr h;
+	int r = recv_msg(c->fd, &h, out->data, MSG_DONTWAIT);
+
+	if (r <= 0)
+		return r;
+	if (h.type != FABSIM_MSG_PACKET && h.type != FABSIM_MSG_LINK)
+		return -EPROTO;
+	out->type = h.type;
+	out->flags = h.flags;
+	out->len = h.len;
+	return 1;
+}
+
+void fabsim_client_close(struct fabsim_client *c)
+{
+	if (!c)
+		return;
+	close(c->fd);
+	free(c);
+}
