@@ -1,0 +1,52 @@
+# ibboot — top-level build. Each component keeps its rules in its own fragment (see HACKING.md).
+#   make all     images, programs and libraries
+#   make check   every test; ends with one line "N passed, N failed"
+#   make demo    the main job in QEMU
+#   make bench   figures (never asserted by tests)
+#   make fuzz    longer fuzzing runs
+#   make clean
+
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+
+HOST_CC     ?= gcc
+HOST_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc/include
+SAN_FLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+PRM_TXT     := util/prm/hermon-prm.txt
+PRM_H       := src/include/ibboot/hermon_prm.h
+VERSION     := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+ALL_TARGETS   :=
+CHECK_TARGETS :=
+BENCH_TARGETS :=
+FUZZ_TARGETS  :=
+CLEAN_FILES   := build bin $(PRM_H)
+DEMO_TARGET   ?=
+
+# Order matters: check targets run in include order (fast unit tests first, QEMU last).
+include util/prmgen/prmgen.mk
+-include src/src.mk
+-include util/iblib/iblib.mk
+-include util/hcasim/hcasim.mk
+-include util/fabsim/fabsim.mk
+-include util/qemu/qemu.mk
+
+.PHONY: all check bench fuzz demo clean prm
+all: $(ALL_TARGETS)
+
+# Every check target runs even if an earlier one failed; the summary decides.
+check:
+	@rm -rf build/check && mkdir -p build/check
+	@for t in $(CHECK_TARGETS); do \
+		echo "=== $$t"; \
+		$(MAKE) --no-print-directory $$t || util/run-test-failed "$$t" "make $$t exited with status $$?"; \
+	done
+	@util/check-summary build/check
+
+bench: $(BENCH_TARGETS)
+fuzz: $(FUZZ_TARGETS)
+
+demo: $(DEMO_TARGET)
+
+clean:
+	rm -rf $(CLEAN_FILES)

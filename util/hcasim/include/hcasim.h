@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hcasim — a PRM-level model of a Mellanox Hermon-family HCA (ConnectX / ConnectX-2 / ConnectX-3).
+ *
+ * This is the host interface: whatever embeds the model (a QEMU device, the hosted ibboot build, a
+ * test program, fabsim's test rig) creates an instance, forwards PCI config and BAR accesses to it,
+ * provides DMA to guest-physical memory, carries the packets each port emits, delivers packets that
+ * arrive at a port, and calls hcasim_step() after doorbells and periodically.
+ *
+ * Rules the model keeps: no threads, no global state (several instances per process), deterministic
+ * (time comes only from ops->now_ns). Register data crosses this interface as bytes in bus order,
+ * exactly as they appear on PCIe (the PRM's registers are big-endian dwords).
+ *
+ * Signatures here are a contract shared by util/qemu, util/fabsim, src/platform/hosted and tests:
+ * extend, do not change.
+ */
+#ifndef HCASIM_H
+#define HCASIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct hcasim;
+
+/* What the embedding host provides. All callbacks are called synchronously from hcasim_* calls. */
+struct hcasim_host_ops {
+	void *ctx;
+	/* DMA to/from guest-physical memory; return 0, or a negative value for an unbacked address
+	 * (the model then treats it as a bus error: command ICM error / catastrophic error). */
+	int (*dma_read)(void *ctx, uint64_t gpa, void *buf, size_t len);
+	int (*dma_write)(void *ctx, uint64_t gpa, const void *buf, size_t len);
+	/* A whole IB packet (LRH [+GRH] + BTH + ... + ICRC + VCRC) leaves physical port `port` (1-based). */
+	void (*packet_out)(void *ctx, unsigned port, const void *pkt, size_t len);
+	/* Monotonic time in nanoseconds. */
+	uint64_t (*now_ns)(void *ctx);
+	/* Optional: one line of model log (refused operations, errors). May be NULL. */
+	void (*log)(void *ctx, const char *line);
+};
+
+struct hcasim_config {
+	uint16_t device_id;       /* 0x1003 ConnectX-3 (default when 0), 0x673c ConnectX-2, 0x6340 ... */
+	uint64_t node_guid;       /* port p GUID = node_guid + p - 1 unless set below; 0 → a fixed default */
+	uint64_t port_guid[2];    /* 0 → derived from node_guid */
+	unsigned num_ports;       /* 1 or 2; 0 → 2 */
+	const char *node_desc;    /* NodeDescription; NULL → "hcasim" */
+};
+
+struct hcasim *hcasim_create(const struct hcasim_config *cfg, const struct hcasim_host_ops *ops);
+void hcasim_destroy(struct hcasim *h);
+
+/* PCI configuration space (4 KiB, little-endian as PCI defines). size is 1, 2 or 4. */
+uint32_t hcasim_cfg_read(struct hcasim *h, unsigned off, unsigned size);
+void hcasim_cfg_write(struct hcasim *h, unsigned off, uint32_t val, unsigned size);
+
+/* BAR accesses: bar 0 (1 MiB: HCR at 0x80680, reset at 0xF0010, ...) or bar 2 (UAR pages).
+ * data holds `size` bytes (1, 2, 4 or 8) in bus order. */
+void hcasim_bar_read(struct hcasim *h, unsigned bar, uint64_t off, void *data, unsigned size);
+void hcasim_bar_write(struct hcasim *h, unsigned bar, uint64_t off, const void *data, unsigned size);
+uint64_t hcasim_bar_size(struct hcasim *h, unsigned bar);
+
+/* Ports are 1-based. Physical link: cable plugged (the port trains to INIT/LinkUp) or not. */
+void hcasim_port_set_link(struct hcasim *h, unsigned port, bool up);
+/* A whole IB packet (as packet_out produces) arrives at `port`. */
+void hcasim_packet_in(struct hcasim *h, unsigned port, const void *pkt, size_t len);
+
+/* Run the device: process doorbells, commands, queued packets, timers. Call after every BAR write
+ * and periodically (every millisecond or so). Returns true if it did any work. */
+bool hcasim_step(struct hcasim *h);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
