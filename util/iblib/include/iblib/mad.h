@@ -182,6 +182,8 @@ uint16_t iblib_smp_status(const uint8_t *mad);
  *   IBLIB_DR_FORWARD - send it out *out_port (switches only; *out_port may be 0 = the switch's
  *                      own SMA/port 0 when the path returns to itself, never for a CA);
  *   IBLIB_DR_SEND    - a locally originated SMP or a local response, ready to go out *out_port.
+ *   IBLIB_DR_LID_ROUTE - the directed part is done and DrDLID/DrSLID is not permissive: route
+ *                      the rest by LID (switches; the hop fields are already updated).
  *   IBLIB_E_DR_PATH  - discard (IBA C14-9/C14-13 conditions not met).
  * The hop pointer and the return path are updated in place as the spec requires.
  * `is_switch` selects the switch rules; num_ports bounds port numbers.
@@ -189,6 +191,7 @@ uint16_t iblib_smp_status(const uint8_t *mad);
 #define IBLIB_DR_LOCAL   1
 #define IBLIB_DR_FORWARD 2
 #define IBLIB_DR_SEND    3
+#define IBLIB_DR_LID_ROUTE 4
 int iblib_smp_dr_recv(uint8_t *mad, bool is_switch, unsigned in_port, unsigned num_ports,
 		      unsigned *out_port);
 /*
