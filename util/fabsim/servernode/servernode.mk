@@ -1,36 +1,67 @@
-# fabsim's IPoIB server node (bin/fabsim-servernode), its unit tests and the netboot-env
-# integration test. Included by util/fabsim/fabsim.mk.
+# fabsim's IPoIB server node (bin/fabsim-servernode), its raw IPoIB test client, unit tests and
+# the netboot-env integration test. Included by util/fabsim/fabsim.mk.
+#
+#   bin/fabsim-servernode            the server node (util/netboot-env runs it)
+#   bin/tests/servernode-unit        unit tests (ASan/UBSan)
+#   bin/tests/ipoib-client           raw IPoIB endpoint: DHCP (RFC 4390) + TFTP through the fabric
+#   make check-servernode
 SN_DIR   := util/fabsim/servernode
 SN_BUILD := build/servernode
-SN_CFLAGS := $(HOST_CFLAGS) -I$(SN_DIR) -Isrc/tests
+SN_INCS  := -I$(SN_DIR) -Iutil/fabsim -Iutil/iblib/include -Iutil/hcasim -Iutil/hcasim/include
+SN_CFLAGS := $(HOST_CFLAGS) $(SN_INCS)
+SN_HDRS  := $(wildcard $(SN_DIR)/*.h $(SN_DIR)/tests/*.h) $(wildcard util/iblib/include/iblib/*.h) \
+	    util/hcasim/sma.h util/fabsim/fabsim_client.h util/fabsim/fabsim_wire.h
 
-# Wire-format and protocol code shared by the server node and the raw IPoIB test client.
-SN_CORE := ipoib_wire
+# The IPoIB host core shared by the server node and the test client.
+SN_CORE := ipoib_wire ud_pkt sa_msg sn_sma ipoib_node
+# What it borrows from its neighbours: iblib (wire formats), the HCA model's firmware SMA and
+# fabsim's attachment client. Compiled here again so that the sanitizer builds cover them too.
+SN_EXT_SRCS := util/iblib/crc.c util/iblib/packet.c util/iblib/mad.c util/hcasim/sma.c \
+	       util/fabsim/fabsim_client.c
 
-SN_UNIT_TESTS := test_ipoib_wire
+SN_UNIT_TESTS := test_ipoib_wire test_ud_pkt test_sa_msg test_netboot_proto test_ipoib_node
 
-SN_CORE_SAN_OBJS := $(SN_CORE:%=$(SN_BUILD)/san/%.o)
-SN_UNIT_OBJS := $(SN_UNIT_TESTS:%=$(SN_BUILD)/san/tests/%.o) $(SN_BUILD)/san/test_runner.o
+# Objects: build/servernode/<flavour>/<source dir tag>/<name>.o (opt: -O2; san: ASan/UBSan).
+SN_SRC_DIRS := sn:$(SN_DIR) tests:$(SN_DIR)/tests iblib:util/iblib hcasim:util/hcasim fabsim:util/fabsim
+SN_TAG_OF = $(firstword $(foreach d,$(SN_SRC_DIRS),$(if $(filter $(patsubst %/,%,$(dir $(1))),$(word 2,$(subst :, ,$(d)))),$(word 1,$(subst :, ,$(d))))))
+SN_EXT_OBJS = $(foreach s,$(SN_EXT_SRCS),$(SN_BUILD)/$(1)/$(call SN_TAG_OF,$(s))/$(notdir $(basename $(s))).o)
+SN_CORE_OBJS_opt := $(SN_CORE:%=$(SN_BUILD)/opt/sn/%.o) $(call SN_EXT_OBJS,opt)
+SN_CORE_OBJS_san := $(SN_CORE:%=$(SN_BUILD)/san/sn/%.o) $(call SN_EXT_OBJS,san)
 
-$(SN_BUILD)/san/%.o: $(SN_DIR)/%.c $(wildcard $(SN_DIR)/*.h)
-	@mkdir -p $(@D)
-	$(HOST_CC) $(SN_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
-
-$(SN_BUILD)/san/tests/%.o: $(SN_DIR)/tests/%.c $(wildcard $(SN_DIR)/*.h) src/tests/test.h
-	@mkdir -p $(@D)
-	$(HOST_CC) $(SN_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+define SN_RULES
+$(SN_BUILD)/opt/$(1)/%.o: $(2)/%.c $(SN_HDRS)
+	@mkdir -p $$(@D)
+	$$(HOST_CC) $$(SN_CFLAGS) -c -o $$@ $$<
+$(SN_BUILD)/san/$(1)/%.o: $(2)/%.c $(SN_HDRS)
+	@mkdir -p $$(@D)
+	$$(HOST_CC) $$(SN_CFLAGS) $$(SAN_FLAGS) -c -o $$@ $$<
+endef
+$(foreach d,$(SN_SRC_DIRS),$(eval $(call SN_RULES,$(word 1,$(subst :, ,$(d))),$(word 2,$(subst :, ,$(d))))))
 
 $(SN_BUILD)/san/test_runner.o: src/tests/test_runner.c src/tests/test.h
 	@mkdir -p $(@D)
-	$(HOST_CC) $(SN_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+	$(HOST_CC) $(SN_CFLAGS) -Isrc/tests $(SAN_FLAGS) -c -o $@ $<
 
-bin/tests/servernode-unit: $(SN_UNIT_OBJS) $(SN_CORE_SAN_OBJS)
+$(SN_BUILD)/san/tests/%.o: SN_CFLAGS += -Isrc/tests -I$(SN_DIR)/tests
+
+bin/fabsim-servernode: $(SN_BUILD)/opt/sn/servernode_main.o $(SN_BUILD)/opt/sn/tun.o $(SN_CORE_OBJS_opt)
+	@mkdir -p $(@D)
+	$(HOST_CC) -o $@ $^
+
+bin/tests/ipoib-client: $(SN_BUILD)/san/tests/ipoib_client.o $(SN_BUILD)/san/tests/netboot_proto.o $(SN_CORE_OBJS_san)
+	@mkdir -p $(@D)
+	$(HOST_CC) $(SAN_FLAGS) -o $@ $^
+
+bin/tests/servernode-unit: $(SN_UNIT_TESTS:%=$(SN_BUILD)/san/tests/%.o) $(SN_BUILD)/san/test_runner.o \
+		$(SN_BUILD)/san/tests/netboot_proto.o $(SN_CORE_OBJS_san)
 	@mkdir -p $(@D)
 	$(HOST_CC) $(SAN_FLAGS) -o $@ $^
 
 .PHONY: check-servernode
-check-servernode: bin/tests/servernode-unit
+check-servernode: bin/tests/servernode-unit bin/fabsim-servernode bin/tests/ipoib-client
 	@util/run-test servernode-unit bin/tests/servernode-unit
+	@util/run-test servernode-netboot $(SN_DIR)/tests/netboot-dhcp-tftp.sh
 
-ALL_TARGETS += bin/tests/servernode-unit
+ALL_TARGETS += bin/fabsim-servernode bin/tests/servernode-unit bin/tests/ipoib-client
 CHECK_TARGETS += check-servernode
+CLEAN_FILES += build/servernode

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Links and packet movement: a packet put on a cable meets the link's faults (loss, duplication,
+ * reordering, corruption, delay — decided by a per-link generator seeded from --seed, so a run is
+ * repeatable), is queued, then delivered to the far port, which checks VCRC and ICRC like every
+ * receiver in IBA 7.8 and drops what fails.
+ */
+#include "fabsim.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* How long a packet picked for reordering waits for a later one to overtake it. */
+#define REORDER_HOLD_MS 5
+
+uint64_t fabsim_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void fabsim_log(struct fabric *f, unsigned level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level > f->verbose)
+		return;
+	fputs("fabsim: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+struct port *port_peer(const struct port *p)
+{
+	if (!p->link)
+		return NULL;
+	return p->link->end[0] == p ? p->link->end[1] : p->link->end[0];
+}
+
+bool port_present(const struct port *p)
+{
+	return p->node->kind != NODE_HCAPORT || p->node->hca != NULL;
+}
+
+static void link_notify(struct fabric *f, struct port *p, bool up)
+{
+	if (p->node->kind == NODE_HCAPORT)
+		hca_server_link_changed(f, p->node);
+	else
+		port_set_phys(f, p, up);
+}
+
+void link_update(struct fabric *f, struct link *l)
+{
+	bool up = !l->admin_down && port_present(l->end[0]) && port_present(l->end[1]);
+
+	if (up == l->phys_up)
+		return;
+	l->phys_up = up;
+	fabsim_log(f, 1, "link %s:%u <-> %s:%u %s", l->end[0]->node->name, l->end[0]->num,
+		   l->end[1]->node->name, l->end[1]->num, up ? "up" : "down");
+	if (!up && l->held) {
+		free(l->held);
+		l->held = NULL;
+		l->cnt.lost++;
+	}
+	link_notify(f, l->end[0], up);
+	link_notify(f, l->end[1], up);
+}
+
+void link_set_admin(struct fabric *f, struct link *l, bool down)
+{
+	l->admin_down = down;
+	link_update(f, l);
+}
+
+/* splitmix64: small, good enough, and the same sequence on every machine. */
+static uint64_t rng_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static bool chance(struct link *l, double p)
+{
+	if (p <= 0)
+		return false;
+	return (double)(rng_next(&l->rng) >> 11) * (1.0 / 9007199254740992.0) < p;
+}
+
+void fault_set(struct fabric *f, struct link *l, const struct fault_cfg *c)
+{
+	if (l) {
+		l->fault = *c;
+		return;
+	}
+	f->global_fault = *c;
+	for (unsigned i = 0; i < f->nlinks; i++)
+		f->links[i]->fault = *c;
+}
+
+static struct pkt_event *event_new(struct port *dst, const uint8_t *pkt, size_t len)
+{
+	struct pkt_event *e = malloc(sizeof(*e) + len);
+
+	if (!e)
+		return NULL;
+	e->next = NULL;
+	e->dst = dst;
+	e->wire = true;
+	e->len = len;
+	memcpy(e->data, pkt, len);
+	return e;
+}
+
+static void queue_insert(struct fabric *f, struct pkt_event *e, uint64_t due)
+{
+	struct pkt_event **pp = &f->queue;
+
+	e->due_ns = due;
+	e->seq = f->queue_seq++;
+	while (*pp && (*pp)->due_ns <= due)
+		pp = &(*pp)->next;
+	e->next = *pp;
+	*pp = e;
+}
+
+static void enqueue(struct fabric *f, struct port *dst, const uint8_t *pkt, size_t len,
+		    uint64_t due)
+{
+	struct pkt_event *e = event_new(dst, pkt, len);
+
+	if (!e) {
+		f->dropped_total++;
+		return;
+	}
+	queue_insert(f, e, due);
+}
+
+void port_transmit(struct fabric *f, struct port *from, const uint8_t *pkt, size_t len)
+{
+	struct link *l = from->link;
+	struct port *dst;
+	uint64_t due = fabsim_now_ns();
+	uint8_t buf[FABSIM_MAX_PKT];
+
+	from->cnt.tx++;
+	if (!l || !l->phys_up || len > sizeof(buf)) {
+		f->dropped_total++;
+		return;
+	}
+	dst = port_peer(from);
+	l->cnt.sent++;
+	if (chance(l, l->fault.loss)) {
+		l->cnt.lost++;
+		f->dropped_total++;
+		return;
+	}
+	memcpy(buf, pkt, len);
+	if (chance(l, l->fault.corrupt)) {
+		/* One flipped bit anywhere: the receiver's VCRC (or ICRC, or PktLen) check catches it. */
+		uint64_t r = rng_next(&l->rng);
+
+		buf[r % len] ^= (uint8_t)(1u << ((r >> 32) % 8));
+		l->cnt.corrupted++;
+	}
+	if (l->fault.delay_ms) {
+		due += (uint64_t)l->fault.delay_ms * 1000000ull;
+		l->cnt.delayed++;
+	}
+	if (l->held) {
+		/* The held packet goes after this one: that is the reordering. */
+		enqueue(f, dst, buf, len, due);
+		queue_insert(f, l->held, due);
+		l->held = NULL;
+		l->cnt.reordered++;
+	} else if (chance(l, l->fault.reorder)) {
+		l->held = event_new(dst, buf, len);
+		if (!l->held) {
+			f->dropped_total++;
+			return;
+		}
+		l->held->due_ns = due + REORDER_HOLD_MS * 1000000ull;
+		return;
+	} else {
+		enqueue(f, dst, buf, len, due);
+	}
+	if (chance(l, l->fault.dup)) {
+		enqueue(f, dst, buf, len, due);
+		l->cnt.duplicated++;
+	}
+}
+
+void port_deliver_local(struct fabric *f, struct port *to, const uint8_t *pkt, size_t len)
+{
+	struct pkt_event *e = event_new(to, pkt, len);
+
+	if (!e) {
+		f->dropped_total++;
+		return;
+	}
+	e->wire = false;
+	queue_insert(f, e, fabsim_now_ns());
+}
+
+static void port_receive(struct fabric *f, struct port *p, uint8_t *pkt, size_t len)
+{
+	struct pkt_hdrs h;
+	enum pkt_status st = pkt_parse(pkt, len, &h);
+
+	p->cnt.rx++;
+	if (st != PKT_OK) {
+		if (st == PKT_MALFORMED)
+			p->cnt.malformed++;
+		else
+			p->cnt.bad_crc++;
+		f->dropped_total++;
+		fabsim_log(f, 1, "%s:%u dropped a packet: %s", p->node->name, p->num,
+			   pkt_status_str(st));
+		return;
+	}
+	switch (p->node->kind) {
+	case NODE_SWITCH:
+		switch_receive(f, p, pkt, len, &h);
+		break;
+	case NODE_SMHOST:
+		ibsim_server_receive(f, p, pkt, len, &h);
+		break;
+	case NODE_HCAPORT:
+		hca_server_deliver(f, p->node, pkt, len);
+		break;
+	}
+}
+
+int fabric_run_queue(struct fabric *f)
+{
+	uint64_t now = fabsim_now_ns(), next = UINT64_MAX;
+	bool released;
+
+	do {
+		while (f->queue && f->queue->due_ns <= now) {
+			struct pkt_event *e = f->queue;
+			struct link *l = e->dst->link;
+
+			f->queue = e->next;
+			/* A packet still on a cable that went down meanwhile is lost with it. */
+			if (e->wire && (!l || !l->phys_up)) {
+				if (l)
+					l->cnt.lost++;
+				f->dropped_total++;
+			} else {
+				if (e->wire) {
+					l->cnt.delivered++;
+					if (f->pcap)
+						pcap_write(f, e->data, e->len);
+				}
+				port_receive(f, e->dst, e->data, e->len);
+			}
+			free(e);
+		}
+		/* A held packet that nothing overtook in time goes on unreordered. */
+		released = false;
+		for (unsigned i = 0; i < f->nlinks; i++) {
+			struct link *l = f->links[i];
+
+			if (l->held && l->held->due_ns <= now) {
+				queue_insert(f, l->held, now);
+				l->held = NULL;
+				released = true;
+			}
+		}
+	} while (released);
+	if (f->queue)
+		next = f->queue->due_ns;
+	for (unsigned i = 0; i < f->nlinks; i++)
+		if (f->links[i]->held && f->links[i]->held->due_ns < next)
+			next = f->links[i]->held->due_ns;
+	if (next == UINT64_MAX)
+		return -1;
+	if (next <= now)
+		return 0;
+	return (int)((next - now + 999999) / 1000000);
+}

@@ -1,0 +1,50 @@
+# util/fabsim — the fabric simulator (see util/fabsim/README.md).
+#
+#   bin/fabsim, bin/fabsimctl        the simulator and its control tool
+#   build/fabsim/san/fabsim          the same, under ASan/UBSan, for the tests
+#   build/fabsim/fabsim-test         in-process unit tests (ASan/UBSan)
+#   FABSIM_CLIENT_SRCS, FABSIM_ATTACH_SRCS   for whoever links an HCA port to fabsim (qemu, hosted)
+#   make check-fabsim
+
+FABSIM_DIR := util/fabsim
+FABSIM_CORE_SRCS := $(addprefix $(FABSIM_DIR)/,topo.c fabric.c switch.c sma.c pkt.c \
+	ibsim_server.c hca_server.c control.c pcap.c)
+FABSIM_HDRS := $(wildcard $(FABSIM_DIR)/*.h)
+FABSIM_CLIENT_SRCS := $(FABSIM_DIR)/fabsim_client.c
+FABSIM_ATTACH_SRCS := $(FABSIM_DIR)/hca_attach.c $(FABSIM_CLIENT_SRCS)
+FABSIM_IBLIB_SRCS := util/iblib/crc.c util/iblib/packet.c util/iblib/mad.c
+FABSIM_IBLIB_HDRS := $(wildcard util/iblib/include/iblib/*.h)
+FABSIM_CFLAGS := -Iutil/iblib/include -I$(FABSIM_DIR)
+
+bin/fabsim: $(FABSIM_CORE_SRCS) $(FABSIM_DIR)/main.c $(FABSIM_HDRS) $(FABSIM_IBLIB_SRCS) $(FABSIM_IBLIB_HDRS)
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) $(FABSIM_CFLAGS) -o $@ $(FABSIM_CORE_SRCS) $(FABSIM_DIR)/main.c \
+		$(FABSIM_IBLIB_SRCS)
+
+bin/fabsimctl: $(FABSIM_DIR)/fabsimctl.c
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) -o $@ $<
+
+build/fabsim/san/fabsim: $(FABSIM_CORE_SRCS) $(FABSIM_DIR)/main.c $(FABSIM_HDRS) $(FABSIM_IBLIB_SRCS) $(FABSIM_IBLIB_HDRS)
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(FABSIM_CFLAGS) -o $@ $(FABSIM_CORE_SRCS) \
+		$(FABSIM_DIR)/main.c $(FABSIM_IBLIB_SRCS)
+
+FABSIM_TEST_SRCS := $(wildcard $(FABSIM_DIR)/tests/test_*.c)
+build/fabsim/fabsim-test: $(FABSIM_TEST_SRCS) $(FABSIM_CORE_SRCS) $(FABSIM_CLIENT_SRCS) $(FABSIM_HDRS) \
+		$(FABSIM_IBLIB_SRCS) $(FABSIM_IBLIB_HDRS) src/tests/test_runner.c src/tests/test.h
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(FABSIM_CFLAGS) -Isrc/tests -pthread -o $@ \
+		$(FABSIM_TEST_SRCS) $(FABSIM_CORE_SRCS) $(FABSIM_CLIENT_SRCS) $(FABSIM_IBLIB_SRCS) \
+		src/tests/test_runner.c
+
+# The server node (helper "servernode") may add its program here.
+-include $(FABSIM_DIR)/servernode/servernode.mk
+
+.PHONY: check-fabsim
+check-fabsim: bin/fabsim bin/fabsimctl build/fabsim/san/fabsim build/fabsim/fabsim-test
+	@util/run-test fabsim-unit build/fabsim/fabsim-test
+
+ALL_TARGETS += bin/fabsim bin/fabsimctl
+CHECK_TARGETS += check-fabsim
+CLEAN_FILES += build/fabsim

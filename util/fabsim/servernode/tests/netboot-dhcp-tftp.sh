@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Integration test (issue 4): a raw IPoIB endpoint — bin/tests/ipoib-client, a second CA port
+# attached to fabsim, built on the same IPoIB core and firmware SMA library as the server node
+# (not an hcasim QP) — gets an RFC 4390 DHCP lease from the real dnsmasq through the fabric the
+# stock OpenSM brought up, then fetches a file by TFTP; the file's SHA-256 must match.
+#
+# Everything runs inside a namespace util/netboot-env creates and deletes; all processes are
+# stopped by PID. Exit 77 (SKIP) only when this machine cannot create a namespace + TUN.
+set -u
+cd "$(dirname "$0")/../../../.." || exit 1
+T=servernode-netboot
+WORK=$(mktemp -d /tmp/servernode-netboot.XXXXXX) || exit 1
+trap 'rm -rf "$WORK"' EXIT
+
+fail() { echo "FAIL: $T/$1: $2"; status=1; }
+pass() { echo "PASS: $T/$1"; }
+status=0
+
+for b in bin/fabsim bin/fabsim-servernode bin/tests/ipoib-client; do
+	if [ ! -x "$b" ]; then
+		echo "FAIL: $T: $b is not built"
+		exit 1
+	fi
+done
+
+# A file that is not a multiple of the block size, so the last DATA packet is short.
+head -c 300001 /dev/urandom >"$WORK/boot.bin"
+want=$(sha256sum "$WORK/boot.bin" | cut -d' ' -f1)
+
+# The client's port: HCA slot 1, port 1. Its RFC 4390 client-id gets a reservation.
+guid=0x0002c90300d00011
+clid=$(printf 'ff:00:00:00:00:00:02:00:00:02:c9:00:%s' "$(printf '%016x' $((guid)) | sed 's/../&:/g; s/:$//')")
+reserved=198.18.0.60
+
+util/netboot-env run "$WORK/env" --hcas 2 --serve "$WORK/boot.bin" --dhcp-boot boot.bin \
+	--dhcp-host "id:$clid,$reserved" --capture "$WORK/env/capture.pcap" -- \
+	bash -c 'bin/tests/ipoib-client --socket "$FABSIM_HCA_SOCKET" --guid "$NETBOOT_HCA1_PORT1_GUID" \
+		--port-num 1 --fetch boot.bin --out "$0/boot.got" --blksize 2048 --expect-ip "$1"' \
+		"$WORK" "$reserved" \
+	>"$WORK/client.out" 2>"$WORK/env.err"
+rc=$?
+L=$WORK/env/logs
+cat "$WORK/client.out"
+if [ "$rc" -eq 77 ]; then
+	grep -h '^SKIP: ' "$WORK/client.out" "$WORK/env.err" | sed "s/^SKIP: [^:]*:/SKIP: $T:/" | head -1
+	grep -q '^SKIP: ' "$WORK/client.out" "$WORK/env.err" || echo "SKIP: $T: netboot-env could not create a namespace/TUN here"
+	exit 77
+fi
+if [ "$rc" -ne 0 ]; then
+	echo "--- netboot-env stderr"; tail -20 "$WORK/env.err"
+	for l in servernode fabsim opensm dnsmasq; do
+		[ -f "$L/$l.log" ] && { echo "--- $l.log (tail)"; tail -15 "$L/$l.log"; }
+	done
+	fail dhcp-tftp "client exited with status $rc"
+	exit 1
+fi
+
+grep -m1 "SUBNET UP" "$L/opensm.log" && pass opensm-subnet-up || fail opensm-subnet-up "no SUBNET UP in opensm.log"
+grep -m1 "joined broadcast group ff12:401b:ffff:0000:0000:0000:ffff:ffff Q_Key 0x00000b1b" "$L/servernode.log" \
+	&& pass servernode-joined || fail servernode-joined "server node did not join ff12:401b:ffff::ffff:ffff with Q_Key 0x0B1B"
+# dnsmasq saw the RFC 4390 request and answered from its reservation.
+grep -m1 "DHCPACK(ibsim0) $reserved" "$L/dnsmasq.log" && pass dhcp-ack \
+	|| fail dhcp-ack "dnsmasq did not log DHCPACK for $reserved"
+grep -q "client: DHCPACK $reserved .* htype 32 hlen 0 flags 0x8000" "$WORK/client.out" && pass dhcp-rfc4390-reply \
+	|| fail dhcp-rfc4390-reply "client did not report an htype 32 / hlen 0 / broadcast ACK"
+grep -q "OACK blksize 2012 " "$WORK/client.out" && pass tftp-blksize-2012 \
+	|| fail tftp-blksize-2012 "dnsmasq did not cap blksize at 2012 (MTU 2044)"
+got=$(sha256sum "$WORK/boot.got" 2>/dev/null | cut -d' ' -f1)
+if [ -n "$got" ] && [ "$got" = "$want" ]; then
+	echo "sha256 $got"
+	pass tftp-sha256
+else
+	fail tftp-sha256 "SHA-256 differs: served $want, received ${got:-nothing}"
+fi
+# Nothing left behind: no namespace of ours and none of the processes.
+if ip netns list 2>/dev/null | grep -q "^ibboot-$(echo "$WORK/env" | md5sum | cut -c1-8)"; then
+	fail teardown "namespace still exists"
+else
+	pass teardown
+fi
+exit $status

@@ -1,0 +1,672 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fabsim in one process: topology parsing, the HCA attachment protocol over a real socket, switch
+ * forwarding (LFT, MFT, directed route), the switch SMA, CRC checks and the fault knobs. The test
+ * plays the HCA ports with fabsim_client and pumps fabsim's loop itself, so every run is the same.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "fabsim.h"
+#include "fabsim_client.h"
+#include "smp.h"
+
+#include <iblib/bytes.h>
+
+static char tmpdir[64];
+
+static const char *tmp_path(const char *name)
+{
+	static char buf[4][128];
+	static int i;
+
+	if (!tmpdir[0]) {
+		snprintf(tmpdir, sizeof(tmpdir), "/tmp/fabsim-test-XXXXXX");
+		if (!mkdtemp(tmpdir))
+			abort();
+	}
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", tmpdir, name);
+	return buf[i];
+}
+
+__attribute__((destructor)) static void remove_tmpdir(void)
+{
+	static const char *const files[] = { "topo.txt", "hca.sock", "cap.pcap" };
+	char p[128];
+
+	if (!tmpdir[0])
+		return;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", tmpdir, files[i]);
+		unlink(p);
+	}
+	rmdir(tmpdir);
+}
+
+static const char *write_file(const char *name, const char *text)
+{
+	const char *p = tmp_path(name);
+	FILE *fp = fopen(p, "w");
+
+	fputs(text, fp);
+	fclose(fp);
+	return p;
+}
+
+static int load_text(struct fabric *f, const char *text, char *err, size_t errlen)
+{
+	memset(f, 0, sizeof(*f));
+	f->seed = 1;
+	return topo_load(f, write_file("topo.txt", text), err, errlen);
+}
+
+TEST(topology_errors_name_the_line)
+{
+	static const struct {
+		const char *text, *expect;
+	} bad[] = {
+		{ "switch sw 0x10 4\nbogus x\n", "topo.txt:2: unknown statement 'bogus'" },
+		{ "switch sw 0x10 4\nswitch sw 0x20 4\n", "node 'sw' defined twice" },
+		{ "switch sw 0x10 4\nhca-port a 0x10\n", "GUID 0x10 is already used" },
+		{ "switch sw 0x10 4\nhca-port a 0x20\ncable sw:5 a\n", "'sw:5' names no port" },
+		{ "switch sw 0x10 4\nhca-port a 0x20\nhca-port b 0x30\ncable sw:1 a\ncable sw:1 b\n",
+		  "'sw:1' is already cabled" },
+		{ "switch sw 0x10 4 \"unterminated\n", "unterminated quote" },
+		{ "switch sw zz 4\n", "bad GUID 'zz'" },
+		{ "switch sw 0x10 99\n", "usage: switch" },
+		{ "# nothing\n", "no nodes defined" },
+		{ "switch sw 0x10 4\ncable sw:0 sw:1\n", "switch port 0 is internal" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct fabric f;
+		char err[256] = "";
+
+		CHECK(load_text(&f, bad[i].text, err, sizeof(err)) < 0);
+		if (!strstr(err, bad[i].expect))
+			test_fail(__FILE__, __LINE__, "case %zu: '%s' lacks '%s'", i, err,
+				  bad[i].expect);
+		fabric_free(&f);
+	}
+}
+
+static const char *const topo_text =
+	"# one switch, an SM host and two HCA ports\n"
+	"switch sw 0x0002c90300002000 4 \"test switch\"\n"
+	"sm-host smhost 0x0002c90300001000\n"
+	"hca-port a 0x0002c90300003001\n"
+	"hca-port b 0x0002c90300004002   # port 2 of a 2-port HCA\n"
+	"cable sw:1 smhost\n"
+	"cable sw:2 a\n"
+	"cable sw:3 b\n";
+
+TEST(topology_ok)
+{
+	struct fabric f;
+	char err[256] = "";
+	struct port *p;
+
+	CHECK_EQ(load_text(&f, topo_text, err, sizeof(err)), 0);
+	CHECK_EQ(f.nnodes, 4);
+	CHECK_EQ(f.nlinks, 3);
+	p = fabric_find_port(&f, "sw:3");
+	CHECK(p && port_peer(p) == fabric_find_port(&f, "b"));
+	CHECK(fabric_find_port(&f, "smhost")->guid == 0x0002c90300001001ull);
+	CHECK(fabric_find_hca_port(&f, 0x0002c90300004002ull) == fabric_find_node(&f, "b"));
+	CHECK(fabric_find_port(&f, "sw") == NULL);       /* a switch port needs its number */
+	CHECK(fabric_find_port(&f, "nosuch:1") == NULL);
+	CHECK_STR(fabric_find_node(&f, "sw")->desc, "test switch");
+	fabric_free(&f);
+}
+
+/* ---- a running fabric with test-driven HCA ports ---- */
+
+struct rig {
+	struct fabric f;
+	struct fabsim_client *a, *b;
+	struct fabsim_msg msg;
+};
+
+static void pump(struct rig *r)
+{
+	struct pollfd pfd[64];
+
+	int wait = 0;
+
+	/* Until nothing is queued, held or readable. Bounded: a bug cannot hang the test. */
+	for (int round = 0; round < 1000; round++) {
+		int n = hca_server_pollfds(pfd, 64);
+		int ready = poll(pfd, (nfds_t)n, wait);
+
+		if (ready > 0)
+			hca_server_handle(&r->f, pfd, n);
+		wait = fabric_run_queue(&r->f);
+		if (wait < 0 && ready == 0)
+			return;
+		if (wait < 0)
+			wait = 0;
+	}
+}
+
+/* Next message of the wanted type for client c (LINK messages skipped unless asked for). */
+static int recv_type(struct rig *r, struct fabsim_client *c, uint32_t type)
+{
+	int got;
+
+	pump(r);
+	while ((got = fabsim_client_recv(c, &r->msg)) == 1)
+		if (r->msg.type == type)
+			return 1;
+	return got;
+}
+
+/* fabsim_client_connect() waits for the HELLO_ACK, and fabsim runs in this same thread: the
+ * connect runs in a helper thread while this one pumps fabsim until it has answered. */
+struct connect_job {
+	uint64_t guid;
+	unsigned port;
+	struct fabsim_client *c;
+	char err[256];
+	atomic_int done;
+};
+
+static void *connect_thread(void *arg)
+{
+	struct connect_job *j = arg;
+
+	j->c = fabsim_client_connect(tmp_path("hca.sock"), j->guid, j->port, "test", j->err,
+				     sizeof(j->err));
+	atomic_store(&j->done, 1);
+	return NULL;
+}
+
+static struct fabsim_client *attach(struct rig *r, uint64_t guid, unsigned port, char *err,
+				    size_t errlen)
+{
+	struct connect_job j = { .guid = guid, .port = port };
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, connect_thread, &j))
+		return NULL;
+	while (!atomic_load(&j.done)) {
+		struct pollfd pfd[64];
+		int n = hca_server_pollfds(pfd, 64);
+
+		if (poll(pfd, (nfds_t)n, 10) > 0)
+			hca_server_handle(&r->f, pfd, n);
+		fabric_run_queue(&r->f);
+	}
+	pthread_join(t, NULL);
+	snprintf(err, errlen, "%s", j.err);
+	return j.c;
+}
+
+#define GUID_A 0x0002c90300003001ull
+#define GUID_B 0x0002c90300004002ull
+
+static void rig_up(struct rig *r)
+{
+	char err[256] = "";
+	struct node *sw;
+
+	memset(r, 0, sizeof(*r));
+	CHECK_EQ(load_text(&r->f, topo_text, err, sizeof(err)), 0);
+	for (unsigned i = 0; i < r->f.nlinks; i++) {
+		r->f.links[i]->rng = 42 + i;
+		link_update(&r->f, r->f.links[i]);
+	}
+	CHECK_EQ(hca_server_open(&r->f, tmp_path("hca.sock"), err, sizeof(err)), 0);
+	r->a = attach(r, GUID_A, 1, err, sizeof(err));
+	CHECK(r->a != NULL);
+	r->b = attach(r, GUID_B, 2, err, sizeof(err));
+	CHECK(r->b != NULL);
+	/* As OpenSM would leave it: LIDs smhost 1, sw 2, a 3, b 4; every port Active. */
+	sw = fabric_find_node(&r->f, "sw");
+	sw->ports[0].pi.lid = 2;
+	sw->lft[1] = 1;
+	sw->lft[2] = 0;
+	sw->lft[3] = 2;
+	sw->lft[4] = 3;
+	for (unsigned p = 1; p <= 3; p++)
+		sw->ports[p].pi.state = PORT_ACTIVE;
+	pump(r);
+}
+
+static void rig_down(struct rig *r)
+{
+	fabsim_client_close(r->a);
+	fabsim_client_close(r->b);
+	hca_server_close();
+	fabric_free(&r->f);
+}
+
+static size_t ud_packet(uint8_t *buf, uint16_t dlid, uint16_t slid, uint8_t vl, uint32_t dqpn,
+			uint8_t fill)
+{
+	uint8_t payload[MAD_BYTES];
+
+	memset(payload, fill, sizeof(payload));
+	payload[MAD_BASE_VERSION] = 1;
+	return pkt_build_ud(buf, FABSIM_MAX_PKT, vl, 0, dlid, slid, 0xffff, dqpn, 0x11111111, 2,
+			    7, payload, sizeof(payload));
+}
+
+static int count_packets(struct rig *r, struct fabsim_client *c)
+{
+	int n = 0;
+
+	pump(r);
+	while (fabsim_client_recv(c, &r->msg) == 1)
+		n += r->msg.type == FABSIM_MSG_PACKET;
+	return n;
+}
+
+TEST(attach_refuses_unknown_and_duplicate_guids)
+{
+	struct rig r;
+	char err[256] = "";
+	struct fabsim_client *c;
+
+	rig_up(&r);
+	c = attach(&r, 0x1234, 1, err, sizeof(err));
+	CHECK(c == NULL);
+	CHECK(strstr(err, "no cable for GUID 0x0000000000001234") != NULL);
+	c = attach(&r, GUID_A, 1, err, sizeof(err));
+	CHECK(c == NULL);
+	CHECK(strstr(err, "already attached") != NULL);
+	c = fabsim_client_connect(tmp_path("nosuch.sock"), GUID_A, 1, "x", err, sizeof(err));
+	CHECK(c == NULL);
+	CHECK(strstr(err, "is fabsim running") != NULL);
+	rig_down(&r);
+}
+
+TEST(link_messages_follow_the_cable)
+{
+	struct rig r;
+	char out[512];
+
+	rig_up(&r);
+	/* Right after the ACK: LINK up (the switch end is always there). */
+	CHECK_EQ(fabsim_client_recv(r.a, &r.msg), 1);
+	CHECK_EQ(r.msg.type, FABSIM_MSG_LINK);
+	CHECK_EQ(r.msg.flags, FABSIM_LINK_UP);
+	CHECK_EQ(fabric_find_port(&r.f, "sw:2")->pi.state, PORT_ACTIVE);
+	CHECK_EQ(control_exec(&r.f, "link a down", out, sizeof(out)), 0);
+	CHECK_EQ(recv_type(&r, r.a, FABSIM_MSG_LINK), 1);
+	CHECK_EQ(r.msg.flags, FABSIM_LINK_DOWN);
+	CHECK_EQ(fabric_find_port(&r.f, "sw:2")->pi.state, PORT_DOWN);
+	CHECK(fabric_find_node(&r.f, "sw")->port_state_change);
+	CHECK_EQ(control_exec(&r.f, "link sw:2 up", out, sizeof(out)), 0);
+	CHECK_EQ(recv_type(&r, r.a, FABSIM_MSG_LINK), 1);
+	CHECK_EQ(r.msg.flags, FABSIM_LINK_UP);
+	CHECK_EQ(fabric_find_port(&r.f, "sw:2")->pi.state, PORT_INIT);
+	/* The HCA going away takes the switch port down. */
+	fabsim_client_close(r.b);
+	r.b = NULL;
+	pump(&r);
+	CHECK_EQ(fabric_find_port(&r.f, "sw:3")->pi.state, PORT_DOWN);
+	CHECK(!fabric_find_port(&r.f, "sw:3")->link->phys_up);
+	rig_down(&r);
+}
+
+TEST(lft_forwards_unicast_and_checks_active)
+{
+	struct rig r;
+	uint8_t pkt[FABSIM_MAX_PKT];
+	size_t n = ud_packet(pkt, 4, 3, 0, 0x48, 0xab);
+
+	rig_up(&r);
+	CHECK_EQ(count_packets(&r, r.b), 0);       /* drain LINK */
+	CHECK_EQ(fabsim_client_send_packet(r.a, pkt, n), 0);
+	CHECK_EQ(recv_type(&r, r.b, FABSIM_MSG_PACKET), 1);
+	CHECK_EQ(r.msg.len, n);
+	CHECK_MEM(r.msg.data, pkt, n);              /* switches do not touch data packets */
+	/* A DLID nobody routes is dropped and counted. */
+	n = ud_packet(pkt, 9, 3, 0, 0x48, 0xab);
+	fabsim_client_send_packet(r.a, pkt, n);
+	CHECK_EQ(count_packets(&r, r.b), 0);
+	CHECK_EQ(fabric_find_port(&r.f, "sw:2")->cnt.no_route, 1);
+	/* Data VLs need an Active ingress port; SMPs (VL15) do not. */
+	fabric_find_port(&r.f, "sw:2")->pi.state = PORT_INIT;
+	n = ud_packet(pkt, 4, 3, 0, 0x48, 0xab);
+	fabsim_client_send_packet(r.a, pkt, n);
+	CHECK_EQ(count_packets(&r, r.b), 0);
+	CHECK_EQ(fabric_find_port(&r.f, "sw:2")->cnt.not_active, 1);
+	n = ud_packet(pkt, 4, 3, 15, 0, 0xab);
+	fabsim_client_send_packet(r.a, pkt, n);
+	CHECK_EQ(count_packets(&r, r.b), 1);
+	rig_down(&r);
+}
+
+TEST(mft_replicates_to_members_only)
+{
+	struct rig r;
+	uint8_t pkt[FABSIM_MAX_PKT];
+	size_t n = ud_packet(pkt, 0xc000, 3, 0, 0xffffff, 0x5a);
+	struct node *sw;
+
+	rig_up(&r);
+	sw = fabric_find_node(&r.f, "sw");
+	count_packets(&r, r.a);
+	count_packets(&r, r.b);
+	fabsim_client_send_packet(r.a, pkt, n);
+	CHECK_EQ(count_packets(&r, r.b), 0);         /* no members yet */
+	sw->mft[0][0] = (1u << 2) | (1u << 3);       /* ports 2 (a) and 3 (b) */
+	fabsim_client_send_packet(r.a, pkt, n);
+	CHECK_EQ(count_packets(&r, r.b), 1);
+	CHECK_EQ(count_packets(&r, r.a), 0);         /* never back out the arrival port */
+	rig_down(&r);
+}
+
+/* A directed-route SMP from HCA port a (its SMI already stepped the hop pointer, C14-9:1). */
+static size_t dr_smp(uint8_t *pkt, uint16_t attr, uint32_t mod, const uint8_t *path, unsigned hops)
+{
+	uint8_t mad[MAD_BYTES] = { 0 };
+
+	mad[MAD_BASE_VERSION] = 1;
+	mad[MAD_MGMT_CLASS] = MGMT_CLASS_SUBN_DR;
+	mad[MAD_CLASS_VERSION] = 1;
+	mad[MAD_METHOD] = METHOD_GET;
+	mad[MAD_HOP_PTR] = 1;
+	mad[MAD_HOP_CNT] = (uint8_t)hops;
+	iblib_put_be64(mad + MAD_TID, 0x1122334455667788ull);
+	iblib_put_be16(mad + MAD_ATTR_ID, attr);
+	iblib_put_be32(mad + MAD_ATTR_MOD, mod);
+	iblib_put_be16(mad + SMP_DR_SLID, LID_PERMISSIVE);
+	iblib_put_be16(mad + SMP_DR_DLID, LID_PERMISSIVE);
+	memcpy(mad + SMP_INITIAL_PATH, path, hops + 1);
+	return pkt_build_ud(pkt, FABSIM_MAX_PKT, 15, 0, LID_PERMISSIVE, LID_PERMISSIVE, 0xffff, 0,
+			    0, 0, 1, mad, sizeof(mad));
+}
+
+static const uint8_t *smp_of(struct rig *r)
+{
+	struct pkt_hdrs h;
+
+	if (pkt_parse(r->msg.data, r->msg.len, &h) != PKT_OK || !h.is_ud)
+		return NULL;
+	return r->msg.data + h.payload_off;
+}
+
+TEST(directed_route_to_the_switch_sma)
+{
+	struct rig r;
+	uint8_t pkt[FABSIM_MAX_PKT];
+	const uint8_t path[] = { 0, 1 };
+	const uint8_t *mad;
+	size_t n;
+
+	rig_up(&r);
+	count_packets(&r, r.a);
+	n = dr_smp(pkt, ATTR_NODE_INFO, 0, path, 1);
+	fabsim_client_send_packet(r.a, pkt, n);
+	CHECK_EQ(recv_type(&r, r.a, FABSIM_MSG_PACKET), 1);
+	mad = smp_of(&r);
+	CHECK(mad != NULL);
+	if (!mad)
+		goto out;
+	CHECK_EQ(mad[MAD_METHOD], METHOD_GET_RESP);
+	CHECK_EQ(iblib_get_be16(mad + MAD_STATUS), SMP_DIRECTION);   /* D bit, status 0 */
+	CHECK_EQ(mad[MAD_HOP_PTR], 1);
+	CHECK_EQ(mad[SMP_RETURN_PATH + 1], 2);        /* arrived on switch port 2 */
+	CHECK_EQ(iblib_get_be64(mad + MAD_TID), 0x1122334455667788ull);
+	CHECK_EQ(mad[SMP_DATA + 2], 2);               /* NodeType switch */
+	CHECK_EQ(mad[SMP_DATA + 3], 4);               /* NumPorts */
+	CHECK_EQ(iblib_get_be64(mad + SMP_DATA + 12), 0x0002c90300002000ull);
+	CHECK_EQ(mad[SMP_DATA + 36], 2);              /* LocalPortNum */
+	/* PortInfo of switch port 3 (b's cable): LinkUp, Active as set by rig_up, 4X. */
+	n = dr_smp(pkt, ATTR_PORT_INFO, 3, path, 1);
+	fabsim_client_send_packet(r.a, pkt, n);
+	CHECK_EQ(recv_type(&r, r.a, FABSIM_MSG_PACKET), 1);
+	mad = smp_of(&r);
+	CHECK(mad && (mad[SMP_DATA + 32] & 0xf) == PORT_ACTIVE);
+	CHECK(mad && mad[SMP_DATA + 33] >> 4 == PHYS_LINKUP);
+	CHECK(mad && mad[SMP_DATA + 31] == 2);
+	/* An attribute the switch does not have: answered with status 0x0C, not dropped. */
+	n = dr_smp(pkt, 0x0099, 0, path, 1);
+	fabsim_client_send_packet(r.a, pkt, n);
+	CHECK_EQ(recv_type(&r, r.a, FABSIM_MSG_PACKET), 1);
+	mad = smp_of(&r);
+	CHECK(mad && (iblib_get_be16(mad + MAD_STATUS) & 0x7fff) == MAD_STATUS_BAD_ATTR);
+out:
+	rig_down(&r);
+}
+
+TEST(directed_route_through_the_switch_to_a_ca)
+{
+	struct rig r;
+	uint8_t pkt[FABSIM_MAX_PKT];
+	const uint8_t path[] = { 0, 1, 3 };
+	const uint8_t bad_path[] = { 0, 1, 7 };
+	const uint8_t *mad;
+	size_t n;
+
+	rig_up(&r);
+	count_packets(&r, r.b);
+	/* Switch ports in Init still carry SMPs: that is how OpenSM reaches a fresh fabric. */
+	fabric_find_port(&r.f, "sw:3")->pi.state = PORT_INIT;
+	n = dr_smp(pkt, ATTR_NODE_INFO, 0, path, 2);
+	fabsim_client_send_packet(r.a, pkt, n);
+	CHECK_EQ(recv_type(&r, r.b, FABSIM_MSG_PACKET), 1);
+	mad = smp_of(&r);
+	CHECK(mad && mad[MAD_HOP_PTR] == 2);          /* stepped by the switch */
+	CHECK(mad && mad[SMP_RETURN_PATH + 1] == 2);  /* C14-9:2 */
+	CHECK(mad && mad[MAD_METHOD] == METHOD_GET);  /* nothing in fabsim answers for a CA */
+	/* A path through a port that does not exist is dropped and counted. */
+	n = dr_smp(pkt, ATTR_NODE_INFO, 0, bad_path, 2);
+	fabsim_client_send_packet(r.a, pkt, n);
+	CHECK_EQ(count_packets(&r, r.b), 0);
+	CHECK_EQ(fabric_find_port(&r.f, "sw:2")->cnt.dr_dropped, 1);
+	rig_down(&r);
+}
+
+TEST(corrupted_packets_fail_the_crc_check)
+{
+	struct rig r;
+	uint8_t pkt[FABSIM_MAX_PKT];
+	size_t n = ud_packet(pkt, 4, 3, 0, 0x48, 0x11);
+	char out[256];
+
+	rig_up(&r);
+	count_packets(&r, r.b);
+	/* A packet corrupted by the sender itself: the first switch drops it. */
+	pkt[40] ^= 0x01;
+	fabsim_client_send_packet(r.a, pkt, n);
+	CHECK_EQ(count_packets(&r, r.b), 0);
+	CHECK_EQ(fabric_find_port(&r.f, "sw:2")->cnt.bad_crc, 1);
+	/* The knob: every packet on cable a gets a bit flipped; none gets through. */
+	pkt[40] ^= 0x01;
+	CHECK_EQ(control_exec(&r.f, "fault a corrupt=1", out, sizeof(out)), 0);
+	for (int i = 0; i < 20; i++)
+		fabsim_client_send_packet(r.a, pkt, n);
+	CHECK_EQ(count_packets(&r, r.b), 0);
+	CHECK_EQ(fabric_find_port(&r.f, "a")->link->cnt.corrupted, 20);
+	CHECK_EQ(fabric_find_port(&r.f, "sw:2")->cnt.bad_crc + fabric_find_port(&r.f, "sw:2")->cnt.malformed, 21);
+	rig_down(&r);
+}
+
+struct fault_counts {
+	int received;
+	uint64_t lost, duplicated, reordered;
+};
+
+static struct fault_counts run_faults(const char *knobs, uint64_t rng)
+{
+	struct rig r;
+	uint8_t pkt[FABSIM_MAX_PKT];
+	char out[256], cmd[128];
+	struct fault_counts fc = { 0 };
+	struct link *l;
+
+	rig_up(&r);
+	count_packets(&r, r.b);
+	l = fabric_find_port(&r.f, "a")->link;
+	l->rng = rng;
+	snprintf(cmd, sizeof(cmd), "fault a %s", knobs);
+	CHECK_EQ(control_exec(&r.f, cmd, out, sizeof(out)), 0);
+	for (int i = 0; i < 200; i++) {
+		size_t n = ud_packet(pkt, 4, 3, 0, 0x48, (uint8_t)i);
+
+		fabsim_client_send_packet(r.a, pkt, n);
+		if (i % 10 == 9)
+			fc.received += count_packets(&r, r.b);
+	}
+	fc.received += count_packets(&r, r.b);
+	fc.lost = l->cnt.lost;
+	fc.duplicated = l->cnt.duplicated;
+	fc.reordered = l->cnt.reordered;
+	CHECK_EQ(l->cnt.sent, 200);
+	rig_down(&r);
+	return fc;
+}
+
+TEST(fault_knobs_count_and_repeat_with_the_seed)
+{
+	struct fault_counts x = run_faults("loss=0.3 dup=0.2", 7);
+	struct fault_counts y = run_faults("loss=0.3 dup=0.2", 7);
+	struct fault_counts z = run_faults("loss=0.3 dup=0.2", 8);
+	struct fault_counts all = run_faults("loss=1", 7);
+	struct fault_counts dup = run_faults("dup=1", 7);
+	struct fault_counts ro = run_faults("reorder=0.5", 7);
+
+	CHECK(x.lost > 20 && x.lost < 100);
+	CHECK(x.duplicated > 10);
+	CHECK_EQ(x.received, 200 - (int)x.lost + (int)x.duplicated);
+	CHECK_EQ(x.lost, y.lost);                     /* same seed, same fate */
+	CHECK_EQ(x.duplicated, y.duplicated);
+	CHECK(x.lost != z.lost || x.duplicated != z.duplicated);
+	CHECK_EQ(all.received, 0);
+	CHECK_EQ(all.lost, 200);
+	CHECK_EQ(dup.received, 400);
+	CHECK_EQ(dup.duplicated, 200);
+	CHECK(ro.reordered > 10);
+	CHECK_EQ(ro.received, 200);                   /* reordered, never lost */
+}
+
+TEST(reorder_swaps_with_the_next_packet)
+{
+	struct rig r;
+	uint8_t pkt[FABSIM_MAX_PKT];
+	char out[256];
+	uint8_t first[8];
+	size_t n;
+
+	rig_up(&r);
+	count_packets(&r, r.b);
+	CHECK_EQ(control_exec(&r.f, "fault a reorder=1", out, sizeof(out)), 0);
+	n = ud_packet(pkt, 4, 3, 0, 0x48, 0x01);
+	fabsim_client_send_packet(r.a, pkt, n);
+	n = ud_packet(pkt, 4, 3, 0, 0x48, 0x02);
+	fabsim_client_send_packet(r.a, pkt, n);
+	CHECK_EQ(recv_type(&r, r.b, FABSIM_MSG_PACKET), 1);
+	memcpy(first, r.msg.data + 40, sizeof(first));
+	CHECK_EQ(first[0], 0x02);                     /* the second packet came first */
+	CHECK_EQ(recv_type(&r, r.b, FABSIM_MSG_PACKET), 1);
+	CHECK_EQ(r.msg.data[40], 0x01);
+	rig_down(&r);
+}
+
+TEST(control_commands_reject_bad_input)
+{
+	struct fabric f;
+	char err[256], out[4096];
+
+	CHECK_EQ(load_text(&f, topo_text, err, sizeof(err)), 0);
+	CHECK(control_exec(&f, "fault nosuch loss=0.1", out, sizeof(out)) < 0);
+	CHECK(strstr(out, "not a cabled port") != NULL);
+	CHECK(control_exec(&f, "fault all loss=2", out, sizeof(out)) < 0);
+	CHECK(strstr(out, "between 0 and 1") != NULL);
+	CHECK(control_exec(&f, "fault all jitter=1", out, sizeof(out)) < 0);
+	CHECK(control_exec(&f, "link a sideways", out, sizeof(out)) < 0);
+	CHECK(control_exec(&f, "frobnicate", out, sizeof(out)) < 0);
+	CHECK(control_exec(&f, "", out, sizeof(out)) < 0);
+	CHECK_EQ(control_exec(&f, "fault all loss=0.25 delay=5", out, sizeof(out)), 0);
+	CHECK(f.links[2]->fault.loss == 0.25 && f.links[2]->fault.delay_ms == 5);
+	CHECK_EQ(control_exec(&f, "fault all clear", out, sizeof(out)), 0);
+	CHECK(f.links[2]->fault.loss == 0);
+	CHECK_EQ(control_exec(&f, "counters sw:1", out, sizeof(out)), 0);
+	CHECK(strstr(out, "link sw:1 <-> smhost") != NULL);
+	CHECK_EQ(control_exec(&f, "quit", out, sizeof(out)), 1);
+	fabric_free(&f);
+}
+
+TEST(switch_sma_programs_lft_and_mft)
+{
+	struct fabric f;
+	char err[256];
+	uint8_t mad[MAD_BYTES] = { 0 };
+	struct node *sw;
+
+	CHECK_EQ(load_text(&f, topo_text, err, sizeof(err)), 0);
+	sw = fabric_find_node(&f, "sw");
+	mad[MAD_BASE_VERSION] = 1;
+	mad[MAD_MGMT_CLASS] = MGMT_CLASS_SUBN_LID;
+	mad[MAD_CLASS_VERSION] = 1;
+	mad[MAD_METHOD] = METHOD_SET;
+	iblib_put_be16(mad + MAD_ATTR_ID, ATTR_LFT);
+	iblib_put_be32(mad + MAD_ATTR_MOD, 1);        /* LIDs 64..127 */
+	mad[SMP_DATA + 5] = 3;                         /* LID 69 -> port 3 */
+	CHECK(sma_process(&f, &sw->ports[0], mad));
+	CHECK_EQ(iblib_get_be16(mad + MAD_STATUS), 0);
+	CHECK_EQ(sw->lft[69], 3);
+	memset(mad + SMP_DATA, 0, 64);
+	mad[MAD_METHOD] = METHOD_SET;
+	iblib_put_be16(mad + MAD_ATTR_ID, ATTR_MFT);
+	iblib_put_be32(mad + MAD_ATTR_MOD, 0);         /* MLIDs 0xC000.., ports 0-15 */
+	iblib_put_be16(mad + SMP_DATA, 0x000c);
+	CHECK(sma_process(&f, &sw->ports[0], mad));
+	CHECK_EQ(sw->mft[0][0], 0x000c);
+	/* Beyond the tables: invalid attribute modifier, nothing written. */
+	mad[MAD_METHOD] = METHOD_SET;
+	iblib_put_be16(mad + MAD_ATTR_ID, ATTR_LFT);
+	iblib_put_be32(mad + MAD_ATTR_MOD, 768);
+	CHECK(sma_process(&f, &sw->ports[0], mad));
+	CHECK_EQ(iblib_get_be16(mad + MAD_STATUS), MAD_STATUS_BAD_VALUE);
+	/* PortInfo state machine: Armed only from Init. */
+	mad[MAD_METHOD] = METHOD_SET;
+	iblib_put_be16(mad + MAD_ATTR_ID, ATTR_PORT_INFO);
+	iblib_put_be32(mad + MAD_ATTR_MOD, 2);
+	memset(mad + SMP_DATA, 0, 64);
+	mad[SMP_DATA + 32] = PORT_ARMED;
+	CHECK(sma_process(&f, &sw->ports[0], mad));
+	CHECK_EQ(iblib_get_be16(mad + MAD_STATUS), MAD_STATUS_BAD_VALUE);  /* port 2 is Down */
+	/* A response is never answered. */
+	mad[MAD_METHOD] = METHOD_GET_RESP;
+	CHECK(!sma_process(&f, &sw->ports[0], mad));
+	fabric_free(&f);
+}
+
+TEST(pcap_records_every_hop)
+{
+	struct rig r;
+	uint8_t pkt[FABSIM_MAX_PKT], hdr[24];
+	char err[256];
+	size_t n = ud_packet(pkt, 4, 3, 0, 0x48, 0x33);
+	char path[160];
+	FILE *fp;
+	long size;
+
+	snprintf(path, sizeof(path), "%s", tmp_path("cap.pcap"));
+	rig_up(&r);
+	CHECK_EQ(pcap_open(&r.f, path, err, sizeof(err)), 0);
+	fabsim_client_send_packet(r.a, pkt, n);
+	CHECK_EQ(count_packets(&r, r.b), 1);
+	rig_down(&r);
+	fp = fopen(path, "rb");
+	CHECK(fp != NULL);
+	if (!fp)
+		return;
+	CHECK_EQ(fread(hdr, 1, 24, fp), 24);
+	CHECK_EQ(hdr[20], 247);                       /* LINKTYPE_INFINIBAND */
+	fseek(fp, 0, SEEK_END);
+	size = ftell(fp);
+	fclose(fp);
+	CHECK_EQ(size, 24 + 2 * (16 + (long)n));      /* a->sw and sw->b */
+	unlink(path);
+}
