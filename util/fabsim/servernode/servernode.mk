@@ -57,11 +57,30 @@ bin/tests/servernode-unit: $(SN_UNIT_TESTS:%=$(SN_BUILD)/san/tests/%.o) $(SN_BUI
 	@mkdir -p $(@D)
 	$(HOST_CC) $(SAN_FLAGS) -o $@ $^
 
+# The integration test needs fabsim itself (util/fabsim/fabsim.mk builds bin/fabsim).
+SN_FABSIM := $(filter bin/fabsim,$(ALL_TARGETS))
+
 .PHONY: check-servernode
-check-servernode: bin/tests/servernode-unit bin/fabsim-servernode bin/tests/ipoib-client
+ifneq ($(wildcard util/hcasim/sma.c),)
+check-servernode: bin/tests/servernode-unit bin/fabsim-servernode bin/tests/ipoib-client $(SN_FABSIM)
 	@util/run-test servernode-unit bin/tests/servernode-unit
 	@util/run-test servernode-netboot $(SN_DIR)/tests/netboot-dhcp-tftp.sh
+else
+# Until the firmware SMA library lands, only the parts that do not answer SMPs can be tested.
+SN_EARLY_TESTS := test_ipoib_wire test_ud_pkt test_sa_msg test_netboot_proto
+bin/tests/servernode-unit-early: $(SN_EARLY_TESTS:%=$(SN_BUILD)/san/tests/%.o) $(SN_BUILD)/san/test_runner.o \
+		$(SN_BUILD)/san/tests/netboot_proto.o $(SN_BUILD)/san/sn/ipoib_wire.o $(SN_BUILD)/san/sn/ud_pkt.o \
+		$(SN_BUILD)/san/sn/sa_msg.o $(SN_BUILD)/san/iblib/crc.o $(SN_BUILD)/san/iblib/packet.o \
+		$(SN_BUILD)/san/iblib/mad.o
+	@mkdir -p $(@D)
+	$(HOST_CC) $(SAN_FLAGS) -o $@ $^
+check-servernode: bin/tests/servernode-unit-early
+	@util/run-test servernode-unit bin/tests/servernode-unit-early -s servernode-unit
+	@util/run-test servernode-netboot sh -c 'echo "SKIP: servernode-netboot: util/hcasim/sma.c (firmware SMA library) not in the tree yet"; exit 77'
+endif
 
+ifneq ($(wildcard util/hcasim/sma.c),)
 ALL_TARGETS += bin/fabsim-servernode bin/tests/servernode-unit bin/tests/ipoib-client
+endif
 CHECK_TARGETS += check-servernode
 CLEAN_FILES += build/servernode
