@@ -1,0 +1,675 @@
+/*
+ * QEMU "hermon" PCI device: a Mellanox Hermon-family InfiniBand HCA whose behaviour lives in the
+ * hcasim model (libhcasim.so, dlopen'd at realize time), optionally attached to a fabsim fabric.
+ *
+ *   -device hermon,model=PATH/libhcasim.so[,device-id=0x1003][,guid=0x...][,port2=on|off]
+ *                  [,fabric=SOCKET[,fabric-lib=PATH/libfabsim_client.so]][,log=FILE][,node-desc=TEXT]
+ *
+ * This file only translates between QEMU and the model's C interface (util/hcasim/include/hcasim.h):
+ * PCI IDs, class and BAR layout come from the model, BAR accesses and config space above the standard
+ * header are forwarded to it, its DMA goes through the PCI DMA API, a virtual-clock timer drives
+ * hcasim_step(). The model and the fabric client are shared objects so that changing either never
+ * rebuilds QEMU. Everything here runs under the BQL, which keeps the single-threaded model safe.
+ *
+ * Built into QEMU by util/qemu/build (which copies this file to hw/misc/hermon.c and the two
+ * interface headers to hw/misc/hermon-ext/).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "qemu/osdep.h"
+#include "qemu/units.h"
+#include "qemu/module.h"
+#include "qemu/main-loop.h"
+#include "qemu/timer.h"
+#include "qemu/bswap.h"
+#include "qemu/error-report.h"
+#include "qapi/error.h"
+#include "hw/pci/pci.h"
+#include "hw/qdev-properties.h"
+#include "sysemu/dma.h"
+#include "qom/object.h"
+#include <dlfcn.h>
+
+#include "hermon-ext/hcasim.h"
+#include "hermon-ext/fabsim_client.h"
+
+#define TYPE_HERMON "hermon"
+OBJECT_DECLARE_SIMPLE_TYPE(HermonState, HERMON)
+
+#define HERMON_MAX_PORTS 2
+#define HERMON_STEP_PERIOD_NS (1 * SCALE_MS)
+/* Bound on back-to-back steps per tick, so a busy model cannot starve the guest. */
+#define HERMON_STEPS_PER_TICK 64
+/* Port p's GUID is guid + p - 1 (hcasim.h); the device names it so that it can greet fabsim. */
+#define HERMON_DEFAULT_GUID 0x0002c90300001001ULL
+
+/* The model's entry points, resolved with dlsym; typed from the header's own prototypes. */
+typedef struct HermonModelApi {
+    __typeof__(hcasim_create) *create;
+    __typeof__(hcasim_destroy) *destroy;
+    __typeof__(hcasim_cfg_read) *cfg_read;
+    __typeof__(hcasim_cfg_write) *cfg_write;
+    __typeof__(hcasim_bar_read) *bar_read;
+    __typeof__(hcasim_bar_write) *bar_write;
+    __typeof__(hcasim_bar_size) *bar_size;
+    __typeof__(hcasim_port_set_link) *port_set_link;
+    __typeof__(hcasim_packet_in) *packet_in;
+    __typeof__(hcasim_step) *step;
+} HermonModelApi;
+
+typedef struct HermonFabricApi {
+    __typeof__(fabsim_client_connect) *connect;
+    __typeof__(fabsim_client_fd) *fd;
+    __typeof__(fabsim_client_send_packet) *send_packet;
+    __typeof__(fabsim_client_recv) *recv;
+    __typeof__(fabsim_client_close) *close;
+} HermonFabricApi;
+
+typedef struct HermonPort {
+    struct HermonState *s;
+    unsigned num;                       /* 1-based */
+    struct fabsim_client *client;       /* NULL: unplugged */
+    bool link_up;
+} HermonPort;
+
+struct HermonState {
+    PCIDevice parent_obj;
+    MemoryRegion bar[PCI_NUM_REGIONS];
+    QEMUTimer *step_timer;
+
+    void *model_lib;
+    HermonModelApi api;
+    struct hcasim *h;
+    struct hcasim_config cfg;
+    struct hcasim_host_ops ops;
+    bool touched;                       /* guest accessed a BAR since the model was created */
+
+    void *fabric_lib;
+    HermonFabricApi fab;
+    HermonPort port[HERMON_MAX_PORTS];
+    struct fabsim_msg rx;               /* 4.6 KiB: kept off the stack */
+
+    FILE *log;
+    hwaddr last_read_off;               /* read de-duplication for the log (HCR polling) */
+    uint64_t last_read_val;
+
+    /* properties */
+    char *model_path;
+    char *fabric_path;
+    char *fabric_lib_path;
+    char *log_path;
+    char *node_desc;
+    uint16_t device_id;
+    uint64_t guid;
+    bool port2;
+};
+
+static void G_GNUC_PRINTF(2, 3) hermon_log(HermonState *s, const char *fmt, ...)
+{
+    int64_t ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    int64_t sec = ns / NANOSECONDS_PER_SECOND;
+    int64_t usec = ns % NANOSECONDS_PER_SECOND / 1000;
+    va_list ap;
+
+    if (!s->log) {
+        return;
+    }
+    fprintf(s->log, "[%5" PRId64 ".%06" PRId64 "] ", sec, usec);
+    va_start(ap, fmt);
+    vfprintf(s->log, fmt, ap);
+    va_end(ap);
+    fputc('\n', s->log);
+}
+
+static void hermon_log_access(HermonState *s, const char *what, unsigned bar, hwaddr off,
+                              const uint8_t *bytes, unsigned size)
+{
+    char hex[2 * 8 + 1];
+    unsigned i;
+
+    for (i = 0; i < size; i++) {
+        snprintf(hex + 2 * i, 3, "%02x", bytes[i]);
+    }
+    hermon_log(s, "bar%u %s 0x%05" HWADDR_PRIx " %s", bar, what, off, hex);
+}
+
+/* ---- host services the model calls back ---- */
+
+static int hermon_dma_read(void *ctx, uint64_t gpa, void *buf, size_t len)
+{
+    HermonState *s = ctx;
+    return pci_dma_read(PCI_DEVICE(s), gpa, buf, len) == MEMTX_OK ? 0 : -EFAULT;
+}
+
+static int hermon_dma_write(void *ctx, uint64_t gpa, const void *buf, size_t len)
+{
+    HermonState *s = ctx;
+    return pci_dma_write(PCI_DEVICE(s), gpa, buf, len) == MEMTX_OK ? 0 : -EFAULT;
+}
+
+static uint64_t hermon_now_ns(void *ctx)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+static void hermon_model_log(void *ctx, const char *line)
+{
+    hermon_log(ctx, "model: %s", line);
+}
+
+static void hermon_packet_out(void *ctx, unsigned port, const void *pkt, size_t len)
+{
+    HermonState *s = ctx;
+    HermonPort *p;
+    int rc;
+
+    if (port < 1 || port > HERMON_MAX_PORTS || !s->port[port - 1].client) {
+        return;                         /* no cable: the packet is lost, as on the wire */
+    }
+    p = &s->port[port - 1];
+    rc = s->fab.send_packet(p->client, pkt, len);
+    if (rc < 0) {
+        hermon_log(s, "fabric port %u: packet of %zu bytes not sent: %s", port, len, strerror(-rc));
+    }
+}
+
+/* ---- driving the model ---- */
+
+static void hermon_run(HermonState *s, unsigned max_steps)
+{
+    while (s->h && max_steps-- && s->api.step(s->h)) {
+    }
+}
+
+static void hermon_step_tick(void *opaque)
+{
+    HermonState *s = opaque;
+
+    hermon_run(s, HERMON_STEPS_PER_TICK);
+    timer_mod(s->step_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + HERMON_STEP_PERIOD_NS);
+}
+
+static uint64_t hermon_bar_read(HermonState *s, unsigned bar, hwaddr off, unsigned size)
+{
+    uint8_t bytes[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+    uint64_t val;
+
+    if (s->h) {
+        s->touched = true;
+        s->api.bar_read(s->h, bar, off, bytes, size);
+    }
+    /* DEVICE_LITTLE_ENDIAN: the value's little-endian bytes are the bus-order bytes. */
+    val = ldn_le_p(bytes, size);
+    if (bar == 0 && s->log && (off != s->last_read_off || val != s->last_read_val)) {
+        s->last_read_off = off;
+        s->last_read_val = val;
+        hermon_log_access(s, "read ", bar, off, bytes, size);
+    }
+    return val;
+}
+
+static void hermon_bar_write(HermonState *s, unsigned bar, hwaddr off, uint64_t val,
+                             unsigned size)
+{
+    uint8_t bytes[8];
+
+    if (!s->h) {
+        return;
+    }
+    stn_le_p(bytes, size, val);
+    if (bar == 0) {
+        /* BAR0 writes are rare (HCR, reset): all of them; doorbells in BAR2 would flood the log. */
+        hermon_log_access(s, "write", bar, off, bytes, size);
+        s->last_read_off = (hwaddr)-1;
+    }
+    s->touched = true;
+    s->api.bar_write(s->h, bar, off, bytes, size);
+    hermon_run(s, 1);
+}
+
+static uint64_t hermon_bar0_read(void *opaque, hwaddr off, unsigned size)
+{
+    return hermon_bar_read(opaque, 0, off, size);
+}
+
+static void hermon_bar0_write(void *opaque, hwaddr off, uint64_t val, unsigned size)
+{
+    hermon_bar_write(opaque, 0, off, val, size);
+}
+
+static uint64_t hermon_bar2_read(void *opaque, hwaddr off, unsigned size)
+{
+    return hermon_bar_read(opaque, 2, off, size);
+}
+
+static void hermon_bar2_write(void *opaque, hwaddr off, uint64_t val, unsigned size)
+{
+    hermon_bar_write(opaque, 2, off, val, size);
+}
+
+static const MemoryRegionOps hermon_bar_ops[PCI_NUM_REGIONS] = {
+    [0] = {
+        .read = hermon_bar0_read,
+        .write = hermon_bar0_write,
+        .endianness = DEVICE_LITTLE_ENDIAN,
+        .impl = { .min_access_size = 1, .max_access_size = 8 },
+        .valid = { .min_access_size = 1, .max_access_size = 8 },
+    },
+    [2] = {
+        .read = hermon_bar2_read,
+        .write = hermon_bar2_write,
+        .endianness = DEVICE_LITTLE_ENDIAN,
+        .impl = { .min_access_size = 1, .max_access_size = 8 },
+        .valid = { .min_access_size = 1, .max_access_size = 8 },
+    },
+};
+
+/* ---- PCI configuration space ---- */
+
+/*
+ * QEMU owns the standard header (command, status, BARs: it must map them); the model's
+ * capabilities and device-specific registers above it are the model's.
+ */
+static uint32_t hermon_config_read(PCIDevice *pdev, uint32_t addr, int len)
+{
+    HermonState *s = HERMON(pdev);
+
+    if (addr >= PCI_CONFIG_HEADER_SIZE && s->h) {
+        return s->api.cfg_read(s->h, addr, len);
+    }
+    return pci_default_read_config(pdev, addr, len);
+}
+
+static void hermon_config_write(PCIDevice *pdev, uint32_t addr, uint32_t val, int len)
+{
+    HermonState *s = HERMON(pdev);
+
+    pci_default_write_config(pdev, addr, val, len);
+    /* The model sees everything but the BARs (it may gate DMA on the command register). */
+    if (s->h && (addr < PCI_BASE_ADDRESS_0 || addr >= PCI_CARDBUS_CIS)) {
+        s->api.cfg_write(s->h, addr, val, len);
+    }
+}
+
+static bool hermon_take_header(HermonState *s, Error **errp)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    uint8_t *c = pdev->config;
+    uint16_t vendor = s->api.cfg_read(s->h, PCI_VENDOR_ID, 2);
+    uint8_t cap = s->api.cfg_read(s->h, PCI_CAPABILITY_LIST, 1);
+
+    if (vendor == 0 || vendor == 0xffff) {
+        error_setg(errp, "hermon: model %s reports vendor ID 0x%04x: not a PCI function",
+                   s->model_path, vendor);
+        return false;
+    }
+    pci_set_word(c + PCI_VENDOR_ID, vendor);
+    pci_set_word(c + PCI_DEVICE_ID, s->api.cfg_read(s->h, PCI_DEVICE_ID, 2));
+    pci_set_byte(c + PCI_REVISION_ID, s->api.cfg_read(s->h, PCI_REVISION_ID, 1));
+    pci_set_byte(c + PCI_CLASS_PROG, s->api.cfg_read(s->h, PCI_CLASS_PROG, 1));
+    pci_set_word(c + PCI_CLASS_DEVICE, s->api.cfg_read(s->h, PCI_CLASS_DEVICE, 2));
+    pci_set_word(c + PCI_SUBSYSTEM_VENDOR_ID,
+                 s->api.cfg_read(s->h, PCI_SUBSYSTEM_VENDOR_ID, 2));
+    pci_set_word(c + PCI_SUBSYSTEM_ID, s->api.cfg_read(s->h, PCI_SUBSYSTEM_ID, 2));
+    pci_set_byte(c + PCI_INTERRUPT_PIN, s->api.cfg_read(s->h, PCI_INTERRUPT_PIN, 1));
+    if ((s->api.cfg_read(s->h, PCI_STATUS, 2) & PCI_STATUS_CAP_LIST) &&
+        cap >= PCI_CONFIG_HEADER_SIZE) {
+        pci_set_byte(c + PCI_CAPABILITY_LIST, cap & ~3);
+        pci_word_test_and_set_mask(c + PCI_STATUS, PCI_STATUS_CAP_LIST);
+    }
+    return true;
+}
+
+/* Map every memory BAR the model declares, with the size and type it reports. */
+static bool hermon_map_bars(HermonState *s, Error **errp)
+{
+    static const char *const names[PCI_NUM_REGIONS] = { [0] = "hermon-bar0", [2] = "hermon-uar" };
+    unsigned bar;
+
+    for (bar = 0; bar < PCI_ROM_SLOT; bar++) {
+        uint64_t size = s->api.bar_size(s->h, bar);
+        uint32_t reg = s->api.cfg_read(s->h, PCI_BASE_ADDRESS_0 + 4 * bar, 4);
+        uint8_t type = reg & (PCI_BASE_ADDRESS_SPACE | PCI_BASE_ADDRESS_MEM_TYPE_MASK |
+                              PCI_BASE_ADDRESS_MEM_PREFETCH);
+
+        if (size == 0) {
+            continue;
+        }
+        if (!hermon_bar_ops[bar].read) {
+            error_setg(errp, "hermon: model declares BAR%u (%" PRIu64 " bytes); this device "
+                       "forwards only BAR0 and BAR2", bar, size);
+            return false;
+        }
+        if (size < 16 || (size & (size - 1)) || (type & PCI_BASE_ADDRESS_SPACE_IO)) {
+            error_setg(errp, "hermon: model's BAR%u is not a memory BAR of a power-of-two size "
+                       "(size %" PRIu64 ", register 0x%08x)", bar, size, reg);
+            return false;
+        }
+        memory_region_init_io(&s->bar[bar], OBJECT(s), &hermon_bar_ops[bar], s,
+                              names[bar], size);
+        pci_register_bar(PCI_DEVICE(s), bar, type, &s->bar[bar]);
+        if (type & PCI_BASE_ADDRESS_MEM_TYPE_64) {
+            bar++;                      /* the next register holds the upper half */
+        }
+    }
+    return true;
+}
+
+/* ---- model lifetime ---- */
+
+static bool hermon_load_model(HermonState *s, Error **errp)
+{
+    static const char *const names[] = {
+        "hcasim_create", "hcasim_destroy", "hcasim_cfg_read", "hcasim_cfg_write",
+        "hcasim_bar_read", "hcasim_bar_write", "hcasim_bar_size", "hcasim_port_set_link",
+        "hcasim_packet_in", "hcasim_step",
+    };
+    void **slot = (void **)&s->api;
+    size_t i;
+
+    QEMU_BUILD_BUG_ON(sizeof(s->api) != sizeof(names) / sizeof(names[0]) * sizeof(void *));
+    if (!s->model_path || !*s->model_path) {
+        error_setg(errp, "hermon: model= is required: the path of libhcasim.so "
+                   "(built by `make bin/libhcasim.so`)");
+        return false;
+    }
+    s->model_lib = dlopen(s->model_path, RTLD_NOW | RTLD_LOCAL);
+    if (!s->model_lib) {
+        error_setg(errp, "hermon: cannot load the model %s: %s", s->model_path, dlerror());
+        return false;
+    }
+    for (i = 0; i < ARRAY_SIZE(names); i++) {
+        slot[i] = dlsym(s->model_lib, names[i]);
+        if (!slot[i]) {
+            error_setg(errp, "hermon: model %s lacks %s: is it libhcasim.so?",
+                       s->model_path, names[i]);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool hermon_create_model(HermonState *s, Error **errp)
+{
+    unsigned p;
+
+    s->h = s->api.create(&s->cfg, &s->ops);
+    if (!s->h) {
+        error_setg(errp, "hermon: the model %s refused to create a device (device-id 0x%04x)",
+                   s->model_path, s->cfg.device_id);
+        return false;
+    }
+    s->touched = false;
+    for (p = 0; p < s->cfg.num_ports; p++) {
+        s->api.port_set_link(s->h, p + 1, s->port[p].link_up);
+    }
+    return true;
+}
+
+/* ---- fabric ---- */
+
+static void hermon_port_detach(HermonPort *p)
+{
+    HermonState *s = p->s;
+
+    if (!p->client) {
+        return;
+    }
+    qemu_set_fd_handler(s->fab.fd(p->client), NULL, NULL, NULL);
+    s->fab.close(p->client);
+    p->client = NULL;
+    p->link_up = false;
+    if (s->h) {
+        s->api.port_set_link(s->h, p->num, false);
+    }
+}
+
+static void hermon_fabric_readable(void *opaque)
+{
+    HermonPort *p = opaque;
+    HermonState *s = p->s;
+    int rc;
+
+    while (p->client && (rc = s->fab.recv(p->client, &s->rx)) != 0) {
+        if (rc < 0) {
+            warn_report("hermon: fabric port %u: %s; the port is now unplugged", p->num,
+                        rc == -ECONNRESET ? "fabsim closed the connection" : strerror(-rc));
+            hermon_log(s, "fabric port %u: detached (%s)", p->num, strerror(-rc));
+            hermon_port_detach(p);
+            return;
+        }
+        if (!s->h) {
+            continue;
+        }
+        if (s->rx.type == FABSIM_MSG_PACKET) {
+            s->api.packet_in(s->h, p->num, s->rx.data, s->rx.len);
+        } else if (s->rx.type == FABSIM_MSG_LINK) {
+            p->link_up = s->rx.flags == FABSIM_LINK_UP;
+            hermon_log(s, "fabric port %u: link %s", p->num, p->link_up ? "up" : "down");
+            s->api.port_set_link(s->h, p->num, p->link_up);
+        }
+        hermon_run(s, 1);
+    }
+}
+
+static bool hermon_load_fabric(HermonState *s, Error **errp)
+{
+    static const char *const names[] = {
+        "fabsim_client_connect", "fabsim_client_fd", "fabsim_client_send_packet",
+        "fabsim_client_recv", "fabsim_client_close",
+    };
+    void **slot = (void **)&s->fab;
+    g_autofree char *dir = NULL;
+    g_autofree char *path = NULL;
+    size_t i;
+
+    QEMU_BUILD_BUG_ON(sizeof(s->fab) != sizeof(names) / sizeof(names[0]) * sizeof(void *));
+    if (s->fabric_lib_path && *s->fabric_lib_path) {
+        path = g_strdup(s->fabric_lib_path);
+    } else {
+        dir = g_path_get_dirname(s->model_path);
+        path = g_build_filename(dir, "libfabsim_client.so", NULL);
+    }
+    s->fabric_lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!s->fabric_lib) {
+        error_setg(errp, "hermon: fabric= needs the fabsim client library: cannot load %s: %s "
+                   "(set fabric-lib=PATH)", path, dlerror());
+        return false;
+    }
+    for (i = 0; i < ARRAY_SIZE(names); i++) {
+        slot[i] = dlsym(s->fabric_lib, names[i]);
+        if (!slot[i]) {
+            error_setg(errp, "hermon: %s lacks %s", path, names[i]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/*
+ * Port 1 must be cabled when a fabric is named; a refusal for a further port leaves that port
+ * unplugged (a dual-port HCA with one cable), with a warning.
+ */
+static bool hermon_attach_fabric(HermonState *s, Error **errp)
+{
+    const char *name = s->node_desc && *s->node_desc ? s->node_desc : "qemu-hermon";
+    unsigned i;
+
+    if (!hermon_load_fabric(s, errp)) {
+        return false;
+    }
+    for (i = 0; i < s->cfg.num_ports; i++) {
+        HermonPort *p = &s->port[i];
+        uint64_t guid = s->cfg.node_guid + i;
+        char err[256] = "";
+
+        p->client = s->fab.connect(s->fabric_path, guid, p->num, name, err, sizeof(err));
+        if (!p->client) {
+            if (i == 0) {
+                error_setg(errp, "hermon: fabric %s refused port 1 (GUID 0x%016" PRIx64 "): %s",
+                           s->fabric_path, guid, err);
+                return false;
+            }
+            warn_report("hermon: port %u (GUID 0x%016" PRIx64 ") stays unplugged: %s",
+                        p->num, guid, err);
+            continue;
+        }
+        hermon_log(s, "fabric port %u: attached to %s as GUID 0x%016" PRIx64, p->num,
+                   s->fabric_path, guid);
+        qemu_set_fd_handler(s->fab.fd(p->client), hermon_fabric_readable, NULL, p);
+    }
+    return true;
+}
+
+/* ---- QOM ---- */
+
+static void hermon_release(HermonState *s)
+{
+    unsigned i;
+
+    if (s->step_timer) {
+        timer_free(s->step_timer);
+        s->step_timer = NULL;
+    }
+    for (i = 0; i < HERMON_MAX_PORTS; i++) {
+        hermon_port_detach(&s->port[i]);
+    }
+    if (s->h) {
+        s->api.destroy(s->h);
+        s->h = NULL;
+    }
+    if (s->fabric_lib) {
+        dlclose(s->fabric_lib);
+        s->fabric_lib = NULL;
+    }
+    if (s->model_lib) {
+        dlclose(s->model_lib);
+        s->model_lib = NULL;
+    }
+    if (s->log) {
+        fclose(s->log);
+        s->log = NULL;
+    }
+}
+
+static void hermon_realize(PCIDevice *pdev, Error **errp)
+{
+    HermonState *s = HERMON(pdev);
+    unsigned i;
+
+    s->cfg = (struct hcasim_config) {
+        .device_id = s->device_id,
+        .node_guid = s->guid ? s->guid : HERMON_DEFAULT_GUID,
+        .num_ports = s->port2 ? 2 : 1,
+        .node_desc = s->node_desc,
+    };
+    s->ops = (struct hcasim_host_ops) {
+        .ctx = s,
+        .dma_read = hermon_dma_read,
+        .dma_write = hermon_dma_write,
+        .packet_out = hermon_packet_out,
+        .now_ns = hermon_now_ns,
+        .log = hermon_model_log,
+    };
+    for (i = 0; i < HERMON_MAX_PORTS; i++) {
+        s->port[i] = (HermonPort) { .s = s, .num = i + 1 };
+    }
+    s->last_read_off = (hwaddr)-1;
+    if (s->log_path && *s->log_path) {
+        s->log = fopen(s->log_path, "w");
+        if (!s->log) {
+            error_setg_errno(errp, errno, "hermon: cannot open log=%s", s->log_path);
+            return;
+        }
+        setvbuf(s->log, NULL, _IOLBF, 0);
+    }
+    if (!hermon_load_model(s, errp) || !hermon_create_model(s, errp) ||
+        !hermon_take_header(s, errp) || !hermon_map_bars(s, errp)) {
+        goto fail;
+    }
+    hermon_log(s, "model %s: %04x:%04x class %06x, %u port(s), GUID 0x%016" PRIx64,
+               s->model_path, pci_get_word(pdev->config + PCI_VENDOR_ID),
+               pci_get_word(pdev->config + PCI_DEVICE_ID),
+               pci_get_long(pdev->config + PCI_CLASS_REVISION) >> 8, s->cfg.num_ports,
+               s->cfg.node_guid);
+    if (s->fabric_path && *s->fabric_path && !hermon_attach_fabric(s, errp)) {
+        goto fail;
+    }
+    s->step_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, hermon_step_tick, s);
+    timer_mod(s->step_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + HERMON_STEP_PERIOD_NS);
+    return;
+
+fail:
+    hermon_release(s);
+}
+
+static void hermon_exit(PCIDevice *pdev)
+{
+    hermon_release(HERMON(pdev));
+}
+
+/* A PCI reset reboots the adapter: a fresh model with the cables as they are. */
+static void hermon_reset(DeviceState *dev)
+{
+    HermonState *s = HERMON(dev);
+    Error *err = NULL;
+
+    if (!s->h || !s->touched) {
+        return;
+    }
+    hermon_log(s, "PCI reset: the model starts afresh");
+    s->api.destroy(s->h);
+    s->h = NULL;
+    if (!hermon_create_model(s, &err)) {
+        error_report_err(err);
+    }
+}
+
+static Property hermon_properties[] = {
+    DEFINE_PROP_STRING("model", HermonState, model_path),
+    DEFINE_PROP_UINT16("device-id", HermonState, device_id, 0x1003),
+    DEFINE_PROP_UINT64("guid", HermonState, guid, 0),
+    DEFINE_PROP_BOOL("port2", HermonState, port2, true),
+    DEFINE_PROP_STRING("fabric", HermonState, fabric_path),
+    DEFINE_PROP_STRING("fabric-lib", HermonState, fabric_lib_path),
+    DEFINE_PROP_STRING("log", HermonState, log_path),
+    DEFINE_PROP_STRING("node-desc", HermonState, node_desc),
+    DEFINE_PROP_END_OF_LIST(),
+};
+
+static void hermon_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+
+    k->realize = hermon_realize;
+    k->exit = hermon_exit;
+    k->config_read = hermon_config_read;
+    k->config_write = hermon_config_write;
+    /* Placeholders until realize copies the model's own IDs into config space. */
+    k->vendor_id = 0x15b3;
+    k->device_id = 0x1003;
+    k->class_id = PCI_CLASS_SERIAL_IB;
+    dc->desc = "Mellanox Hermon InfiniBand HCA (hcasim model)";
+    dc->reset = hermon_reset;
+    set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
+    device_class_set_props(dc, hermon_properties);
+}
+
+static const TypeInfo hermon_info = {
+    .name = TYPE_HERMON,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(HermonState),
+    .class_init = hermon_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_CONVENTIONAL_PCI_DEVICE },
+        { },
+    },
+};
+
+static void hermon_register_types(void)
+{
+    type_register_static(&hermon_info);
+}
+
+type_init(hermon_register_types)

@@ -1,0 +1,36 @@
+# util/qemu — the QEMU hermon device and the cached QEMU build (see util/qemu/build).
+#   make qemu               build or find ibboot's qemu-system-x86_64; its path goes to $(QEMU_PATH_FILE)
+#   make check-qemu-device  device tests: PCI identity and BARs as a guest sees them, the stock iPXE's probe
+# Other fragments find the binary with `util/qemu/build --print-path` (or by depending on `qemu`
+# and reading $(QEMU_PATH_FILE)).
+
+QEMU_BUILD_SCRIPT := util/qemu/build
+QEMU_PATH_FILE    := build/qemu/qemu-path
+HCASIM_SO         ?= bin/libhcasim.so
+# The fabsim client as a shared object, so the device can attach ports without QEMU linking it.
+FABSIM_CLIENT_SO  := bin/libfabsim_client.so
+QEMU_TESTS        := util/qemu/tests
+
+.PHONY: qemu check-qemu-device
+
+qemu: $(FABSIM_CLIENT_SO)
+	@mkdir -p $(dir $(QEMU_PATH_FILE))
+	@$(QEMU_BUILD_SCRIPT) > $(QEMU_PATH_FILE).tmp && mv $(QEMU_PATH_FILE).tmp $(QEMU_PATH_FILE)
+	@echo "qemu: $$(cat $(QEMU_PATH_FILE))"
+
+$(FABSIM_CLIENT_SO): util/fabsim/fabsim_client.c util/fabsim/fabsim_client.h util/fabsim/fabsim_wire.h
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) -fPIC -shared -o $@ $<
+
+ALL_TARGETS += $(FABSIM_CLIENT_SO)
+
+# Decodes the device log's HCR accesses into commands (PRM accessors); used by ipxe-probe.sh.
+build/qemu/hcr-trace: util/qemu/tests/hcr-trace.c $(PRM_H)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) -o $@ $<
+
+# Order: the cheap refusal test first; the iPXE boots need the built QEMU and the model.
+check-qemu-device: qemu build/qemu/hcr-trace
+	@util/run-test qemu/device-refuses-bad-model $(QEMU_TESTS)/refuse-bad-model.sh
+
+CHECK_TARGETS += check-qemu-device

@@ -1,0 +1,43 @@
+#!/bin/bash
+# Debian's stock iPXE drives -device hermon,device-id=0x673c (a ConnectX-2, which its hermon driver
+# knows): it must reset the HCA and then issue QUERY_FW through the HCR, and the model must see
+# both (device log, decoded by hcr-trace). Everything iPXE does after that depends on the model's
+# completeness: the test prints the command trace and iPXE's console so the stopping point is
+# on record, without asserting on it.
+source "$(dirname "$0")/lib.sh"
+need_model
+HCR_TRACE=$TOP/build/qemu/hcr-trace
+[ -x "$HCR_TRACE" ] || { echo "FAIL: qemu/$TEST_NAME: $HCR_TRACE missing (make check-qemu-device builds it)"; exit 1; }
+
+run_qemu 300 -kernel /usr/lib/ipxe/ipxe.lkrn -append 'ifstat || echo no-netdev && echo probe-done && sleep 1 && reboot' \
+    -device "hermon,model=$MODEL,device-id=0x673c,addr=03.0,log=$T/device.log"
+rc=$?
+serial_text > "$T/serial.txt"
+"$HCR_TRACE" < "$T/device.log" > "$T/hcr-trace.txt"
+
+if [ "$rc" -ne 0 ] || ! grep -q '^probe-done' "$T/serial.txt"; then
+    fail ipxe-runs "iPXE did not reach its script (QEMU status $rc): $(tail -c 600 "$T/serial.txt") $(head -c 400 "$T/qemu.out")"
+else
+    pass ipxe-runs
+fi
+
+reset_line=$(grep -n -m1 '^reset: write 00000001 to 0xf0010' "$T/hcr-trace.txt" | cut -d: -f1)
+fw_line=$(grep -n -m1 '^command [0-9]*: opcode 0x004 QUERY_FW' "$T/hcr-trace.txt" | cut -d: -f1)
+[ -n "$reset_line" ] && pass reset-reached-model ||
+    fail reset-reached-model "no write of the reset magic to BAR0 0xf0010 in $T/device.log"
+if [ -z "$fw_line" ]; then
+    fail query-fw-reached-model "no QUERY_FW command in the HCR trace ($T/hcr-trace.txt)"
+elif [ -n "$reset_line" ] && [ "$fw_line" -lt "$reset_line" ]; then
+    fail query-fw-reached-model "QUERY_FW came before the reset"
+else
+    pass query-fw-reached-model
+fi
+
+# On record: how far the stock iPXE got with this model.
+echo "--- HCR commands and completions seen by the model ($(grep -c '^command' "$T/hcr-trace.txt") commands):"
+grep -E '^(reset|command|completion|unfinished)' "$T/hcr-trace.txt" | tail -25
+echo "--- last model log lines:"
+grep '^model: ' "$T/hcr-trace.txt" | tail -10
+echo "--- iPXE console after its banner:"
+sed -n '/^Features:/,$p' "$T/serial.txt" | grep -v '^$' | tail -15
+finish
