@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* CPU exceptions: nothing should fault, so a fault is reported with enough to debug it and the
+ * machine is switched off with a distinctive status (a test sees a failure, not a hang). */
+#include <arch/x86.h>
+#include <ibboot/console.h>
+#include <ibboot/platform.h>
+#include "boot.h"
+
+struct idt_gate {
+	uint16_t off_lo, selector;
+	uint8_t ist, type;
+	uint16_t off_mid;
+	uint32_t off_hi, zero;
+} __packed;
+
+struct exception_frame {
+	uint64_t r15, r14, r13, r12, r11, r10, r9, r8, rbp, rdi, rsi, rdx, rcx, rbx, rax;
+	uint64_t vector, error, rip, cs, rflags, rsp, ss;
+};
+
+#define EXCEPTION_POWEROFF_STATUS 0x55
+
+extern const uint64_t isr_stubs[32];
+static struct idt_gate idt[32] __aligned(16);
+
+void idt_init(void)
+{
+	struct {
+		uint16_t limit;
+		uint64_t base;
+	} __packed desc = { sizeof(idt) - 1, (uintptr_t)idt };
+
+	for (unsigned i = 0; i < 32; i++) {
+		uint64_t a = isr_stubs[i];
+
+		idt[i] = (struct idt_gate){ (uint16_t)a, GDT_CODE64, 0, 0x8e, (uint16_t)(a >> 16),
+					    (uint32_t)(a >> 32), 0 };
+	}
+	__asm__ volatile("lidt %0" :: "m"(desc));
+}
+
+static const char *const exception_names[32] = {
+	"divide error", "debug", "NMI", "breakpoint", "overflow", "bound", "invalid opcode",
+	"no FPU", "double fault", "coprocessor overrun", "invalid TSS", "segment not present",
+	"stack fault", "general protection", "page fault", "reserved", "x87 error",
+	"alignment check", "machine check", "SIMD error", "virtualization", "control protection",
+};
+
+void exception_handler(struct exception_frame *f);
+void exception_handler(struct exception_frame *f)
+{
+	const char *name = f->vector < 32 && exception_names[f->vector] ? exception_names[f->vector]
+									 : "reserved";
+
+	kprintf("\n*** CPU exception %llu (%s), error code %#llx\n"
+		"    rip %#llx rsp %#llx rflags %#llx cr2 %#llx\n"
+		"    rax %#llx rbx %#llx rcx %#llx rdx %#llx rsi %#llx rdi %#llx\n",
+		(unsigned long long)f->vector, name, (unsigned long long)f->error,
+		(unsigned long long)f->rip, (unsigned long long)f->rsp,
+		(unsigned long long)f->rflags, (unsigned long long)read_cr2(),
+		(unsigned long long)f->rax, (unsigned long long)f->rbx, (unsigned long long)f->rcx,
+		(unsigned long long)f->rdx, (unsigned long long)f->rsi, (unsigned long long)f->rdi);
+	plat_poweroff(EXCEPTION_POWEROFF_STATUS);
+}
+
+void arch_triple_fault(void)
+{
+	struct {
+		uint16_t limit;
+		uint64_t base;
+	} __packed empty = { 0, 0 };
+
+	/* No IDT: the next exception cannot be delivered and the CPU resets. */
+	__asm__ volatile("lidt %0; int3" :: "m"(empty));
+	cpu_halt_forever();
+}

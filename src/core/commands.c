@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/* The built-in commands. */
+#include <ibboot/shell.h>
+#include <ibboot/console.h>
+#include <ibboot/platform.h>
+#include <ibboot/pci.h>
+#include <ibboot/dma.h>
+#include <ibboot/timer.h>
+#include <ibboot/string.h>
+#include <ibboot/version.h>
+#include <ibboot/ibboot.h>
+
+extern const struct shell_command shell_commands[];
+extern const size_t shell_n_commands;
+
+static int cmd_help(int argc __unused, char **argv __unused)
+{
+	for (size_t i = 0; i < shell_n_commands; i++)
+		kprintf("  %-10s %s\n", shell_commands[i].name, shell_commands[i].help);
+	return 0;
+}
+
+static int cmd_pci(int argc __unused, char **argv __unused)
+{
+	int n = pci_scan();
+
+	if (n < 0)
+		return n;
+	for (struct pci_device *d = pci_devices(); d; d = d->next)
+		pci_print_device(d);
+	kprintf("%d PCI functions\n", n);
+	return 0;
+}
+
+static const char *mem_type_name(uint32_t type)
+{
+	switch (type) {
+	case PLAT_MEM_RAM: return "RAM";
+	case PLAT_MEM_RESERVED: return "reserved";
+	case PLAT_MEM_ACPI: return "ACPI";
+	case PLAT_MEM_NVS: return "ACPI NVS";
+	case PLAT_MEM_UNUSABLE: return "unusable";
+	default: return "other";
+	}
+}
+
+static int cmd_mem(int argc __unused, char **argv __unused)
+{
+	const struct plat_mem_region *map;
+	unsigned n = plat_memmap(&map);
+
+	for (unsigned i = 0; i < n; i++)
+		kprintf("  %016llx-%016llx %s\n", (unsigned long long)map[i].base,
+			(unsigned long long)(map[i].base + map[i].len - 1), mem_type_name(map[i].type));
+	print_memory_summary();
+	return 0;
+}
+
+static int cmd_echo(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		kprintf("%s%s", argv[i], i + 1 < argc ? " " : "");
+	kputc('\n');
+	return 0;
+}
+
+static int cmd_uptime(int argc __unused, char **argv __unused)
+{
+	kprintf("up %llu ms\n", (unsigned long long)clock_ms());
+	return 0;
+}
+
+static int cmd_reboot(int argc __unused, char **argv __unused)
+{
+	kprintf("rebooting\n");
+	pci_remove_drivers();
+	plat_reboot();
+}
+
+static int cmd_poweroff(int argc, char **argv)
+{
+	int status = 0;
+
+	/* An optional status lets tests report a result through QEMU's exit code. */
+	if (argc > 1)
+		for (const char *p = argv[1]; *p >= '0' && *p <= '9'; p++)
+			status = status * 10 + (*p - '0');
+	kprintf("powering off\n");
+	pci_remove_drivers();
+	plat_poweroff(status);
+}
+
+const struct shell_command shell_commands[] = {
+	{ "help", "list commands", cmd_help },
+	{ "pci", "rescan and list PCI functions with their BARs", cmd_pci },
+	{ "mem", "show the firmware memory map and free buffer memory", cmd_mem },
+	{ "echo", "print the arguments", cmd_echo },
+	{ "uptime", "milliseconds since start", cmd_uptime },
+	{ "reboot", "reset the machine", cmd_reboot },
+	{ "poweroff", "switch off (optional exit status for tests)", cmd_poweroff },
+};
+const size_t shell_n_commands = ARRAY_SIZE(shell_commands);

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/* printf-style formatting without libc (see console.h for the supported formats). */
+#include <ibboot/console.h>
+
+struct spec {
+	bool left, zero, plus, space, alt;
+	int width, prec;   /* prec < 0: none */
+	int len;           /* 0 int, 1 long, 2 long long, -1 short, -2 char, 3 size_t/ptrdiff/intmax */
+};
+
+struct out {
+	void (*sink)(void *ctx, char c);
+	void *ctx;
+	int count;
+};
+
+static void emit(struct out *o, char c)
+{
+	o->sink(o->ctx, c);
+	o->count++;
+}
+
+static void pad(struct out *o, char c, int n)
+{
+	while (n-- > 0)
+		emit(o, c);
+}
+
+static void emit_str(struct out *o, const struct spec *s, const char *str)
+{
+	int n = 0;
+
+	if (!str)
+		str = "(null)";
+	while (str[n] && (s->prec < 0 || n < s->prec))
+		n++;
+	if (!s->left)
+		pad(o, ' ', s->width - n);
+	for (int i = 0; i < n; i++)
+		emit(o, str[i]);
+	if (s->left)
+		pad(o, ' ', s->width - n);
+}
+
+/* Unsigned magnitude with an optional sign/prefix, honouring width, '0' and '-'. */
+static void emit_num(struct out *o, const struct spec *s, uint64_t v, unsigned base, bool upper,
+		     const char *prefix)
+{
+	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	char buf[24];
+	int n = 0, plen = 0;
+
+	do {
+		buf[n++] = digits[v % base];
+		v /= base;
+	} while (v);
+	while (prefix[plen])
+		plen++;
+	int fill = s->width - n - plen;
+	if (!s->left && !s->zero)
+		pad(o, ' ', fill);
+	for (int i = 0; i < plen; i++)
+		emit(o, prefix[i]);
+	if (!s->left && s->zero)
+		pad(o, '0', fill);
+	while (n)
+		emit(o, buf[--n]);
+	if (s->left)
+		pad(o, ' ', fill);
+}
+
+static uint64_t arg_unsigned(const struct spec *s, va_list *ap)
+{
+	switch (s->len) {
+	case -2: return (unsigned char)va_arg(*ap, unsigned int);
+	case -1: return (unsigned short)va_arg(*ap, unsigned int);
+	case 0:  return va_arg(*ap, unsigned int);
+	case 1:  return va_arg(*ap, unsigned long);
+	case 2:  return va_arg(*ap, unsigned long long);
+	default: return va_arg(*ap, size_t);
+	}
+}
+
+static int64_t arg_signed(const struct spec *s, va_list *ap)
+{
+	switch (s->len) {
+	case -2: return (signed char)va_arg(*ap, int);
+	case -1: return (short)va_arg(*ap, int);
+	case 0:  return va_arg(*ap, int);
+	case 1:  return va_arg(*ap, long);
+	case 2:  return va_arg(*ap, long long);
+	default: return va_arg(*ap, ptrdiff_t);
+	}
+}
+
+static const char *parse_spec(const char *p, struct spec *s, va_list *ap)
+{
+	*s = (struct spec){ .prec = -1 };
+	for (;; p++) {
+		if (*p == '-') s->left = true;
+		else if (*p == '0') s->zero = true;
+		else if (*p == '+') s->plus = true;
+		else if (*p == ' ') s->space = true;
+		else if (*p == '#') s->alt = true;
+		else break;
+	}
+	if (*p == '*') {
+		s->width = va_arg(*ap, int);
+		if (s->width < 0) {
+			s->left = true;
+			s->width = -s->width;
+		}
+		p++;
+	} else {
+		while (*p >= '0' && *p <= '9')
+			s->width = s->width * 10 + (*p++ - '0');
+	}
+	if (*p == '.') {
+		p++;
+		s->prec = 0;
+		if (*p == '*') {
+			s->prec = va_arg(*ap, int);
+			p++;
+		} else {
+			while (*p >= '0' && *p <= '9')
+				s->prec = s->prec * 10 + (*p++ - '0');
+		}
+	}
+	if (*p == 'h') {
+		s->len = -1;
+		if (*++p == 'h') { s->len = -2; p++; }
+	} else if (*p == 'l') {
+		s->len = 1;
+		if (*++p == 'l') { s->len = 2; p++; }
+	} else if (*p == 'z' || *p == 't' || *p == 'j') {
+		s->len = 3;
+		p++;
+	}
+	return p;
+}
+
+int kvformat(void (*sink)(void *ctx, char c), void *ctx, const char *fmt, va_list ap_in)
+{
+	struct out o = { sink, ctx, 0 };
+	struct spec s;
+	va_list ap;
+
+	va_copy(ap, ap_in);
+	for (const char *p = fmt; *p; p++) {
+		if (*p != '%') {
+			emit(&o, *p);
+			continue;
+		}
+		p = parse_spec(p + 1, &s, &ap);
+		if (s.left)
+			s.zero = false;
+		switch (*p) {
+		case 'd':
+		case 'i': {
+			int64_t v = arg_signed(&s, &ap);
+			uint64_t mag = v < 0 ? -(uint64_t)v : (uint64_t)v;
+			emit_num(&o, &s, mag, 10, false,
+				 v < 0 ? "-" : s.plus ? "+" : s.space ? " " : "");
+			break;
+		}
+		case 'u':
+			emit_num(&o, &s, arg_unsigned(&s, &ap), 10, false, "");
+			break;
+		case 'x':
+		case 'X':
+			emit_num(&o, &s, arg_unsigned(&s, &ap), 16, *p == 'X',
+				 s.alt ? (*p == 'X' ? "0X" : "0x") : "");
+			break;
+		case 'o':
+			emit_num(&o, &s, arg_unsigned(&s, &ap), 8, false, s.alt ? "0" : "");
+			break;
+		case 'p':
+			emit_num(&o, &s, (uintptr_t)va_arg(ap, void *), 16, false, "0x");
+			break;
+		case 'c': {
+			char c = (char)va_arg(ap, int);
+			if (!s.left)
+				pad(&o, ' ', s.width - 1);
+			emit(&o, c);
+			if (s.left)
+				pad(&o, ' ', s.width - 1);
+			break;
+		}
+		case 's':
+			emit_str(&o, &s, va_arg(ap, const char *));
+			break;
+		case '%':
+			emit(&o, '%');
+			break;
+		case '\0':
+			p--;   /* a lone '%' at the end: stop at the terminator */
+			break;
+		default:   /* unknown conversion: show it rather than guess its argument */
+			emit(&o, '%');
+			emit(&o, *p);
+			break;
+		}
+	}
+	va_end(ap);
+	return o.count;
+}
+
+struct buf_ctx {
+	char *buf;
+	size_t size, pos;
+};
+
+static void buf_sink(void *ctx, char c)
+{
+	struct buf_ctx *b = ctx;
+
+	if (b->pos + 1 < b->size)
+		b->buf[b->pos] = c;
+	b->pos++;
+}
+
+int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
+{
+	struct buf_ctx b = { buf, size, 0 };
+	int n = kvformat(buf_sink, &b, fmt, ap);
+
+	if (size)
+		buf[b.pos < size ? b.pos : size - 1] = '\0';
+	return n;
+}
+
+int ksnprintf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = kvsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	return n;
+}

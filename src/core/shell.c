@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/* Command-line parsing and the command loop (see shell.h). */
+#include <ibboot/shell.h>
+#include <ibboot/console.h>
+#include <ibboot/errno.h>
+#include <ibboot/string.h>
+
+#define SHELL_MAX_ARGS 16
+#define SHELL_LINE 256
+
+extern const struct shell_command shell_commands[];
+extern const size_t shell_n_commands;
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static int split_args(char *line, char **argv, int max)
+{
+	int argc = 0;
+
+	for (char *p = line; *p;) {
+		while (is_space(*p))
+			*p++ = '\0';
+		if (!*p)
+			break;
+		if (argc == max)
+			return -ERANGE;
+		argv[argc++] = p;
+		while (*p && !is_space(*p))
+			p++;
+	}
+	return argc;
+}
+
+int shell_run_line(char *line)
+{
+	char *argv[SHELL_MAX_ARGS];
+	int argc = split_args(line, argv, SHELL_MAX_ARGS);
+
+	if (argc < 0) {
+		kprintf("too many arguments (at most %d)\n", SHELL_MAX_ARGS);
+		return argc;
+	}
+	if (argc == 0)
+		return 0;
+	for (size_t i = 0; i < shell_n_commands; i++)
+		if (strcmp(argv[0], shell_commands[i].name) == 0)
+			return shell_commands[i].run(argc, argv);
+	kprintf("%s: unknown command (try 'help')\n", argv[0]);
+	return -ENOENT;
+}
+
+int cmdline_get(const char *cmdline, const char *key, char *buf, size_t size)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = cmdline; p && *p;) {
+		while (is_space(*p))
+			p++;
+		const char *tok = p;
+		while (*p && !is_space(*p))
+			p++;
+		if ((size_t)(p - tok) > klen && strncmp(tok, key, klen) == 0 && tok[klen] == '=') {
+			size_t vlen = (size_t)(p - tok) - klen - 1;
+
+			if (vlen + 1 > size)
+				return -ERANGE;
+			memcpy(buf, tok + klen + 1, vlen);
+			buf[vlen] = '\0';
+			return (int)vlen;
+		}
+	}
+	return -ENOENT;
+}
+
+int shell_run_cmdline(const char *cmdline)
+{
+	char cmds[SHELL_LINE];
+	int ran = 0, len = cmdline_get(cmdline, "ibboot.cmd", cmds, sizeof(cmds));
+
+	if (len == -ERANGE)
+		kprintf("ibboot.cmd= is longer than %d characters; ignored\n", SHELL_LINE - 1);
+	if (len <= 0)
+		return 0;
+	for (char *p = cmds; *p;) {
+		char *cmd = p;
+
+		while (*p && *p != ';' && *p != ',')
+			p++;
+		if (*p)
+			*p++ = '\0';
+		/* The command line cannot carry spaces, so '+' separates a command's arguments. */
+		for (char *q = cmd; *q; q++)
+			if (*q == '+')
+				*q = ' ';
+		kprintf("ibboot> %s\n", cmd);
+		shell_run_line(cmd);
+		ran++;
+	}
+	return ran;
+}
+
+void shell_loop(void)
+{
+	char line[SHELL_LINE];
+
+	for (;;) {
+		kputs("ibboot> ");
+		if (console_getline(line, sizeof(line)) < 0)
+			return;
+		shell_run_line(line);
+	}
+}

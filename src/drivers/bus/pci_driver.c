@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/* Matching found functions against the drivers linked into the program. */
+#include <ibboot/pci.h>
+#include <ibboot/console.h>
+#include <ibboot/errno.h>
+
+/* The linker collects PCI_DRIVER() entries into this section (the image's linker script names the
+ * bounds explicitly; for the hosted build GNU ld provides them for any C-named section). */
+extern const struct pci_driver *const __start_ibboot_pci_drivers[] __attribute__((weak));
+extern const struct pci_driver *const __stop_ibboot_pci_drivers[] __attribute__((weak));
+
+const struct pci_driver *pci_match_driver(const struct pci_driver *const *table, size_t n,
+					  const struct pci_device *pdev,
+					  const struct pci_device_id **id)
+{
+	if (!table) {
+		table = __start_ibboot_pci_drivers;
+		n = table ? (size_t)(__stop_ibboot_pci_drivers - __start_ibboot_pci_drivers) : 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		for (unsigned j = 0; j < table[i]->n_ids; j++) {
+			const struct pci_device_id *e = &table[i]->ids[j];
+
+			if (e->vendor == pdev->vendor && e->device == pdev->device) {
+				if (id)
+					*id = e;
+				return table[i];
+			}
+		}
+	}
+	return NULL;
+}
+
+int pci_probe_drivers(void)
+{
+	int bound = 0;
+
+	for (struct pci_device *d = pci_devices(); d; d = d->next) {
+		const struct pci_device_id *id;
+		const struct pci_driver *drv;
+
+		if (d->driver)
+			continue;
+		drv = pci_match_driver(NULL, 0, d, &id);
+		if (!drv)
+			continue;
+		kprintf("pci %02x:%02x.%x: %s (%s)\n", PCI_BUS(d->bdf), PCI_DEV(d->bdf),
+			PCI_FN(d->bdf), id->name, drv->name);
+		pci_enable_device(d);
+		int rc = drv->probe(d, id);
+		if (rc) {
+			kprintf("pci %02x:%02x.%x: %s probe failed: %s\n", PCI_BUS(d->bdf),
+				PCI_DEV(d->bdf), PCI_FN(d->bdf), drv->name, ib_strerror(rc));
+			continue;
+		}
+		d->driver = drv;
+		bound++;
+	}
+	return bound;
+}
+
+void pci_remove_drivers(void)
+{
+	for (struct pci_device *d = pci_devices(); d; d = d->next) {
+		if (d->driver && d->driver->remove)
+			d->driver->remove(d);
+		d->driver = NULL;
+	}
+}

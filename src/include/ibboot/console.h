@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Console output and formatting. Names carry a k prefix so the hosted build never shadows the host
+ * libc's printf family.
+ *
+ * Formats: %d %i %u %x %X %o %c %s %p %% with flags '-' (left-justify), '0' (zero-pad), a width
+ * (number or '*'), a precision for %s (".N" or ".*"), and length modifiers hh h l ll z t j.
+ */
+#ifndef IBBOOT_CONSOLE_H
+#define IBBOOT_CONSOLE_H
+
+#include <ibboot/compiler.h>
+
+/* Formats into buf (always NUL-terminated when size > 0); returns the length the full output has. */
+int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
+int ksnprintf(char *buf, size_t size, const char *fmt, ...) __printf(3, 4);
+
+/* Formats through a character sink; returns the number of characters produced. */
+int kvformat(void (*sink)(void *ctx, char c), void *ctx, const char *fmt, va_list ap);
+
+int kprintf(const char *fmt, ...) __printf(1, 2);
+int kvprintf(const char *fmt, va_list ap);
+void kputs(const char *s);   /* no newline added */
+void kputc(char c);
+
+/* Reads one line from the console, echoing it; returns its length, or -1 when input has ended. */
+int console_getline(char *buf, size_t size);
+
+#endif

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Hosted platform only: the registry of software PCI devices that stand in for hardware when
+ * ibboot runs as a Linux process. Config and BAR accesses for a registered bdf are forwarded to the
+ * device's callbacks (the same shape as hcasim's: BAR data crosses as bytes in bus order).
+ * BARs left unassigned by the device get addresses at registration, as a BIOS would assign them.
+ */
+#ifndef IBBOOT_HOSTED_H
+#define IBBOOT_HOSTED_H
+
+#include <ibboot/compiler.h>
+
+struct soft_pci_ops {
+	uint32_t (*cfg_read)(void *ctx, unsigned off, unsigned size);
+	void (*cfg_write)(void *ctx, unsigned off, uint32_t val, unsigned size);
+	void (*bar_read)(void *ctx, unsigned bar, uint64_t off, void *data, unsigned size);
+	void (*bar_write)(void *ctx, unsigned bar, uint64_t off, const void *data, unsigned size);
+	void (*poll)(void *ctx);   /* optional: run the device (called from plat_poll) */
+};
+
+/* -EEXIST if bdf is taken, -ENOSPC if the registry is full, -EINVAL for bad arguments. */
+int soft_pci_register(uint32_t bdf, const struct soft_pci_ops *ops, void *ctx);
+void soft_pci_unregister(uint32_t bdf);
+void soft_pci_unregister_all(void);
+
+/*
+ * A ready-made config space for simple software devices and tests: a 256-byte header whose BAR
+ * registers behave as hardware's (writes keep only the address bits the BAR decodes), read-only
+ * IDs, and a writable rest.
+ */
+struct soft_cfg {
+	uint8_t bytes[256];
+	uint64_t bar_size[6];   /* 0 = not implemented; for a 64-bit BAR set the low slot only */
+};
+void soft_cfg_init(struct soft_cfg *c, uint16_t vendor, uint16_t device, uint32_t class_code,
+		   uint8_t header_type);
+/* Declares BAR i: flags are the low bits (PCI_BAR_SPACE_IO, PCI_BAR_MEM_64, PCI_BAR_PREFETCH). */
+void soft_cfg_set_bar(struct soft_cfg *c, unsigned i, uint32_t flags, uint64_t size, uint64_t addr);
+uint32_t soft_cfg_read(void *ctx, unsigned off, unsigned size);
+void soft_cfg_write(void *ctx, unsigned off, uint32_t val, unsigned size);
+
+/* The built-in demonstration device (1234:0b1b, "ibboot test device"): BAR0 has an ID register
+ * at 0 (0x1b1b0001, little-endian) and a scratch register at 4. */
+int fakedev_register(uint32_t bdf);
+#define FAKEDEV_VENDOR 0x1234
+#define FAKEDEV_DEVICE 0x0b1b
+#define FAKEDEV_ID_VALUE 0x1b1b0001u
+
+/* The boot command line plat_cmdline() returns (the program's arguments, joined). */
+void hosted_set_cmdline(const char *s);
+
+/* Size of the hosted DMA arena (default 64 MiB); call before first allocation. */
+void hosted_set_ram_size(uint64_t bytes);
+
+#endif

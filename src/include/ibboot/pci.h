@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * PCI: enumeration of every bus reachable through bridges, BAR sizing, device enable, BAR mapping
+ * and a driver table matched by vendor:device. Config access comes from the platform.
+ */
+#ifndef IBBOOT_PCI_H
+#define IBBOOT_PCI_H
+
+#include <ibboot/compiler.h>
+#include <ibboot/platform.h>
+#include <ibboot/mmio.h>
+
+/* Config space registers (PCI Local Bus 3.0, section 6.2). */
+#define PCI_VENDOR_ID      0x00
+#define PCI_DEVICE_ID      0x02
+#define PCI_COMMAND        0x04
+#define  PCI_COMMAND_IO     0x0001
+#define  PCI_COMMAND_MEMORY 0x0002
+#define  PCI_COMMAND_MASTER 0x0004
+#define PCI_STATUS         0x06
+#define PCI_CLASS_REVISION 0x08
+#define PCI_HEADER_TYPE    0x0e
+#define  PCI_HEADER_MULTIFUNCTION 0x80
+#define  PCI_HEADER_NORMAL  0
+#define  PCI_HEADER_BRIDGE  1
+#define PCI_BAR0           0x10
+#define PCI_PRIMARY_BUS    0x18
+#define PCI_SECONDARY_BUS  0x19
+#define PCI_SUBORDINATE_BUS 0x1a
+#define PCI_SUBSYS_VENDOR  0x2c
+#define PCI_SUBSYS_ID      0x2e
+
+#define PCI_BAR_SPACE_IO   0x1
+#define PCI_BAR_MEM_TYPE   0x6
+#define  PCI_BAR_MEM_64     0x4
+#define PCI_BAR_PREFETCH   0x8
+
+#define PCI_MAX_BARS 6
+
+enum pci_bar_kind { PCI_BAR_NONE = 0, PCI_BAR_IO, PCI_BAR_MEM32, PCI_BAR_MEM64 };
+
+struct pci_bar {
+	enum pci_bar_kind kind;
+	bool prefetch;
+	uint64_t addr;   /* as programmed; 0 = unassigned */
+	uint64_t size;
+};
+
+struct pci_driver;
+
+struct pci_device {
+	uint32_t bdf;
+	uint16_t vendor, device;
+	uint32_t class_code;   /* base << 16 | sub << 8 | prog-if */
+	uint8_t revision;
+	uint8_t header_type;   /* without the multifunction bit */
+	struct pci_bar bar[PCI_MAX_BARS];
+	const struct pci_driver *driver;
+	void *priv;
+	struct pci_device *next;
+};
+
+struct pci_device_id {
+	uint16_t vendor, device;
+	const char *name;
+};
+
+struct pci_driver {
+	const char *name;
+	const struct pci_device_id *ids;
+	unsigned n_ids;
+	int (*probe)(struct pci_device *pdev, const struct pci_device_id *id);
+	void (*remove)(struct pci_device *pdev);
+};
+
+/* Registers a driver in the table the image and the hosted build both collect at link time. */
+#define PCI_DRIVER(drv)                                                                   \
+	static const struct pci_driver *const pci_driver_ptr_##drv                      \
+		__attribute__((used, section("ibboot_pci_drivers"), aligned(8))) = &(drv)
+
+/* Config accessors for a found device. */
+static inline uint8_t pci_read8(const struct pci_device *d, unsigned off)
+{ return (uint8_t)plat_pci_read(d->bdf, off, 1); }
+static inline uint16_t pci_read16(const struct pci_device *d, unsigned off)
+{ return (uint16_t)plat_pci_read(d->bdf, off, 2); }
+static inline uint32_t pci_read32(const struct pci_device *d, unsigned off)
+{ return plat_pci_read(d->bdf, off, 4); }
+static inline void pci_write8(const struct pci_device *d, unsigned off, uint8_t v)
+{ plat_pci_write(d->bdf, off, 1, v); }
+static inline void pci_write16(const struct pci_device *d, unsigned off, uint16_t v)
+{ plat_pci_write(d->bdf, off, 2, v); }
+static inline void pci_write32(const struct pci_device *d, unsigned off, uint32_t v)
+{ plat_pci_write(d->bdf, off, 4, v); }
+
+/* Enumerates every bus reachable from bus 0 (re-scan frees the old list). Returns the count. */
+int pci_scan(void);
+struct pci_device *pci_devices(void);
+void pci_free_devices(void);
+struct pci_device *pci_find(uint16_t vendor, uint16_t device);
+
+/* Sizes every BAR of bdf (decoding is switched off while sizing). Returns the number found, or
+ * -EINVAL for an impossible BAR (a 64-bit BAR in the last slot, a size that is not a power of 2). */
+int pci_size_bars(uint32_t bdf, unsigned n_bars, struct pci_bar *bars);
+
+/* Turns on memory (and I/O if the device has I/O BARs) decoding and bus mastering. */
+void pci_enable_device(struct pci_device *pdev);
+/* Maps a memory BAR for register access. -EINVAL for I/O, absent or unassigned BARs. */
+int pci_map_bar(struct pci_device *pdev, unsigned bar, struct mmio *m);
+
+/* Driver table: the first entry of the table (or of `table` when given) matching vendor:device. */
+const struct pci_driver *pci_match_driver(const struct pci_driver *const *table, size_t n,
+					  const struct pci_device *pdev,
+					  const struct pci_device_id **id);
+/* Binds linked-in drivers to found devices; returns how many probed successfully. */
+int pci_probe_drivers(void);
+void pci_remove_drivers(void);
+
+/* "bb:dd.f vvvv:dddd class cccccc" + BAR lines, as the banner and the `pci` command print. */
+void pci_print_device(const struct pci_device *pdev);
+const char *pci_class_name(uint32_t class_code);
+
+#endif

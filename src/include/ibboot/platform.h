@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The platform interface: the only services ibboot's core, buses and drivers get from whatever runs
+ * them. Implemented by src/platform/pcbios (bare metal after a BIOS boot loader) and
+ * src/platform/hosted (a Linux process with software PCI devices). Nothing above platform/ may
+ * include anything else that says where it runs.
+ *
+ * The platform owns the entry point: it initialises itself, then calls ibboot_main().
+ */
+#ifndef IBBOOT_PLATFORM_H
+#define IBBOOT_PLATFORM_H
+
+#include <ibboot/compiler.h>
+
+struct mmio;
+
+/* The entry into the platform-independent firmware. */
+void ibboot_main(void);
+
+/* ---- identity and boot environment ---- */
+const char *plat_name(void);              /* "pcbios", "hosted" */
+const char *plat_cmdline(void);           /* the boot command line ("" if none) */
+__noreturn void plat_poweroff(int status);   /* status 0 = success; non-zero for test failures */
+__noreturn void plat_reboot(void);
+/* Prints a few lines about the platform (boot path, timer, config access) under the banner. */
+void plat_print_info(void);
+/* Called from every idle loop: lets the platform run software devices, etc. */
+void plat_poll(void);
+
+/* ---- console ---- */
+#define PLAT_GETC_NONE (-1)   /* nothing available now */
+#define PLAT_GETC_EOF  (-2)   /* input closed for good (hosted stdin at end) */
+void plat_putc(char c);
+int plat_getc(void);
+
+/* ---- time ---- */
+uint64_t plat_counter(void);        /* free-running counter */
+uint64_t plat_counter_hz(void);     /* its frequency */
+uint64_t plat_counter_mask(void);   /* its width as a mask (it wraps to 0 after mask) */
+void plat_cpu_relax(void);
+
+/* ---- memory ---- */
+enum plat_mem_type {
+	PLAT_MEM_RAM = 1, PLAT_MEM_RESERVED = 2, PLAT_MEM_ACPI = 3, PLAT_MEM_NVS = 4,
+	PLAT_MEM_UNUSABLE = 5,
+};
+struct plat_mem_region {
+	uint64_t base, len;
+	uint32_t type;
+};
+/* The firmware's memory map as found (e820 or equivalent). */
+unsigned plat_memmap(const struct plat_mem_region **map);
+/* RAM ibboot may hand out (image, loader data, low memory removed), ready to be accessed.
+ * Returns the number of regions written to out (at most max). */
+unsigned plat_usable_ram(struct plat_mem_region *out, unsigned max);
+uint64_t plat_virt_to_bus(const void *p);
+void *plat_bus_to_virt(uint64_t bus);
+
+/* ---- PCI ---- */
+/* Devices are named by segment 0 bus/device/function: bdf = bus << 8 | dev << 3 | fn. */
+#define PCI_BDF(bus, dev, fn) ((uint32_t)(((bus) << 8) | ((dev) << 3) | (fn)))
+#define PCI_BUS(bdf)  (((bdf) >> 8) & 0xff)
+#define PCI_DEV(bdf)  (((bdf) >> 3) & 0x1f)
+#define PCI_FN(bdf)   ((bdf) & 0x7)
+/* Config space: size 1, 2 or 4, naturally aligned. Reads of absent devices or of offsets beyond
+ * plat_pci_cfg_size() return all-ones; such writes are dropped. */
+uint32_t plat_pci_read(uint32_t bdf, unsigned off, unsigned size);
+void plat_pci_write(uint32_t bdf, unsigned off, unsigned size, uint32_t val);
+unsigned plat_pci_cfg_size(void);           /* 256, or 4096 with ECAM */
+const char *plat_pci_cfg_method(void);      /* human-readable, for the banner */
+
+/* ---- MMIO ---- */
+/* Maps [phys, phys+size) of BAR `bar` of device bdf for register access; fills *m.
+ * -EINVAL for a bad range, -EBUSY if it overlaps RAM, -ENOSPC if page tables run out. */
+int plat_mmio_map(uint32_t bdf, unsigned bar, uint64_t phys, uint64_t size, struct mmio *m);
+void plat_mmio_unmap(struct mmio *m);
+/* Moves `size` (1, 2, 4, 8) bytes in bus order, as one access. off is checked by the caller. */
+void plat_mmio_read(const struct mmio *m, uint64_t off, void *bytes, unsigned size);
+void plat_mmio_write(const struct mmio *m, uint64_t off, const void *bytes, unsigned size);
+
+#endif

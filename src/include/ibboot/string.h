@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The few C string/memory functions ibboot uses. The image provides them (src/core/string.c); the
+ * hosted build takes the host libc's, so sanitizers see every access.
+ */
+#ifndef IBBOOT_STRING_H
+#define IBBOOT_STRING_H
+
+#if __STDC_HOSTED__
+#include <string.h>
+#else
+#include <stddef.h>
+void *memcpy(void *dst, const void *src, size_t n);
+void *memmove(void *dst, const void *src, size_t n);
+void *memset(void *dst, int c, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+size_t strlen(const char *s);
+size_t strnlen(const char *s, size_t max);
+int strcmp(const char *a, const char *b);
+int strncmp(const char *a, const char *b, size_t n);
+char *strchr(const char *s, int c);
+#endif
+
+#endif

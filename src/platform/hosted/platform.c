@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The hosted platform: ibboot as a Linux process. Console on stdin/stdout, time from
+ * CLOCK_MONOTONIC, "physical" memory from one heap arena whose virtual addresses serve as bus
+ * addresses, PCI from the software device registry (pci.c).
+ */
+#include <ibboot/platform.h>
+#include <ibboot/hosted.h>
+
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static char hosted_cmdline[1024];
+static uint64_t ram_size = 64ull << 20;
+static void *ram_arena;
+
+const char *plat_name(void)
+{
+	return "hosted";
+}
+
+void hosted_set_cmdline(const char *s)
+{
+	snprintf(hosted_cmdline, sizeof(hosted_cmdline), "%s", s);
+}
+
+const char *plat_cmdline(void)
+{
+	return hosted_cmdline;
+}
+
+void plat_print_info(void)
+{
+	printf("platform: Linux process, %llu MiB buffer arena, software PCI devices\n",
+	       (unsigned long long)(ram_size >> 20));
+}
+
+void plat_poweroff(int status)
+{
+	fflush(stdout);
+	exit(status);
+}
+
+void plat_reboot(void)
+{
+	printf("(hosted: reboot ends the process)\n");
+	fflush(stdout);
+	exit(0);
+}
+
+void plat_putc(char c)
+{
+	/* The console layer sends CR LF for serial terminals; a Linux terminal or pipe wants LF. */
+	if (c == '\r')
+		return;
+	putchar(c);
+	if (c == '\n')
+		fflush(stdout);
+}
+
+int plat_getc(void)
+{
+	struct pollfd pfd = { .fd = 0, .events = POLLIN };
+	unsigned char c;
+
+	fflush(stdout);
+	if (poll(&pfd, 1, 1) <= 0)
+		return PLAT_GETC_NONE;
+	if (read(0, &c, 1) != 1)
+		return PLAT_GETC_EOF;
+	return c;
+}
+
+uint64_t plat_counter(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t plat_counter_hz(void)
+{
+	return 1000000000ull;
+}
+
+uint64_t plat_counter_mask(void)
+{
+	return UINT64_MAX;
+}
+
+void plat_cpu_relax(void)
+{
+	__builtin_ia32_pause();
+}
+
+void hosted_set_ram_size(uint64_t bytes)
+{
+	if (!ram_arena)
+		ram_size = bytes;
+}
+
+static struct plat_mem_region ram_region;
+
+static void ram_setup(void)
+{
+	if (ram_arena)
+		return;
+	/* 2 MiB alignment so naturally aligned multi-MiB buffers are possible, as on hardware. */
+	if (posix_memalign(&ram_arena, 2u << 20, ram_size)) {
+		fprintf(stderr, "hosted: cannot allocate %llu MiB of buffer memory\n",
+			(unsigned long long)(ram_size >> 20));
+		exit(1);
+	}
+	ram_region = (struct plat_mem_region){ (uintptr_t)ram_arena, ram_size, PLAT_MEM_RAM };
+}
+
+unsigned plat_memmap(const struct plat_mem_region **map)
+{
+	ram_setup();
+	*map = &ram_region;
+	return 1;
+}
+
+unsigned plat_usable_ram(struct plat_mem_region *out, unsigned max)
+{
+	ram_setup();
+	if (max == 0)
+		return 0;
+	out[0] = ram_region;
+	return 1;
+}
+
+uint64_t plat_virt_to_bus(const void *p)
+{
+	return (uintptr_t)p;
+}
+
+void *plat_bus_to_virt(uint64_t bus)
+{
+	return (void *)(uintptr_t)bus;
+}

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the boot loader told us: the memory map and the command line, from a Linux boot_params page
+ * (filled by our setup code, or by a 32-bit boot-protocol loader) or a multiboot v1 info block.
+ * Both are copied here at once, before any memory is handed out.
+ */
+#include "pcbios.h"
+#include "../../arch/x86_64/boot.h"
+#include <ibboot/console.h>
+#include <ibboot/string.h>
+
+#define MEMMAP_MAX E820_MAX
+#define LOW_MAPPED_LIMIT 0x40000000ull   /* head.S maps the first GiB */
+
+static struct plat_mem_region memmap[MEMMAP_MAX];
+static unsigned memmap_n;
+static char cmdline[BOOT_CMDLINE_MAX];
+
+static void memmap_add(uint64_t base, uint64_t len, uint32_t type)
+{
+	if (len == 0 || memmap_n == MEMMAP_MAX)
+		return;
+	if (type < PLAT_MEM_RAM || type > PLAT_MEM_UNUSABLE)
+		type = PLAT_MEM_RESERVED;
+	memmap[memmap_n++] = (struct plat_mem_region){ base, len, type };
+}
+
+static bool readable(uint64_t addr, uint64_t len)
+{
+	return addr && addr < LOW_MAPPED_LIMIT && len <= LOW_MAPPED_LIMIT - addr;
+}
+
+static void copy_cmdline(uint64_t addr)
+{
+	if (!readable(addr, 1)) {
+		if (addr)
+			kprintf("boot: command line at %#llx is out of reach; ignored\n",
+				(unsigned long long)addr);
+		return;
+	}
+	const char *src = (const char *)(uintptr_t)addr;
+	size_t n = strnlen(src, sizeof(cmdline) - 1);
+
+	memcpy(cmdline, src, n);
+	cmdline[n] = '\0';
+}
+
+static void parse_boot_params(const uint8_t *bp)
+{
+	unsigned n = bp[BP_E820_ENTRIES];
+	uint32_t cmd;
+
+	if (n > E820_MAX)
+		n = E820_MAX;
+	for (unsigned i = 0; i < n; i++) {
+		const uint8_t *e = bp + BP_E820_TABLE + 20 * i;
+		uint64_t base, len;
+		uint32_t type;
+
+		memcpy(&base, e, 8);
+		memcpy(&len, e + 8, 8);
+		memcpy(&type, e + 16, 4);
+		memmap_add(base, len, type);
+	}
+	memcpy(&cmd, bp + BP_CMD_LINE_PTR, 4);
+	copy_cmdline(cmd);
+}
+
+/* Multiboot v1 information structure (Multiboot Specification 0.6.96, section 3.3). */
+#define MBI_FLAG_MEM     (1u << 0)
+#define MBI_FLAG_CMDLINE (1u << 2)
+#define MBI_FLAG_MMAP    (1u << 6)
+
+static void parse_multiboot(const uint8_t *mbi)
+{
+	uint32_t flags, cmd, mmap_len, mmap_addr;
+
+	memcpy(&flags, mbi, 4);
+	if (flags & MBI_FLAG_MMAP) {
+		memcpy(&mmap_len, mbi + 44, 4);
+		memcpy(&mmap_addr, mbi + 48, 4);
+		if (!readable(mmap_addr, mmap_len))
+			mmap_len = 0;
+		/* Each entry: size (not counting itself), base, length, type. */
+		for (uint32_t off = 0; off + 24 <= mmap_len;) {
+			const uint8_t *e = (const uint8_t *)(uintptr_t)(mmap_addr + off);
+			uint32_t size, type;
+			uint64_t base, len;
+
+			memcpy(&size, e, 4);
+			memcpy(&base, e + 4, 8);
+			memcpy(&len, e + 12, 8);
+			memcpy(&type, e + 20, 4);
+			memmap_add(base, len, type);
+			off += size + 4;
+		}
+	} else if (flags & MBI_FLAG_MEM) {
+		uint32_t lower, upper;
+
+		memcpy(&lower, mbi + 4, 4);
+		memcpy(&upper, mbi + 8, 4);
+		memmap_add(0, (uint64_t)lower << 10, PLAT_MEM_RAM);
+		memmap_add(0x100000, (uint64_t)upper << 10, PLAT_MEM_RAM);
+	}
+	if (flags & MBI_FLAG_CMDLINE) {
+		memcpy(&cmd, mbi + 16, 4);
+		copy_cmdline(cmd);
+	}
+}
+
+void bootinfo_parse(uint32_t type, uint32_t info)
+{
+	if (!readable(info, 4096)) {
+		kprintf("boot: boot information at %#x is out of reach\n", info);
+		return;
+	}
+	if (type == BOOT_TYPE_LINUX)
+		parse_boot_params((const uint8_t *)(uintptr_t)info);
+	else if (type == BOOT_TYPE_MULTIBOOT)
+		parse_multiboot((const uint8_t *)(uintptr_t)info);
+	if (memmap_n == 0)
+		kprintf("boot: the loader passed no memory map\n");
+}
+
+const char *plat_cmdline(void)
+{
+	return cmdline;
+}
+
+unsigned plat_memmap(const struct plat_mem_region **map)
+{
+	*map = memmap;
+	return memmap_n;
+}
+
+bool memmap_overlaps_ram(uint64_t base, uint64_t len)
+{
+	for (unsigned i = 0; i < memmap_n; i++)
+		if (memmap[i].type == PLAT_MEM_RAM && base < memmap[i].base + memmap[i].len &&
+		    memmap[i].base < base + len)
+			return true;
+	return false;
+}

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/* pcbios: memory handed to the allocator, MMIO mappings, and leaving (power off, reset). */
+#include "pcbios.h"
+#include "../../arch/x86_64/boot.h"
+#include <arch/x86.h>
+#include <ibboot/console.h>
+#include <ibboot/errno.h>
+#include <ibboot/mmio.h>
+#include <ibboot/string.h>
+#include <ibboot/timer.h>
+
+extern char _end[];
+
+const char *plat_name(void)
+{
+	return "pcbios";
+}
+
+void plat_poll(void)
+{
+}
+
+/* Everything below the end of the image (real-mode area, BIOS, loader data, us) stays out. */
+unsigned plat_usable_ram(struct plat_mem_region *out, unsigned max)
+{
+	const struct plat_mem_region *map;
+	unsigned n = plat_memmap(&map), k = 0;
+	uint64_t floor = ALIGN_UP((uint64_t)(uintptr_t)_end, 4096);
+
+	for (unsigned i = 0; i < n && k < max; i++) {
+		if (map[i].type != PLAT_MEM_RAM)
+			continue;
+		uint64_t start = ALIGN_UP(MAX(map[i].base, floor), 4096);
+		uint64_t end = ALIGN_DOWN(map[i].base + map[i].len, 4096);
+
+		if (end <= start)
+			continue;
+		int rc = paging_map(start, end - start, false);
+		if (rc) {
+			kprintf("memory: cannot map RAM %#llx-%#llx: %s; not used\n",
+				(unsigned long long)start, (unsigned long long)end, ib_strerror(rc));
+			continue;
+		}
+		out[k++] = (struct plat_mem_region){ start, end - start, PLAT_MEM_RAM };
+	}
+	return k;
+}
+
+uint64_t plat_virt_to_bus(const void *p)
+{
+	return (uintptr_t)p;   /* identity-mapped, no IOMMU */
+}
+
+void *plat_bus_to_virt(uint64_t bus)
+{
+	return (void *)(uintptr_t)bus;
+}
+
+int plat_mmio_map(uint32_t bdf __unused, unsigned bar, uint64_t phys, uint64_t size, struct mmio *m)
+{
+	uint64_t end;
+
+	if (size == 0 || __builtin_add_overflow(phys, size, &end))
+		return -EINVAL;
+	if (memmap_overlaps_ram(phys, size))
+		return -EBUSY;
+	int rc = paging_map(phys, size, true);
+	if (rc)
+		return rc;
+	*m = (struct mmio){ .phys = phys, .size = size, .base = (volatile void *)(uintptr_t)phys,
+			    .bar = bar };
+	return 0;
+}
+
+void plat_mmio_unmap(struct mmio *m)
+{
+	/* Mappings are identity and kept; only the handle dies. */
+	m->base = NULL;
+	m->size = 0;
+}
+
+void plat_mmio_read(const struct mmio *m, uint64_t off, void *bytes, unsigned size)
+{
+	volatile uint8_t *p = (volatile uint8_t *)m->base + off;
+
+	/* One access of the register's width; a little-endian CPU stores it in bus order. */
+	switch (size) {
+	case 1: { uint8_t v = *p; memcpy(bytes, &v, 1); break; }
+	case 2: { uint16_t v = *(volatile uint16_t *)p; memcpy(bytes, &v, 2); break; }
+	case 4: { uint32_t v = *(volatile uint32_t *)p; memcpy(bytes, &v, 4); break; }
+	case 8: { uint64_t v = *(volatile uint64_t *)p; memcpy(bytes, &v, 8); break; }
+	}
+}
+
+void plat_mmio_write(const struct mmio *m, uint64_t off, const void *bytes, unsigned size)
+{
+	volatile uint8_t *p = (volatile uint8_t *)m->base + off;
+
+	switch (size) {
+	case 1: { uint8_t v; memcpy(&v, bytes, 1); *p = v; break; }
+	case 2: { uint16_t v; memcpy(&v, bytes, 2); *(volatile uint16_t *)p = v; break; }
+	case 4: { uint32_t v; memcpy(&v, bytes, 4); *(volatile uint32_t *)p = v; break; }
+	case 8: { uint64_t v; memcpy(&v, bytes, 8); *(volatile uint64_t *)p = v; break; }
+	}
+}
+
+/* QEMU's isa-debug-exit device turns a write of v into process exit status (v << 1) | 1. It sits
+ * at 0x501 by default; test setups often move it to 0xf4. Only touched under QEMU (TCG or KVM),
+ * since on real hardware those ports may belong to something else. */
+static bool running_under_qemu(void)
+{
+	uint32_t a, b, c, d;
+	char sig[13];
+
+	cpuid(1, &a, &b, &c, &d);
+	if (!(c & (1u << 31)))
+		return false;
+	cpuid(0x40000000, &a, &b, &c, &d);
+	memcpy(sig, &b, 4);
+	memcpy(sig + 4, &c, 4);
+	memcpy(sig + 8, &d, 4);
+	sig[12] = '\0';
+	return memcmp(sig, "TCGTCGTCGTCG", 12) == 0 || memcmp(sig, "KVMKVMKVM\0\0\0", 12) == 0;
+}
+
+void plat_poweroff(int status)
+{
+	if (running_under_qemu()) {
+		outl(0xf4, (uint32_t)status);
+		outb(0x501, (uint8_t)status);
+	}
+	acpi_poweroff();
+	kprintf("poweroff: no way to switch off this machine was found; halted\n");
+	cpu_halt_forever();
+}
+
+void plat_reboot(void)
+{
+	acpi_reset();
+	/* The keyboard controller's reset line, once its input buffer is empty. */
+	for (int i = 0; i < 100000 && (inb(0x64) & 0x02); i++)
+		cpu_pause();
+	outb(0x64, 0xfe);
+	mdelay(100);
+	arch_triple_fault();
+}

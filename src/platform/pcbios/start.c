@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* The pcbios platform's C entry: bring up the machine's services, then run ibboot. */
+#include "pcbios.h"
+#include <arch/x86.h>
+#include <ibboot/console.h>
+#include "../../arch/x86_64/boot.h"
+
+static const char *boot_path = "unknown loader";
+
+void plat_print_info(void)
+{
+	kprintf("platform: booted via %s; TSC %llu MHz; ACPI %s; %u-bit physical addresses\n",
+		boot_path, (unsigned long long)(plat_counter_hz() / 1000000),
+		acpi.found ? "found" : "not found", paging_phys_bits());
+}
+
+void arch_main(uint32_t type, uint32_t info);
+void arch_main(uint32_t type, uint32_t info)
+{
+	serial_init();
+	idt_init();
+	paging_init();
+	bootinfo_parse(type, info);
+	boot_path = type == BOOT_TYPE_LINUX ? "Linux boot protocol" :
+		    type == BOOT_TYPE_MULTIBOOT ? "multiboot" : "unknown loader";
+	acpi_init();
+	pci_cfg_init();
+	tsc_calibrate();
+	ibboot_main();
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* Time from the TSC, its rate measured against PIT channel 2 (whose gate and output are visible
+ * in port 0x61, so no interrupts are needed). */
+#include "pcbios.h"
+#include <arch/x86.h>
+#include <ibboot/console.h>
+
+#define PIT_HZ        1193182ull
+#define PIT_CH2       0x42
+#define PIT_MODE      0x43
+#define PORT_B        0x61
+#define  PORTB_GATE2   0x01
+#define  PORTB_SPEAKER 0x02
+#define  PORTB_OUT2    0x20
+#define CALIBRATE_MS  50
+#define FALLBACK_HZ   1000000000ull
+
+static uint64_t tsc_hz = FALLBACK_HZ;
+
+void tsc_calibrate(void)
+{
+	uint16_t latch = (uint16_t)(PIT_HZ * CALIBRATE_MS / 1000);
+	uint8_t portb = inb(PORT_B);
+	uint64_t start, end;
+	unsigned long spins = 0;
+
+	outb(PORT_B, (portb & ~PORTB_SPEAKER) | PORTB_GATE2);
+	outb(PIT_MODE, 0xb0);   /* channel 2, lobyte/hibyte, mode 0 (interrupt on terminal count) */
+	outb(PIT_CH2, latch & 0xff);
+	outb(PIT_CH2, latch >> 8);
+	start = rdtsc();
+	while (!(inb(PORT_B) & PORTB_OUT2) && ++spins < 100000000ul)
+		;
+	end = rdtsc();
+	outb(PORT_B, portb);
+
+	if (spins >= 100000000ul || end <= start) {
+		kprintf("timer: PIT channel 2 did not count; assuming a 1 GHz TSC\n");
+		return;
+	}
+	tsc_hz = (end - start) * PIT_HZ / latch;
+}
+
+uint64_t plat_counter(void)
+{
+	return rdtsc();
+}
+
+uint64_t plat_counter_hz(void)
+{
+	return tsc_hz;
+}
+
+uint64_t plat_counter_mask(void)
+{
+	return UINT64_MAX;
+}
+
+void plat_cpu_relax(void)
+{
+	cpu_pause();
+}

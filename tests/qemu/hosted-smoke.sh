@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# bin/ibboot-hosted: the same core as a Linux program, its software PCI device, commands from the
+# command line and from stdin, and exit statuses.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/qemu/lib.sh
+BIN=bin/ibboot-hosted
+OUT=build/check/hosted-smoke
+mkdir -p "$OUT"
+
+t=hosted/cmdline
+timeout 60 "$BIN" ibboot.cmd=pci,mem,poweroff </dev/null >"$OUT/cmdline.log" 2>&1
+status=$?
+log=$OUT/cmdline.log
+expect $t "$log" '^ibboot [^ ]+ \(hosted\)$' "no banner" &&
+expect $t "$log" '^00:01\.0 1234:0b1b class ff0000' "the test device is not listed" &&
+expect $t "$log" '^    BAR2 mem64 0x[0-9a-f]{10,} size 64 KiB prefetchable$' "64-bit BAR not above 4 GiB" &&
+expect $t "$log" '^memory: 64 MiB RAM' "buffer arena not reported" &&
+{ [ "$status" -eq 0 ] || { fail $t "exit status $status, expected 0"; false; }; } &&
+pass $t
+
+t=hosted/stdin
+printf 'echo from-stdin\nbogus\npoweroff 5\n' | timeout 60 "$BIN" >"$OUT/stdin.log" 2>&1
+status=$?
+expect $t "$OUT/stdin.log" '^from-stdin$' "echo did not run" &&
+expect $t "$OUT/stdin.log" '^bogus: unknown command' "unknown command not reported" &&
+{ [ "$status" -eq 5 ] || { fail $t "exit status $status, expected 5 from 'poweroff 5'"; false; }; } &&
+pass $t
+
+t=hosted/eof
+timeout 60 "$BIN" </dev/null >"$OUT/eof.log" 2>&1
+status=$?
+expect $t "$OUT/eof.log" 'console input closed; powering off' "end of input not handled" &&
+{ [ "$status" -eq 0 ] || { fail $t "exit status $status, expected 0"; false; }; } &&
+pass $t
+
+[ "$failures" -eq 0 ]

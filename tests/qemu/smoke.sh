@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# QEMU smoke tests of bin/ibboot.lkrn in Debian's stock qemu-system-x86_64 (TCG, no KVM needed).
+# Each boot runs commands from the kernel command line (ibboot.cmd=...) and must leave QEMU by
+# itself: isa-debug-exit (status = value*2+1), ACPI S5 or reset (status 0 with -no-reboot).
+# A boot that does not finish within $QEMU_TIMEOUT seconds is killed (timeout signals QEMU's PID)
+# and fails.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/qemu/lib.sh
+
+IMAGE=${IMAGE:-bin/ibboot.lkrn}
+QEMU=${QEMU:-qemu-system-x86_64}
+QEMU_TIMEOUT=${QEMU_TIMEOUT:-120}
+OUT=build/check/qemu-smoke
+mkdir -p "$OUT"
+
+if ! command -v "$QEMU" >/dev/null; then
+	echo "SKIP: qemu-smoke: $QEMU is not installed (Debian package qemu-system-x86; util/deps.sh installs it)"
+	exit 77
+fi
+if [ ! -s "$IMAGE" ]; then
+	fail qemu-smoke "$IMAGE missing; run make bin/ibboot.lkrn"
+	exit 1
+fi
+
+# boot NAME KERNEL CMDLINE QEMU-ARGS... — runs QEMU, log in $OUT/NAME.log, status in $status.
+boot() {
+	local name=$1 kernel=$2 cmdline=$3
+	shift 3
+	timeout --kill-after=5 "$QEMU_TIMEOUT" "$QEMU" -nographic -no-reboot -nodefaults \
+		-serial stdio -monitor none -kernel "$kernel" -append "$cmdline" "$@" \
+		</dev/null >"$OUT/$name.log" 2>&1
+	status=$?
+	# Serial output arrives with CR LF.
+	sed -i 's/\r$//' "$OUT/$name.log"
+	if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+		fail "qemu/$name" "QEMU still running after ${QEMU_TIMEOUT}s; killed (log: $OUT/$name.log)"
+		return 1
+	fi
+	return 0
+}
+
+# check_mem NAME LOG LOW HIGH — the "memory: N MiB RAM" line must give LOW <= N <= HIGH.
+check_mem() {
+	local mib
+	mib=$(extract "$2" '^memory: ([0-9]+) MiB RAM.*')
+	if [ -z "$mib" ] || [ "$mib" -lt "$3" ] || [ "$mib" -gt "$4" ]; then
+		fail "$1" "memory reported as '${mib:-nothing}' MiB, expected $3..$4 for this -m"
+		return 1
+	fi
+}
+
+check_status() {
+	if [ "$status" -ne "$2" ]; then
+		fail "$1" "QEMU exited with status $status, expected $2 ($3)"
+		return 1
+	fi
+}
+
+# 1. Linux boot protocol (QEMU -kernel takes the setup header), i440fx, port 0xcf8 config access.
+t=qemu/linux-boot
+if boot linux-boot "$IMAGE" "ibboot.cmd=pci,mem,poweroff" -m 256 -device isa-debug-exit -device e1000; then
+	log=$OUT/linux-boot.log
+	expect $t "$log" '^ibboot [^ ]+ \(pcbios\)$' "no banner" &&
+	expect $t "$log" 'booted via Linux boot protocol' "wrong boot path" &&
+	check_mem $t "$log" 248 256 &&
+	expect $t "$log" '^00:0[0-9a-f]\.0 8086:100e class 020000' "e1000 (8086:100e) not listed" &&
+	expect $t "$log" '^    BAR0 mem32 0x[0-9a-f]+ size 128 KiB$' "e1000 BAR0 (128 KiB) not sized" &&
+	expect $t "$log" '^    BAR1 io +0x[0-9a-f]+ size 64 B$' "e1000 I/O BAR (64 B) not sized" &&
+	expect $t "$log" 'config access: port 0xcf8' "unexpected config access method" &&
+	expect $t "$log" '^ibboot> mem$' "ibboot.cmd did not run" &&
+	expect $t "$log" '^powering off$' "poweroff did not run" &&
+	check_status $t 1 "isa-debug-exit with value 0" &&
+	pass $t
+fi
+
+# 2. Multiboot v1: the same image with the Linux magic blanked, so QEMU must use the multiboot
+#    header. Also checks that a poweroff status reaches the host.
+t=qemu/multiboot
+mb=$OUT/ibboot-multiboot.bin
+cp "$IMAGE" "$mb" && printf 'XXXX' | dd of="$mb" bs=1 seek=$((0x202)) conv=notrunc status=none
+if boot multiboot "$mb" "ibboot.cmd=mem,poweroff+7" -m 512 -device isa-debug-exit; then
+	log=$OUT/multiboot.log
+	expect $t "$log" '^ibboot [^ ]+ \(pcbios\)$' "no banner" &&
+	expect $t "$log" 'booted via multiboot' "QEMU did not take the multiboot path" &&
+	check_mem $t "$log" 504 512 &&
+	check_status $t 15 "isa-debug-exit with value 7" &&
+	pass $t
+fi
+
+# 3. q35: ECAM from ACPI MCFG, a device behind a PCI bridge, RAM above 4 GiB, debug exit at 0xf4.
+t=qemu/q35-ecam-bridge
+if boot q35 "$IMAGE" "ibboot.cmd=poweroff" -M q35 -m 4608 \
+	-device isa-debug-exit,iobase=0xf4,iosize=4 \
+	-device pci-bridge,id=br1,chassis_nr=1 -device e1000,bus=br1,addr=3; then
+	log=$OUT/q35.log
+	expect $t "$log" 'config access: ECAM 0x[0-9a-f]+' "ECAM not used on q35" &&
+	expect $t "$log" '^00:[0-9a-f]{2}\.0 1b36:0001 class 060400' "PCI bridge not listed" &&
+	expect $t "$log" '^0[1-9a-f]:03\.0 8086:100e class 020000' "e1000 behind the bridge not found" &&
+	check_mem $t "$log" 4600 4608 &&
+	check_status $t 1 "isa-debug-exit at 0xf4 with value 0" &&
+	pass $t
+fi
+
+# 4. No isa-debug-exit: poweroff must switch the machine off through ACPI (FADT + \_S5).
+t=qemu/acpi-poweroff
+if boot acpi-poweroff "$IMAGE" "ibboot.cmd=poweroff" -m 128; then
+	expect $t "$OUT/acpi-poweroff.log" '^powering off$' "poweroff did not run" &&
+	check_status $t 0 "ACPI S5 shutdown" &&
+	pass $t
+fi
+
+# 5. reboot resets the machine (QEMU -no-reboot turns the reset into an exit).
+t=qemu/reboot
+if boot reboot "$IMAGE" "ibboot.cmd=reboot" -m 128; then
+	expect $t "$OUT/reboot.log" '^rebooting$' "reboot did not run" &&
+	check_status $t 0 "reset with -no-reboot" &&
+	pass $t
+fi
+
+# 6. The interactive console: commands typed on the serial line once the prompt shows (bytes sent
+#    before the firmware runs are lost, as on a real serial line).
+t=qemu/serial-console
+log=$OUT/serial-console.log
+fifo=$OUT/console-input.fifo
+rm -f "$fifo" && mkfifo "$fifo"
+"$QEMU" -nographic -no-reboot -nodefaults -serial stdio -monitor none -kernel "$IMAGE" -m 128 \
+	-device isa-debug-exit <"$fifo" >"$log" 2>&1 &
+qemu_pid=$!
+exec 3>"$fifo"
+for _ in $(seq $((QEMU_TIMEOUT * 10))); do
+	grep -aq '^ibboot> ' "$log" && break
+	kill -0 $qemu_pid 2>/dev/null || break
+	sleep 0.1
+done
+printf 'echo typed-on-serial\rpoweroff 3\r' >&3
+for _ in $(seq $((QEMU_TIMEOUT * 10))); do
+	kill -0 $qemu_pid 2>/dev/null || break
+	sleep 0.1
+done
+if kill -0 $qemu_pid 2>/dev/null; then
+	kill $qemu_pid
+	wait $qemu_pid
+	fail $t "QEMU still running after ${QEMU_TIMEOUT}s; killed (log: $log)"
+else
+	wait $qemu_pid
+	status=$?
+	sed -i 's/\r$//' "$log"
+	expect $t "$log" '^typed-on-serial$' "echo typed on the serial console missing" &&
+	check_status $t 7 "poweroff 3 typed on the console" &&
+	pass $t
+fi
+exec 3>&-
+rm -f "$fifo"
+
+[ "$failures" -eq 0 ]
