@@ -57,8 +57,8 @@ bin/tests/servernode-unit: $(SN_UNIT_TESTS:%=$(SN_BUILD)/san/tests/%.o) $(SN_BUI
 	@mkdir -p $(@D)
 	$(HOST_CC) $(SAN_FLAGS) -o $@ $^
 
-# The integration test needs fabsim itself (util/fabsim/fabsim.mk builds bin/fabsim).
-SN_FABSIM := $(filter bin/fabsim,$(ALL_TARGETS))
+# The integration test needs fabsim itself (util/fabsim/fabsim.mk, which includes this file).
+SN_FABSIM := $(if $(FABSIM_CORE_SRCS),bin/fabsim)
 
 .PHONY: check-servernode
 ifneq ($(wildcard util/hcasim/sma.c),)
