@@ -26,6 +26,7 @@ DEMO_TARGET   ?=
 # Order matters: check targets run in include order (fast unit tests first, QEMU last).
 include util/prmgen/prmgen.mk
 -include src/src.mk
+-include src/drivers/infiniband/infiniband.mk
 -include util/iblib/iblib.mk
 -include util/hcasim/hcasim.mk
 -include util/fabsim/fabsim.mk
