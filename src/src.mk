@@ -97,6 +97,9 @@ bin/ibboot.lkrn: build/image/ibboot.elf
 
 ALL_TARGETS += bin/ibboot.lkrn
 
+# The IB core, IPoIB and IP layers (their own fragment, owned by the ibcore work).
+-include src/net/net.mk
+
 # ---- QEMU smoke test and the interim demo ----
 .PHONY: check-qemu-smoke demo-image
 check-qemu-smoke: bin/ibboot.lkrn

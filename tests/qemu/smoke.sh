@@ -153,4 +153,36 @@ fi
 exec 3>&-
 rm -f "$fifo"
 
+# 7. A real boot loader: syslinux (Debian's package) on a FAT floppy loads the image with
+#    KERNEL, through the Linux boot protocol's real-mode entry.
+t=qemu/syslinux
+if ! command -v syslinux >/dev/null || ! command -v mformat >/dev/null; then
+	echo "SKIP: $t: syslinux or mtools not installed (Debian packages syslinux, mtools)"
+else
+	img=$OUT/syslinux-floppy.img
+	rm -f "$img"
+	printf 'SERIAL 0 115200\nPROMPT 0\nDEFAULT ibboot\nLABEL ibboot\n  KERNEL ibboot.lkrn\n  APPEND ibboot.cmd=pci,poweroff+2\n' >"$OUT/syslinux.cfg"
+	if mformat -i "$img" -C -f 1440 :: && syslinux --install "$img" &&
+	   mcopy -i "$img" "$OUT/syslinux.cfg" ::syslinux.cfg && mcopy -i "$img" "$IMAGE" ::ibboot.lkrn; then
+		timeout --kill-after=5 "$QEMU_TIMEOUT" "$QEMU" -nographic -no-reboot -nodefaults \
+			-serial stdio -monitor none -m 256 -device isa-debug-exit -device e1000 \
+			-drive file="$img",format=raw,if=floppy -boot a </dev/null >"$OUT/syslinux.log" 2>&1
+		status=$?
+		sed -i 's/\r$//' "$OUT/syslinux.log"
+		log=$OUT/syslinux.log
+		if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+			fail $t "QEMU still running after ${QEMU_TIMEOUT}s; killed (log: $log)"
+		else
+			expect $t "$log" 'SYSLINUX' "syslinux did not start" &&
+			expect $t "$log" 'booted via Linux boot protocol' "image not entered through its setup code" &&
+			expect $t "$log" '^ibboot> pci$' "command line from syslinux APPEND not seen" &&
+			expect $t "$log" '8086:100e class 020000' "e1000 not listed" &&
+			check_status $t 5 "isa-debug-exit with value 2" &&
+			pass $t
+		fi
+	else
+		fail $t "could not build the syslinux floppy image"
+	fi
+fi
+
 [ "$failures" -eq 0 ]
