@@ -33,6 +33,28 @@ grep -Eq 'bdf=00:03.0  bar 0, addr [0-9a-f]+, size 00100000 \[mem\]' "$T/seabios
     pass bar0-size-1MiB || fail bar0-size-1MiB "$(grep 'bdf=00:03.0  bar 0' "$T/seabios.log")"
 grep -Eq 'bdf=00:03.0  bar 2, addr [0-9a-f]+, size 00800000 \[prefmem\]' "$T/seabios.log" &&
     pass bar2-size-8MiB || fail bar2-size-8MiB "$(grep 'bdf=00:03.0  bar 2' "$T/seabios.log")"
+# Our own image's PCI scan (bin/ibboot.lkrn prints every function with its BARs), then poweroff
+# through isa-debug-exit at 0xf4: QEMU exit status 1 is the clean power-off.
+IBBOOT=$TOP/bin/ibboot.lkrn
+if [ -f "$IBBOOT" ]; then
+    run_qemu 120 -kernel "$IBBOOT" -append 'ibboot.cmd=poweroff' -device isa-debug-exit,iobase=0xf4 \
+        -device "hermon,model=$MODEL,device-id=0x1003,addr=03.0"
+    rc=$?
+    serial_text > "$T/ibboot-serial.txt"
+    sed -n '/^00:03.0 /,/^[0-9a-f][0-9a-f]:/p' "$T/ibboot-serial.txt" > "$T/ibboot-hermon.txt"
+    if [ "$rc" -ne 1 ]; then
+        fail ibboot-scan "ibboot did not power off (QEMU status $rc): $(tail -c 400 "$T/ibboot-serial.txt")"
+    elif grep -q '^00:03.0 15b3:1003 class 0c0600' "$T/ibboot-hermon.txt" &&
+         grep -Eq 'BAR0 mem64 0x[0-9a-f]+ size 1 MiB$' "$T/ibboot-hermon.txt" &&
+         grep -Eq 'BAR2 mem64 0x[0-9a-f]+ size 8 MiB prefetchable$' "$T/ibboot-hermon.txt"; then
+        pass ibboot-scan-15b3-1003-bars
+    else
+        fail ibboot-scan-15b3-1003-bars "ibboot lists: $(cat "$T/ibboot-hermon.txt")"
+    fi
+else
+    fail ibboot-scan "$IBBOOT missing (make bin/ibboot.lkrn)"
+fi
+
 # iPXE has no driver for 1003 (anchors: the 2019 snapshot lacks the ID): it must leave the HCA alone.
 grep -q 'bar0 write' "$T/device.log" && fail ipxe-leaves-1003-alone "$(grep -m3 'bar0 write' "$T/device.log")" ||
     pass ipxe-leaves-1003-alone
