@@ -13,7 +13,7 @@ build/image/src/core/main.o build/hosted/src/core/main.o build/unit/src/core/mai
 
 # Platform-independent code: identical in the image, the hosted program and the tests.
 CORE_SRCS := src/core/fmt.c src/core/console.c src/core/errno.c src/core/timer.c \
-	src/core/physmem.c src/core/dma.c src/core/mmio.c src/core/shell.c src/core/commands.c \
+	src/core/physmem.c src/core/dma.c src/core/mmio.c src/core/shell.c src/core/commands.c src/core/diag.c \
 	src/core/main.c
 BUS_SRCS := src/drivers/bus/pci.c src/drivers/bus/pci_driver.c src/drivers/bus/pci_print.c
 HOSTED_PLAT_SRCS := src/platform/hosted/platform.c src/platform/hosted/pci.c \

@@ -90,10 +90,15 @@ static int cmd_poweroff(int argc, char **argv)
 	plat_poweroff(status);
 }
 
+int cmd_memcheck(int argc, char **argv);
+int cmd_mmio(int argc, char **argv);
+
 const struct shell_command shell_commands[] = {
 	{ "help", "list commands", cmd_help },
 	{ "pci", "rescan and list PCI functions with their BARs", cmd_pci },
 	{ "mem", "show the firmware memory map and free buffer memory", cmd_mem },
+	{ "memcheck", "write and verify every chunk of buffer memory, then free it", cmd_memcheck },
+	{ "mmio", "BB:DD.F BAR [OFF [VAL]]: read (or write) a 32-bit register in a BAR", cmd_mmio },
 	{ "echo", "print the arguments", cmd_echo },
 	{ "uptime", "milliseconds since start", cmd_uptime },
 	{ "reboot", "reset the machine", cmd_reboot },

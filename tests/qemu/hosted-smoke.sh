@@ -19,6 +19,17 @@ expect $t "$log" '^memory: 64 MiB RAM' "buffer arena not reported" &&
 { [ "$status" -eq 0 ] || { fail $t "exit status $status, expected 0"; false; }; } &&
 pass $t
 
+t=hosted/mmio-memcheck
+timeout 60 "$BIN" ibboot.cmd=mmio+00:01.0+0,mmio+00:01.0+2+0x20+0xfeedf00d,memcheck,poweroff \
+	</dev/null >"$OUT/mmio.log" 2>&1
+status=$?
+log=$OUT/mmio.log
+expect $t "$log" '^mmio 00:01\.0 BAR0 at 0xc0000000 \+0x0: 0x1b1b0001$' "ID register of the test device" &&
+expect $t "$log" '^mmio 00:01\.0 BAR2 at 0x[0-9a-f]+ \+0x20: 0xfeedf00d$' "BAR2 write did not read back" &&
+expect $t "$log" '^memcheck: (6[0-4]) MiB in [0-9]+ chunks written and verified, .* 0 bad; all freed$' "memcheck" &&
+{ [ "$status" -eq 0 ] || { fail $t "exit status $status, expected 0"; false; }; } &&
+pass $t
+
 t=hosted/stdin
 printf 'echo from-stdin\nbogus\npoweroff 5\n' | timeout 60 "$BIN" >"$OUT/stdin.log" 2>&1
 status=$?

@@ -88,16 +88,27 @@ if boot multiboot "$mb" "ibboot.cmd=mem,poweroff+7" -m 512 -device isa-debug-exi
 	pass $t
 fi
 
-# 3. q35: ECAM from ACPI MCFG, a device behind a PCI bridge, RAM above 4 GiB, debug exit at 0xf4.
+# 3. q35: ECAM from ACPI MCFG, a device behind a PCI bridge, RAM above 4 GiB (memcheck writes and
+#    verifies every chunk the allocator hands out, so the page tables must cover it), a 1 GiB
+#    64-bit BAR that firmware places above 4 GiB (ivshmem: plain memory, so a write must read
+#    back through the on-demand uncached mapping), debug exit at 0xf4.
 t=qemu/q35-ecam-bridge
-if boot q35 "$IMAGE" "ibboot.cmd=poweroff" -M q35 -m 4608 \
+if boot q35 "$IMAGE" "ibboot.cmd=memcheck,mmio+00:05.0+2+0x100+0x5eed1234,poweroff" -M q35 -m 4608 \
 	-device isa-debug-exit,iobase=0xf4,iosize=4 \
-	-device pci-bridge,id=br1,chassis_nr=1 -device e1000,bus=br1,addr=3; then
+	-device pci-bridge,id=br1,chassis_nr=1 -device e1000,bus=br1,addr=3 \
+	-object memory-backend-ram,id=shm,size=1G -device ivshmem-plain,memdev=shm,addr=5; then
 	log=$OUT/q35.log
+	high=$(extract "$log" '^memcheck: .*highest address 0x([0-9a-f]+), 0 bad; all freed$')
+	bar2=$(extract "$log" '^    BAR2 mem64 0x([0-9a-f]+) size 1 GiB prefetchable$')
 	expect $t "$log" 'config access: ECAM 0x[0-9a-f]+' "ECAM not used on q35" &&
 	expect $t "$log" '^00:[0-9a-f]{2}\.0 1b36:0001 class 060400' "PCI bridge not listed" &&
 	expect $t "$log" '^0[1-9a-f]:03\.0 8086:100e class 020000' "e1000 behind the bridge not found" &&
 	check_mem $t "$log" 4600 4608 &&
+	{ [ -n "$high" ] && [ $((0x$high)) -gt $((0x100000000)) ] ||
+		{ fail $t "memcheck did not verify memory above 4 GiB (highest '${high:-none}')"; false; }; } &&
+	{ [ -n "$bar2" ] && [ $((0x$bar2)) -ge $((0x100000000)) ] ||
+		{ fail $t "ivshmem BAR2 not above 4 GiB ('${bar2:-none}')"; false; }; } &&
+	expect $t "$log" '^mmio 00:05\.0 BAR2 at 0x[0-9a-f]+ \+0x100: 0x5eed1234$' "BAR above 4 GiB did not read back" &&
 	check_status $t 1 "isa-debug-exit at 0xf4 with value 0" &&
 	pass $t
 fi
