@@ -149,6 +149,7 @@ enum ib_qp_state {
 
 struct ib_qp;
 struct ib_wc;
+struct ib_wq_slot;
 
 /* Where a UD/GSI/SMI send goes (IBA 11.2.4.1 Address Handle + the datagram's QPN/Q_Key). */
 struct ib_address_vector {
@@ -177,7 +178,7 @@ struct ib_work_queue {
 	/* Core bookkeeping: */
 	uint32_t posted;             /* WRs posted so far (wraps) */
 	uint32_t completed;          /* WRs completed so far (wraps) */
-	void **cookie;               /* [num_wqes]: what each outstanding WR carries */
+	struct ib_wq_slot *slot;     /* [num_wqes]: what each outstanding WR carries (core-private) */
 };
 
 /* What the core tells the QP's owner (IPoIB, the MAD agent). Called from ib_poll(). */

@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Port policy: every port is opened, the first to reach ACTIVE is chosen, a port without link
+ * costs one local MAD every couple of seconds, and a port stuck in INIT (no SM) is reported
+ * within 30 s with progress lines after that (anchors.md §2 item 15: "start the Subnet Manager").
+ * ClientReregister, SM changes and LID changes make the SA client rejoin and the ULPs flush.
+ */
+#include <ibboot/ib_ulp.h>
+#include <ibboot/ib_sa.h>
+#include <ibboot/console.h>
+#include <ibboot/dma.h>
+#include <ibboot/errno.h>
+#include <ibboot/string.h>
+
+#include "ib_internal.h"
+
+static struct ib_ulp *ulp_list;
+static struct ib_port *chosen_port;
+
+void ib_ulp_register(struct ib_ulp *ulp)
+{
+	for (struct ib_ulp *u = ulp_list; u; u = u->next)
+		if (u == ulp)
+			return;
+	ulp->next = ulp_list;
+	ulp_list = ulp;
+	if (chosen_port && ulp->port_up)
+		ulp->port_up(chosen_port);
+}
+
+void ib_ulp_unregister(struct ib_ulp *ulp)
+{
+	for (struct ib_ulp **pp = &ulp_list; *pp; pp = &(*pp)->next) {
+		if (*pp == ulp) {
+			*pp = ulp->next;
+			return;
+		}
+	}
+}
+
+struct ib_port *ib_active_port(void)
+{
+	return chosen_port;
+}
+
+const char *ib_port_rate_string(const struct ib_port_attr *a, char *buf, size_t size)
+{
+	unsigned lanes, lane_mbps;
+	const char *w, *s;
+
+	switch (a->link_width_active) {
+	case 1: w = "1X"; lanes = 1; break;
+	case 2: w = "4X"; lanes = 4; break;
+	case 4: w = "8X"; lanes = 8; break;
+	case 8: w = "12X"; lanes = 12; break;
+	default: w = "?X"; lanes = 0; break;
+	}
+	switch (a->link_speed_active) {
+	case 1: s = "SDR"; lane_mbps = 2500; break;
+	case 2: s = "DDR"; lane_mbps = 5000; break;
+	case 4: s = "QDR"; lane_mbps = 10000; break;
+	default: s = "?DR"; lane_mbps = 0; break;
+	}
+	ksnprintf(buf, size, "%s %s (%u Gb/s)", w, s, lanes * lane_mbps / 1000);
+	return buf;
+}
+
+static void notify_up(struct ib_port *port)
+{
+	for (struct ib_ulp *u = ulp_list; u; u = u->next)
+		if (u->port_up)
+			u->port_up(port);
+}
+
+static void notify_down(struct ib_port *port)
+{
+	for (struct ib_ulp *u = ulp_list; u; u = u->next)
+		if (u->port_down)
+			u->port_down(port);
+}
+
+static void notify_rereg(struct ib_port *port)
+{
+	for (struct ib_ulp *u = ulp_list; u; u = u->next)
+		if (u->reregister)
+			u->reregister(port);
+}
+
+/* Chooses the first ACTIVE port of any device when none is chosen. */
+static void choose_port(void)
+{
+	if (chosen_port)
+		return;
+	for (struct ib_device *dev = ib_devices(); dev; dev = dev->next) {
+		for (unsigned p = 0; p < dev->num_ports; p++) {
+			struct ib_port *port = &dev->port[p];
+
+			if (port->policy && port->attr.state == IB_PORT_ACTIVE) {
+				chosen_port = port;
+				kprintf("%s port %u: using this port\n", dev->name, port->num);
+				notify_up(port);
+				return;
+			}
+		}
+	}
+}
+
+static void port_rereg(struct ib_port *port, const char *why)
+{
+	kprintf("%s port %u: %s - joining groups again\n", port->dev->name, port->num, why);
+	ib_sa_reregister(port);
+	if (port == chosen_port)
+		notify_rereg(port);
+}
+
+void ib_policy_event(struct ib_port *port, uint32_t flags)
+{
+	if (!port->policy)
+		return;
+	port->query_pending = true;
+	if ((flags & IB_MGMT_CLIENT_REREG) && port->attr.state == IB_PORT_ACTIVE)
+		port_rereg(port, "the subnet manager asked for re-registration");
+}
+
+static void became_active(struct ib_port *port)
+{
+	char rate[32];
+
+	kprintf("%s port %u: ACTIVE, LID 0x%04x, SM LID 0x%04x, %s\n", port->dev->name, port->num,
+		port->attr.lid, port->attr.sm_lid, ib_port_rate_string(&port->attr, rate, sizeof(rate)));
+	ib_sa_port_up(port);
+	choose_port();
+}
+
+static void left_active(struct ib_port *port)
+{
+	kprintf("%s port %u: no longer ACTIVE (now %s)\n", port->dev->name, port->num,
+		ib_port_state_name(port->attr.state));
+	ib_sa_port_down(port);
+	if (port == chosen_port) {
+		notify_down(port);
+		chosen_port = NULL;
+		choose_port();
+	}
+}
+
+static void sm_wait_report(struct ib_port *port, uint64_t now)
+{
+	struct ib_port_policy *pol = port->policy;
+	uint64_t waited = now - pol->link_up_ms;
+
+	if ((int64_t)(now - pol->next_sm_report_ms) < 0)
+		return;
+	if (!pol->sm_warned) {
+		kprintf("%s port %u: link up but no subnet manager after %u s (port state %s) "
+			"— is OpenSM running?\n", port->dev->name, port->num,
+			(unsigned)(waited / 1000), ib_port_state_name(port->attr.state));
+		pol->sm_warned = true;
+	} else {
+		kprintf("%s port %u: still waiting for a subnet manager (%u s, port state %s, "
+			"SM LID 0x%04x)\n", port->dev->name, port->num, (unsigned)(waited / 1000),
+			ib_port_state_name(port->attr.state), port->attr.sm_lid);
+	}
+	pol->next_sm_report_ms = now + IB_SM_PROGRESS_MS;
+}
+
+void ib_policy_tick(struct ib_port *port, uint64_t now)
+{
+	struct ib_port_policy *pol = port->policy;
+	struct ib_port_attr old;
+	enum ib_port_state st;
+	uint32_t changes;
+
+	if (!pol)
+		return;
+	if (port->query_pending || (int64_t)(now - pol->next_query_ms) >= 0) {
+		old = port->attr;
+		port->query_pending = false;
+		if (ib_port_query(port) < 0) {
+			pol->next_query_ms = now + IB_QUERY_INIT_MS;
+			return;
+		}
+		st = port->attr.state;
+		pol->next_query_ms = now + (st == IB_PORT_ACTIVE ? IB_QUERY_ACTIVE_MS :
+					    st == IB_PORT_DOWN ? IB_QUERY_DOWN_MS : IB_QUERY_INIT_MS);
+		changes = ib_port_query_changes(port, &old);
+		if (old.state == IB_PORT_DOWN && st != IB_PORT_DOWN) {
+			char rate[32];
+
+			pol->link_up_ms = now;
+			pol->sm_warned = false;
+			pol->next_sm_report_ms = now + IB_SM_WAIT_WARN_MS;
+			if (st != IB_PORT_ACTIVE)
+				kprintf("%s port %u: link up, %s; waiting for the subnet manager\n",
+					port->dev->name, port->num,
+					ib_port_rate_string(&port->attr, rate, sizeof(rate)));
+		}
+		if (old.state != IB_PORT_ACTIVE && st == IB_PORT_ACTIVE)
+			became_active(port);
+		else if (old.state == IB_PORT_ACTIVE && st != IB_PORT_ACTIVE)
+			left_active(port);
+		else if (st == IB_PORT_ACTIVE && (changes & (IB_MGMT_SM | IB_MGMT_LID |
+							     IB_MGMT_GID | IB_MGMT_PKEY)))
+			port_rereg(port, (changes & IB_MGMT_SM) ? "the subnet manager changed" :
+					 "the port's address changed");
+		if (st == IB_PORT_DOWN && old.state != IB_PORT_DOWN)
+			kprintf("%s port %u: link down\n", port->dev->name, port->num);
+		pol->last_state = st;
+	}
+	if (port->attr.state == IB_PORT_INIT || port->attr.state == IB_PORT_ARMED)
+		sm_wait_report(port, now);
+	ib_sa_tick(port, now);
+}
+
+int ib_policy_create(struct ib_port *port)
+{
+	struct ib_port_policy *pol = kzalloc(sizeof(*pol));
+
+	if (!pol)
+		return -ENOMEM;
+	/* Start from DOWN so the first query reports what it finds. */
+	port->attr.state = IB_PORT_DOWN;
+	pol->last_state = IB_PORT_DOWN;
+	port->policy = pol;
+	return 0;
+}
+
+void ib_policy_destroy(struct ib_port *port)
+{
+	if (!port->policy)
+		return;
+	if (port == chosen_port) {
+		notify_down(port);
+		chosen_port = NULL;
+	}
+	kfree(port->policy);
+	port->policy = NULL;
+}
+
+/* ---- ibstat ---- */
+
+int ibstat_format(const struct ib_port *port, char *buf, size_t size)
+{
+	const struct ib_port_attr *a = &port->attr;
+	unsigned mtu = ib_mtu_bytes(a->neighbor_mtu), cap = ib_mtu_bytes(a->mtu_cap);
+	char gid[48], rate[32];
+
+	return ksnprintf(buf, size,
+			 "%s port %u: %s%s\n"
+			 "  LID 0x%04x  LMC %u  SM LID 0x%04x  SM SL %u\n"
+			 "  GID %s\n"
+			 "  P_Key 0x%04x  rate %s  MTU %u (cap %u)\n",
+			 port->dev->name, port->num, ib_port_state_name(a->state),
+			 port == chosen_port ? " (in use)" : "", a->lid, a->lmc, a->sm_lid,
+			 a->sm_sl, ib_gid_format(&port->gid, gid, sizeof(gid)), a->pkey,
+			 a->state >= IB_PORT_INIT ? ib_port_rate_string(a, rate, sizeof(rate))
+						  : "- (no link)",
+			 mtu, cap);
+}
+
+void ibstat_print(void)
+{
+	char buf[320];
+	unsigned n = 0;
+
+	for (struct ib_device *dev = ib_devices(); dev; dev = dev->next) {
+		for (unsigned p = 0; p < dev->num_ports; p++) {
+			ibstat_format(&dev->port[p], buf, sizeof(buf));
+			kputs(buf);
+			n++;
+		}
+	}
+	if (!n)
+		kputs("ibstat: no InfiniBand device\n");
+}

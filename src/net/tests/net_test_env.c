@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The platform services src/net uses (console, clock, memory, error names), provided for the
+ * hosted tests and fuzz targets without the image's core: the console is captured so tests can
+ * assert on what a person would read, and the clock is a variable tests move by hand.
+ */
+#include "net_test_env.h"
+
+#include <ibboot/console.h>
+#include <ibboot/dma.h>
+#include <ibboot/errno.h>
+#include <ibboot/timer.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t test_now_ms;
+static char console_buf[65536];
+static size_t console_len;
+bool test_console_echo;
+
+uint64_t clock_ms(void)
+{
+	return test_now_ms;
+}
+
+uint64_t clock_us(void)
+{
+	return test_now_ms * 1000;
+}
+
+int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
+{
+	return vsnprintf(buf, size, fmt, ap);
+}
+
+int ksnprintf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+void kputs(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (test_console_echo)
+		fputs(s, stdout);
+	if (console_len + n >= sizeof(console_buf))
+		console_len = 0;   /* tests clear it often; wrap rather than overflow */
+	memcpy(console_buf + console_len, s, n);
+	console_len += n;
+	console_buf[console_len] = '\0';
+}
+
+void kputc(char c)
+{
+	char s[2] = { c, 0 };
+
+	kputs(s);
+}
+
+int kvprintf(const char *fmt, va_list ap)
+{
+	char line[1024];
+	int n = vsnprintf(line, sizeof(line), fmt, ap);
+
+	kputs(line);
+	return n;
+}
+
+int kprintf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = kvprintf(fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+const char *test_console(void)
+{
+	return console_buf;
+}
+
+void test_console_clear(void)
+{
+	console_len = 0;
+	console_buf[0] = '\0';
+}
+
+bool test_console_has(const char *needle)
+{
+	return strstr(console_buf, needle) != NULL;
+}
+
+void *dma_alloc(size_t size, size_t align)
+{
+	void *p = NULL;
+
+	if (align < sizeof(void *))
+		align = sizeof(void *);
+	if (posix_memalign(&p, align, size ? size : 1))
+		return NULL;
+	return p;
+}
+
+void dma_free(void *p, size_t size)
+{
+	(void)size;
+	free(p);
+}
+
+uint64_t virt_to_bus(const void *p)
+{
+	return (uint64_t)(uintptr_t)p;
+}
+
+void *kzalloc(size_t size)
+{
+	return calloc(1, size ? size : 1);
+}
+
+void kfree(void *p)
+{
+	free(p);
+}
+
+const char *ib_strerror(int err)
+{
+	switch (err < 0 ? -err : err) {
+	case 0: return "success";
+	case IB_EPERM: return "not permitted";
+	case IB_ENOENT: return "not found";
+	case IB_EIO: return "I/O error";
+	case IB_ENOMEM: return "out of memory";
+	case IB_EBUSY: return "busy";
+	case IB_EEXIST: return "exists";
+	case IB_ENODEV: return "no device";
+	case IB_EINVAL: return "invalid argument";
+	case IB_ENOSPC: return "no space";
+	case IB_ERANGE: return "out of range";
+	case IB_ENOTSUP: return "not supported";
+	case IB_ETIMEDOUT: return "timed out";
+	case IB_EFAULT: return "bad address";
+	case IB_ECANCELED: return "cancelled";
+	default: return "unknown error";
+	}
+}
