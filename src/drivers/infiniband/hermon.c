@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Hermon: reset, bring-up, full teardown and the PCI glue.
+ *
+ * Bring-up (hermon-interface.md §1(b)): reset → QUERY_FW → MAP_FA → RUN_FW → QUERY_DEV_CAP →
+ * SET_ICM_SIZE → MAP_ICM_AUX → MAP_ICM → INIT_HCA → SW2HW_MPT → SW2HW_EQ → MAP_EQ →
+ * CONF_SPECIAL_QP; ports are opened separately (SET_PORT → INIT_PORT). Each failing step unwinds
+ * what came before it, in reverse order, and ends with a reset, so a failed probe leaves the HCA
+ * quiet: no firmware running, none of our memory mapped, nothing able to DMA.
+ */
+#include <ibboot/console.h>
+#include <ibboot/dma.h>
+#include <ibboot/errno.h>
+#include <ibboot/hermon_prm.h>
+#include <ibboot/pci.h>
+#include <ibboot/string.h>
+#include <ibboot/timer.h>
+#include "hermon.h"
+
+/* Linux mlx4 reset.c: dwords 0x58/0x5c are the vendor's config gateway — not restored. */
+#define HERMON_CFG_DWORDS 64
+static bool hermon_cfg_skip(unsigned off) { return off == 0x58 || off == 0x5c || off == 0; }
+
+int hermon_reset(struct hermon *h)
+{
+	uint32_t cfg[HERMON_CFG_DWORDS];
+	uint16_t vendor = 0xffff;
+	uint64_t start;
+
+	/* The hardware semaphore keeps a flash update from being cut by our reset (Linux). */
+	start = clock_ms();
+	while (readl_be(&h->config, HERMON_SEM_OFFSET) != 0) {
+		if (clock_ms() - start >= HERMON_SEM_TIMEOUT_MS) {
+			hermon_err(h, "cannot take the hardware semaphore (flash update running?); "
+				   "reset not done");
+			return -EBUSY;
+		}
+		mdelay(1);
+	}
+
+	for (unsigned i = 0; i < HERMON_CFG_DWORDS; i++)
+		cfg[i] = pci_read32(h->pci, 4 * i);
+	writel_be(&h->config, HERMON_RESET_OFFSET, HERMON_RESET_MAGIC);
+	wmb();
+	h->toggle = 0;
+
+	/* PRM: no access for 1 s; then config cycles answer again (iPXE's 1 ms broke CX-2). */
+	mdelay(HERMON_RESET_WAIT_MS);
+	start = clock_ms();
+	for (;;) {
+		vendor = pci_read16(h->pci, PCI_VENDOR_ID);
+		if (vendor == h->pci->vendor)
+			break;
+		if (clock_ms() - start >= HERMON_RESET_POLL_MS) {
+			hermon_err(h, "no answer on PCI %u ms after reset (vendor ID reads 0x%04x)",
+				   HERMON_RESET_WAIT_MS + HERMON_RESET_POLL_MS, vendor);
+			return -ETIMEDOUT;
+		}
+		mdelay(1);
+	}
+	/* Highest first, so the command register (decode enables) comes back after the BARs. */
+	for (int i = HERMON_CFG_DWORDS - 1; i >= 0; i--)
+		if (!hermon_cfg_skip(4u * (unsigned)i))
+			pci_write32(h->pci, 4u * (unsigned)i, cfg[i]);
+	return 0;
+}
+
+static int hermon_init_hca(struct hermon *h)
+{
+	uint8_t *init_hca = kzalloc(HERMONPRM_INIT_HCA_ST_BYTES);
+	int rc;
+
+	if (!init_hca)
+		return -ENOMEM;
+	hermon_icm_fill_init_hca(&h->plan, init_hca);
+	rc = hermon_cmd_init_hca(h, init_hca);
+	kfree(init_hca);
+	if (rc == 0)
+		h->stage = HERMON_STAGE_HCA_INIT;
+	return rc;
+}
+
+static void hermon_close_hca(struct hermon *h)
+{
+	if (h->stage >= HERMON_STAGE_HCA_INIT)
+		hermon_cmd_close_hca(h);
+	h->stage = HERMON_STAGE_ICM_MAPPED;
+}
+
+/* After a reset the device holds nothing of ours: forget every software shadow of it. */
+static void hermon_after_reset(struct hermon *h)
+{
+	hermon_free_host_memory(h);
+	memset(&h->eq, 0, sizeof(h->eq));
+	memset(h->mtt_inuse, 0, sizeof(h->mtt_inuse));
+	memset(h->amgm_inuse, 0, sizeof(h->amgm_inuse));
+	h->map_cmds = h->map_entries = 0;
+	h->stage = HERMON_STAGE_RESET;
+}
+
+int hermon_start(struct hermon *h)
+{
+	int rc;
+
+	if ((rc = hermon_start_firmware(h)) != 0)
+		goto err_firmware;
+	if ((rc = hermon_read_caps(h)) != 0)
+		goto err_caps;
+	h->num_ports = h->caps.num_ports;
+	if ((rc = hermon_map_icm(h)) != 0)
+		goto err_icm;
+	if ((rc = hermon_init_hca(h)) != 0)
+		goto err_init_hca;
+	if ((rc = hermon_setup_mpt(h)) != 0)
+		goto err_mpt;
+	if ((rc = hermon_create_eq(h)) != 0)
+		goto err_eq;
+	if ((rc = hermon_cmd_conf_special_qp(h, h->plan.special_qpn_base)) != 0)
+		goto err_special_qp;
+	h->stage = HERMON_STAGE_RUNNING;
+	for (unsigned i = 0; i < HERMON_MAX_PORTS; i++)
+		h->port[i].num = i + 1;
+	return 0;
+
+err_special_qp:
+	hermon_destroy_eq(h);
+err_eq:
+	hermon_destroy_mpt(h);
+err_mpt:
+	hermon_close_hca(h);
+err_init_hca:
+	hermon_unmap_icm(h);
+err_icm:
+err_caps:
+	hermon_stop_firmware(h);
+err_firmware:
+	/* Whatever the firmware still holds, the reset takes away; then our memory is free. */
+	hermon_reset(h);
+	hermon_after_reset(h);
+	hermon_err(h, "bring-up failed (%s); HCA reset and left idle", ib_strerror(rc));
+	return rc;
+}
+
+void hermon_quiesce(struct hermon *h)
+{
+	if (h->stage == HERMON_STAGE_RESET && !h->qps && !h->cqs)
+		return;
+	while (h->qps)
+		hermon_destroy_qp(h, h->qps);   /* 2RST: no more DMA from any QP */
+	while (h->cqs)
+		hermon_destroy_cq(h, h->cqs);
+	for (unsigned p = 1; p <= h->num_ports; p++)
+		hermon_close_port(h, p);
+	memset(h->special_qp_used, 0, sizeof(h->special_qp_used));
+	hermon_destroy_eq(h);
+	hermon_destroy_mpt(h);
+	hermon_close_hca(h);
+	hermon_unmap_icm(h);
+	hermon_stop_firmware(h);
+	hermon_reset(h);
+	hermon_after_reset(h);
+}
+
+void hermon_poll(struct hermon *h)
+{
+	if (h->stage != HERMON_STAGE_RUNNING)
+		return;
+	hermon_poll_eq(h);
+	hermon_port_poll(h);
+}
+
+int hermon_init(struct hermon *h, struct pci_device *pci)
+{
+	int rc;
+
+	h->pci = pci;
+	ksnprintf(h->name, sizeof(h->name), "hermon %04x:%02x:%02x.%x", 0, PCI_BUS(pci->bdf),
+		  PCI_DEV(pci->bdf), PCI_FN(pci->bdf));
+	pci_enable_device(pci);
+	if ((rc = pci_map_bar(pci, 0, &h->config)) != 0 || h->config.size < MiB(1)) {
+		hermon_err(h, "BAR0 (1 MiB of registers) is not mapped — check the BIOS's PCI "
+			   "resource assignment");
+		return rc ? rc : -ENODEV;
+	}
+	if ((rc = pci_map_bar(pci, 2, &h->uar)) != 0 ||
+	    h->uar.size < (uint64_t)(HERMON_UAR_NON_EQ_PAGE + 1) * HERMON_PAGE_SIZE) {
+		/* The doorbell page is UAR 128: a mapping that stops before it cannot work. */
+		hermon_err(h, "BAR2 (UAR doorbells) is not mapped or smaller than %u pages",
+			   HERMON_UAR_NON_EQ_PAGE + 1);
+		rc = rc ? rc : -ENODEV;
+		goto err_uar;
+	}
+	h->mbox_in = dma_alloc(HERMON_MBOX_SIZE, HERMON_MBOX_SIZE);
+	h->mbox_out = dma_alloc(HERMON_MBOX_SIZE, HERMON_MBOX_SIZE);
+	if (!h->mbox_in || !h->mbox_out) {
+		rc = -ENOMEM;
+		goto err_mbox;
+	}
+	if ((rc = hermon_reset(h)) != 0)
+		goto err_reset;
+	if ((rc = hermon_start(h)) != 0)
+		goto err_start;
+	return 0;
+
+err_start:
+err_reset:
+err_mbox:
+	if (h->mbox_out)
+		dma_free(h->mbox_out, HERMON_MBOX_SIZE);
+	if (h->mbox_in)
+		dma_free(h->mbox_in, HERMON_MBOX_SIZE);
+	h->mbox_in = h->mbox_out = NULL;
+	plat_mmio_unmap(&h->uar);
+err_uar:
+	plat_mmio_unmap(&h->config);
+	return rc;
+}
+
+void hermon_fini(struct hermon *h)
+{
+	hermon_quiesce(h);
+	if (h->mbox_out)
+		dma_free(h->mbox_out, HERMON_MBOX_SIZE);
+	if (h->mbox_in)
+		dma_free(h->mbox_in, HERMON_MBOX_SIZE);
+	h->mbox_in = h->mbox_out = NULL;
+	plat_mmio_unmap(&h->uar);
+	plat_mmio_unmap(&h->config);
+}
+
+/* ---- PCI glue ---- */
+
+static const struct pci_device_id hermon_ids[] = {
+	{ 0x15b3, 0x1003, "ConnectX-3" },
+	{ 0x15b3, 0x1007, "ConnectX-3 Pro" },
+	{ 0x15b3, 0x6340, "ConnectX VPI (SDR)" },
+	{ 0x15b3, 0x634a, "ConnectX VPI (DDR)" },
+	{ 0x15b3, 0x6354, "ConnectX VPI (QDR)" },
+	{ 0x15b3, 0x6368, "ConnectX EN" },
+	{ 0x15b3, 0x6372, "ConnectX EN" },
+	{ 0x15b3, 0x6732, "ConnectX-2 VPI (DDR)" },
+	{ 0x15b3, 0x673c, "ConnectX-2 VPI (QDR)" },
+	{ 0x15b3, 0x6746, "ConnectX-2 VPI (QDR)" },
+	{ 0x15b3, 0x6750, "ConnectX-2 EN" },
+	{ 0x15b3, 0x675a, "ConnectX-2 EN" },
+	{ 0x15b3, 0x6764, "ConnectX-2 EN" },
+	{ 0x15b3, 0x676e, "ConnectX-2 EN" },
+	{ 0x15b3, 0x6778, "ConnectX-2 EN" },
+};
+
+static int hermon_probe(struct pci_device *pdev, const struct pci_device_id *id)
+{
+	struct hermon *h = kzalloc(sizeof(*h));
+	int rc;
+
+	if (!h)
+		return -ENOMEM;
+	if ((rc = hermon_init(h, pdev)) != 0) {
+		kfree(h);
+		return rc;
+	}
+	hermon_info(h, "%s, %u port(s), running", id->name, h->num_ports);
+	pdev->priv = h;
+	return 0;
+}
+
+static void hermon_remove(struct pci_device *pdev)
+{
+	struct hermon *h = pdev->priv;
+
+	if (!h)
+		return;
+	hermon_fini(h);
+	kfree(h);
+	pdev->priv = NULL;
+}
+
+static const struct pci_driver hermon_pci_driver = {
+	.name = "hermon",
+	.ids = hermon_ids,
+	.n_ids = ARRAY_SIZE(hermon_ids),
+	.probe = hermon_probe,
+	.remove = hermon_remove,
+};
+PCI_DRIVER(hermon_pci_driver);

@@ -1,0 +1,31 @@
+# src/drivers/infiniband — the Hermon driver (hermon*.c) and its tests.
+#
+#   HERMON_SRCS        the driver sources, for the image and hosted builds to add to their lists
+#   bin/tests/hermon   driver tests: pure unit tests plus the driver against the in-process model
+#                      (libhcasim), under ASan/UBSan; `make check-driver` runs them.
+
+HERMON_SRCS := $(sort $(wildcard src/drivers/infiniband/hermon*.c))
+HERMON_TEST_SRCS := $(sort $(wildcard src/drivers/infiniband/tests/*.c)) src/tests/test_runner.c
+HERMON_TEST_OBJS := $(patsubst %.c,build/driver/%.o,$(HERMON_SRCS) $(HERMON_TEST_SRCS))
+HERMON_HCASIM_LIB := build/hcasim/libhcasim.a
+
+build/driver/%.o: %.c $(PRM_H)
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) -Isrc/tests -Isrc/drivers/infiniband \
+		-Iutil/hcasim/include -MMD -MP -c -o $@ $<
+
+bin/tests/hermon: $(HERMON_TEST_OBJS) $(HERMON_HCASIM_LIB)
+	@mkdir -p $(@D)
+	$(HOST_CC) $(SAN_FLAGS) -o $@ $(HERMON_TEST_OBJS) $(HERMON_HCASIM_LIB)
+
+-include $(HERMON_TEST_OBJS:.o=.d)
+
+.PHONY: check-driver
+check-driver: bin/tests/hermon
+	@util/run-test driver bin/tests/hermon
+
+# The tests link the model: only once its fragment exists (it is written alongside this driver).
+ifneq ($(wildcard util/hcasim/hcasim.mk),)
+ALL_TARGETS += bin/tests/hermon
+CHECK_TARGETS += check-driver
+endif
