@@ -2,13 +2,12 @@
 /* Memory and string functions for the freestanding image (gcc may also emit calls to these). */
 #include <ibboot/string.h>
 
+/* rep movsb/stosb: fast on every x86-64 since Ivy Bridge (ERMS), and tiny. */
 void *memcpy(void *dst, const void *src, size_t n)
 {
-	unsigned char *d = dst;
-	const unsigned char *s = src;
+	void *d = dst;
 
-	while (n--)
-		*d++ = *s++;
+	__asm__ volatile("rep movsb" : "+D"(d), "+S"(src), "+c"(n) :: "memory");
 	return dst;
 }
 
@@ -29,10 +28,9 @@ void *memmove(void *dst, const void *src, size_t n)
 
 void *memset(void *dst, int c, size_t n)
 {
-	unsigned char *d = dst;
+	void *d = dst;
 
-	while (n--)
-		*d++ = (unsigned char)c;
+	__asm__ volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(c) : "memory");
 	return dst;
 }
 

@@ -136,7 +136,7 @@ TEST(pci_bar_sizing_rejects_impossible)
 
 TEST(pci_enumerates_behind_bridges)
 {
-	static struct fake_fn br, a, mf0, mf2, hidden, loop;
+	static struct fake_fn br, a, mf0, mf2, hidden, loop, alias;
 
 	reset_bus();
 	soft_cfg_init(&br.cfg, 0x1b36, 0x0001, 0x060400, PCI_HEADER_BRIDGE);
@@ -154,16 +154,22 @@ TEST(pci_enumerates_behind_bridges)
 	CHECK_EQ(soft_pci_register(PCI_BDF(2, 6, 0), &fake_ops, &mf0), 0);
 	CHECK_EQ(soft_pci_register(PCI_BDF(2, 6, 2), &fake_ops, &mf2), 0);
 	CHECK_EQ(soft_pci_register(PCI_BDF(2, 7, 0), &fake_ops, &loop), 0);
-	CHECK_EQ(soft_pci_register(PCI_BDF(3, 0, 0), &fake_ops, &hidden), 0);   /* no bridge leads here */
+	/* Function 1 of a single-function device is not looked at (it may alias function 0). */
+	soft_cfg_init(&alias.cfg, 0xeeee, 0x0001, 0x020000, PCI_HEADER_NORMAL);
+	CHECK_EQ(soft_pci_register(PCI_BDF(2, 5, 1), &fake_ops, &alias), 0);
+	/* No bridge leads to bus 0x80: a second root bus, as on a two-socket server. */
+	CHECK_EQ(soft_pci_register(PCI_BDF(0x80, 0, 0), &fake_ops, &hidden), 0);
 	CHECK_EQ(soft_pci_register(PCI_BDF(0, 1, 0), &fake_ops, &a), -EEXIST);
 
-	CHECK_EQ(pci_scan(), 5);
-	const uint32_t expect[5] = { PCI_BDF(0, 1, 0), PCI_BDF(2, 5, 0), PCI_BDF(2, 6, 0),
-				     PCI_BDF(2, 6, 2), PCI_BDF(2, 7, 0) };
+	CHECK_EQ(pci_scan(), 6);
+	const uint32_t expect[6] = { PCI_BDF(0, 1, 0), PCI_BDF(2, 5, 0), PCI_BDF(2, 6, 0),
+				     PCI_BDF(2, 6, 2), PCI_BDF(2, 7, 0), PCI_BDF(0x80, 0, 0) };
 	int i = 0;
-	for (struct pci_device *d = pci_devices(); d && i < 5; d = d->next, i++)
+	for (struct pci_device *d = pci_devices(); d && i < 6; d = d->next, i++)
 		CHECK_EQ(d->bdf, expect[i]);
-	CHECK(pci_find(0xdddd, 0x0001) == NULL);
+	CHECK_EQ(i, 6);
+	CHECK(pci_find(0xdddd, 0x0001) != NULL);
+	CHECK(pci_find(0xeeee, 0x0001) == NULL);
 	CHECK(pci_find(0xbbbb, 0x0012) != NULL);
 	reset_bus();
 }

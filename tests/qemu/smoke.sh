@@ -57,14 +57,17 @@ check_status() {
 	fi
 }
 
-# 1. Linux boot protocol (QEMU -kernel takes the setup header), i440fx, port 0xcf8 config access.
+# 1. Linux boot protocol (QEMU -kernel takes the setup header), i440fx, port 0xcf8 config access,
+#    plus a second e1000 on an extra root bus (pxb, bus 0x40) that no bridge on bus 0 leads to.
 t=qemu/linux-boot
-if boot linux-boot "$IMAGE" "ibboot.cmd=pci,mem,poweroff" -m 256 -device isa-debug-exit -device e1000; then
+if boot linux-boot "$IMAGE" "ibboot.cmd=pci,mem,poweroff" -m 256 -device isa-debug-exit -device e1000 \
+	-device pxb,id=pxb1,bus_nr=0x40 -device e1000,bus=pxb1,addr=2; then
 	log=$OUT/linux-boot.log
 	expect $t "$log" '^ibboot [^ ]+ \(pcbios\)$' "no banner" &&
 	expect $t "$log" 'booted via Linux boot protocol' "wrong boot path" &&
 	check_mem $t "$log" 248 256 &&
 	expect $t "$log" '^00:0[0-9a-f]\.0 8086:100e class 020000' "e1000 (8086:100e) not listed" &&
+	expect $t "$log" '^4[0-9a-f]:02\.0 8086:100e class 020000' "e1000 on the extra root bus not found" &&
 	expect $t "$log" '^    BAR0 mem32 0x[0-9a-f]+ size 128 KiB$' "e1000 BAR0 (128 KiB) not sized" &&
 	expect $t "$log" '^    BAR1 io +0x[0-9a-f]+ size 64 B$' "e1000 I/O BAR (64 B) not sized" &&
 	expect $t "$log" 'config access: port 0xcf8' "unexpected config access method" &&

@@ -195,13 +195,24 @@ static int scan_bus(unsigned bus, unsigned depth)
 
 int pci_scan(void)
 {
+	int total = 0;
+
 	pci_free_devices();
 	for (unsigned i = 0; i < sizeof(bus_seen); i++)
 		bus_seen[i] = 0;
-	int n = scan_bus(0, 0);
-	if (n < 0)
-		kprintf("pci: scan stopped: %s\n", ib_strerror(n));
-	return n;
+	/* Bus 0 and everything behind its bridges first; then every other bus number, because
+	 * machines with several host bridges (multi-socket servers) have root buses such as 0x80
+	 * that no bridge leads to. */
+	for (unsigned bus = 0; bus < 256; bus++) {
+		int n = scan_bus(bus, 0);
+
+		if (n < 0) {
+			kprintf("pci: scan stopped: %s\n", ib_strerror(n));
+			return n;
+		}
+		total += n;
+	}
+	return total;
 }
 
 void pci_enable_device(struct pci_device *pdev)

@@ -92,7 +92,8 @@ static inline void pci_write16(const struct pci_device *d, unsigned off, uint16_
 static inline void pci_write32(const struct pci_device *d, unsigned off, uint32_t v)
 { plat_pci_write(d->bdf, off, 4, v); }
 
-/* Enumerates every bus reachable from bus 0 (re-scan frees the old list). Returns the count. */
+/* Enumerates bus 0 and the buses behind its bridges, then every other bus number (extra root
+ * buses); a re-scan frees the old list. Returns the number of functions found. */
 int pci_scan(void);
 struct pci_device *pci_devices(void);
 void pci_free_devices(void);
