@@ -30,6 +30,7 @@ include util/prmgen/prmgen.mk
 -include util/iblib/iblib.mk
 -include util/hcasim/hcasim.mk
 -include util/fabsim/fabsim.mk
+-include util/payload/payload.mk
 -include util/qemu/qemu.mk
 
 .PHONY: all check bench fuzz demo clean prm
