@@ -16,7 +16,9 @@ fail() { echo "FAIL: $T/$1: $2"; status=1; }
 pass() { echo "PASS: $T/$1"; }
 status=0
 
-for b in bin/fabsim bin/fabsim-servernode bin/tests/ipoib-client; do
+# Overridable for debugging a build elsewhere; netboot-env honours FABSIM and SERVERNODE too.
+CLIENT=${IPOIB_CLIENT:-bin/tests/ipoib-client}
+for b in "${FABSIM:-bin/fabsim}" "${SERVERNODE:-bin/fabsim-servernode}" "$CLIENT"; do
 	if [ ! -x "$b" ]; then
 		echo "FAIL: $T: $b is not built"
 		exit 1
@@ -32,11 +34,20 @@ guid=0x0002c90300d00011
 clid=$(printf 'ff:00:00:00:00:00:02:00:00:02:c9:00:%s' "$(printf '%016x' $((guid)) | sed 's/../&:/g; s/:$//')")
 reserved=198.18.0.60
 
+# Inside the environment: the client (through the fabric), then an HTTP GET of the same file from
+# nginx at the TUN address (from inside the namespace, so over lo: it shows nginx serves the root
+# bound to 198.18.0.1 only; the raw client has no TCP).
+inner() {
+	"$CLIENT" --socket "$FABSIM_HCA_SOCKET" --guid "$NETBOOT_HCA1_PORT1_GUID" --port-num 1 \
+		--fetch boot.bin --out "$WORK/boot.got" --blksize 2048 --expect-ip "$reserved" || return $?
+	$NETBOOT_EXEC bash -c 'exec 3<>/dev/tcp/198.18.0.1/80 && printf "GET /boot.bin HTTP/1.0\r\nHost: 198.18.0.1\r\n\r\n" >&3 && cat <&3' \
+		>"$WORK/http.raw" 2>/dev/null
+	return 0
+}
+export -f inner
+export WORK CLIENT reserved
 util/netboot-env run "$WORK/env" --hcas 2 --serve "$WORK/boot.bin" --dhcp-boot boot.bin \
-	--dhcp-host "id:$clid,$reserved" --capture "$WORK/env/capture.pcap" -- \
-	bash -c 'bin/tests/ipoib-client --socket "$FABSIM_HCA_SOCKET" --guid "$NETBOOT_HCA1_PORT1_GUID" \
-		--port-num 1 --fetch boot.bin --out "$0/boot.got" --blksize 2048 --expect-ip "$1"' \
-		"$WORK" "$reserved" \
+	--dhcp-host "id:$clid,$reserved" --capture "$WORK/capture.pcap" -- bash -c inner \
 	>"$WORK/client.out" 2>"$WORK/env.err"
 rc=$?
 L=$WORK/env/logs
@@ -71,6 +82,28 @@ if [ -n "$got" ] && [ "$got" = "$want" ]; then
 	pass tftp-sha256
 else
 	fail tftp-sha256 "SHA-256 differs: served $want, received ${got:-nothing}"
+fi
+# HTTP: status line and body.
+if head -1 "$WORK/http.raw" 2>/dev/null | grep -q "^HTTP/1.1 200" &&
+	[ "$(sed '1,/^\r$/d' "$WORK/http.raw" | sha256sum | cut -d' ' -f1)" = "$want" ]; then
+	pass http-local
+else
+	fail http-local "nginx at 198.18.0.1:80 did not return boot.bin"
+fi
+# The capture decodes: tshark 4.0 knows LINKTYPE_INFINIBAND (247) only as a user DLT, so the link
+# type is rewritten to DLT_USER0 (147) and mapped to its InfiniBand dissector.
+if command -v tshark >/dev/null 2>&1 && [ -s "$WORK/capture.pcap" ]; then
+	{ head -c 20 "$WORK/capture.pcap"; printf '\223'; tail -c +22 "$WORK/capture.pcap"; } >"$WORK/cap147.pcap"
+	ts() { tshark -o 'uat:user_dlts:"User 0 (DLT=147)","infiniband","0","","0",""' -r "$WORK/cap147.pcap" "$@" 2>/dev/null; }
+	ts -Y 'dhcp.option.dhcp == 5' -T fields -e dhcp.hw.type -e dhcp.hw.len -e dhcp.flags.bc -e dhcp.ip.your \
+		>"$WORK/ts.ack"
+	ts -Y 'arp.opcode == 2 && arp.src.proto_ipv4 == 198.18.0.1' -T fields -e arp.hw.type -e arp.hw.size >"$WORK/ts.arp"
+	ts -Y 'tftp.opcode == 6' -T fields -e tftp.option.value >"$WORK/ts.oack"
+	if grep -q "^0x20	0	1	$reserved" "$WORK/ts.ack" && grep -q "^32	20" "$WORK/ts.arp" && grep -q "2012" "$WORK/ts.oack"; then
+		pass tshark-decodes-capture
+	else
+		fail tshark-decodes-capture "tshark did not find the IPoIB DHCPACK/ARP reply/OACK: $(head -2 "$WORK/ts.ack" "$WORK/ts.arp" "$WORK/ts.oack" | tr '\n\t' '  ')"
+	fi
 fi
 # Nothing left behind: no namespace of ours and none of the processes.
 if ip netns list 2>/dev/null | grep -q "^ibboot-$(echo "$WORK/env" | md5sum | cut -c1-8)"; then
