@@ -19,11 +19,15 @@ BUS_SRCS := src/drivers/bus/pci.c src/drivers/bus/pci_driver.c src/drivers/bus/p
 HOSTED_PLAT_SRCS := src/platform/hosted/platform.c src/platform/hosted/pci.c \
 	src/platform/hosted/soft_cfg.c src/platform/hosted/fakedev.c
 
+# Device drivers go into the image and the hosted program (their tests live in their own
+# fragments, which the top Makefile includes after this one).
+DRIVER_SRCS := $(sort $(wildcard src/drivers/infiniband/*.c))
+
 # ---- hosted program ----
-HOSTED_SRCS := $(CORE_SRCS) $(BUS_SRCS) $(HOSTED_PLAT_SRCS) src/platform/hosted/main.c
+HOSTED_SRCS := $(CORE_SRCS) $(BUS_SRCS) $(DRIVER_SRCS) $(HOSTED_PLAT_SRCS) src/platform/hosted/main.c
 HOSTED_OBJS := $(patsubst %.c,build/hosted/%.o,$(HOSTED_SRCS))
 
-build/hosted/%.o: %.c
+build/hosted/%.o: %.c $(PRM_H)
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(IBBOOT_VERSION_DEF) -MMD -MP -c -o $@ $<
 
@@ -70,14 +74,14 @@ IMG_LDFLAGS := -nostdlib -static -z noexecstack --no-warn-rwx-segments --build-i
 	-T src/arch/x86_64/ibboot.ld
 
 IMG_ASM_SRCS := src/arch/x86_64/setup16.S src/arch/x86_64/head.S
-IMG_C_SRCS := $(CORE_SRCS) $(BUS_SRCS) src/core/string.c \
+IMG_C_SRCS := $(CORE_SRCS) $(BUS_SRCS) $(DRIVER_SRCS) src/core/string.c \
 	src/arch/x86_64/paging.c src/arch/x86_64/exception.c \
 	src/platform/pcbios/start.c src/platform/pcbios/bootinfo.c src/platform/pcbios/serial.c \
 	src/platform/pcbios/tsc.c src/platform/pcbios/acpi.c src/platform/pcbios/pci_cfg.c \
 	src/platform/pcbios/platform.c
 IMG_OBJS := $(patsubst %.S,build/image/%.o,$(IMG_ASM_SRCS)) $(patsubst %.c,build/image/%.o,$(IMG_C_SRCS))
 
-build/image/%.o: %.c
+build/image/%.o: %.c $(PRM_H)
 	@mkdir -p $(@D)
 	$(IMG_CC) $(IMG_CFLAGS) -MMD -MP -c -o $@ $<
 
