@@ -65,6 +65,7 @@ ifneq ($(wildcard util/hcasim/sma.c),)
 check-servernode: bin/tests/servernode-unit bin/fabsim-servernode bin/tests/ipoib-client $(SN_FABSIM)
 	@util/run-test servernode-unit bin/tests/servernode-unit
 	@util/run-test servernode-netboot $(SN_DIR)/tests/netboot-dhcp-tftp.sh
+	@util/run-test servernode-sm-restart $(SN_DIR)/tests/netboot-sm-restart.sh
 else
 # Until the firmware SMA library lands, only the parts that do not answer SMPs can be tested.
 SN_EARLY_TESTS := test_ipoib_wire test_ud_pkt test_sa_msg test_netboot_proto
