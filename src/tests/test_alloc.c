@@ -4,6 +4,8 @@
 #include <ibboot/physmem.h>
 #include <ibboot/dma.h>
 #include <ibboot/errno.h>
+#include <ibboot/hosted.h>
+#include <ibboot/platform.h>
 
 #define MB (1ull << 20)
 
@@ -195,4 +197,21 @@ TEST(alloc_dma_buffers_are_usable)
 		CHECK_EQ(z[i], 0);
 	kfree(z);
 	CHECK(dma_alloc(1ull << 40, 64) == NULL);   /* more than there is: NULL, not a crash */
+}
+
+TEST(alloc_hosted_dma_window)
+{
+	uint8_t *p = dma_alloc(4096, 4096);
+	const struct plat_mem_region *map;
+
+	CHECK(p != NULL);
+	CHECK(hosted_dma_ptr(virt_to_bus(p), 4096) == p);
+	CHECK_EQ(plat_memmap(&map), 1);
+	uint64_t end = map[0].base + map[0].len;
+	CHECK(hosted_dma_ptr(end - 8, 8) != NULL);
+	CHECK(hosted_dma_ptr(end - 8, 9) == NULL);      /* runs past the arena */
+	CHECK(hosted_dma_ptr(map[0].base - 1, 1) == NULL);
+	CHECK(hosted_dma_ptr(0, 4) == NULL);
+	CHECK(hosted_dma_ptr(UINT64_MAX - 3, 8) == NULL);
+	dma_free(p, 4096);
 }

@@ -49,6 +49,11 @@ int fakedev_register(uint32_t bdf);
 /* The boot command line plat_cmdline() returns (the program's arguments, joined). */
 void hosted_set_cmdline(const char *s);
 
+/* For software devices doing DMA: the host pointer for bus address `bus` if all of
+ * [bus, bus+len) lies in the buffer arena, else NULL (a device model should treat that as a bus
+ * error, as hardware would see a master abort, rather than touch host memory). */
+void *hosted_dma_ptr(uint64_t bus, size_t len);
+
 /* Size of the hosted DMA arena (default 64 MiB); call before first allocation. */
 void hosted_set_ram_size(uint64_t bytes);
 

@@ -135,6 +135,15 @@ unsigned plat_usable_ram(struct plat_mem_region *out, unsigned max)
 	return 1;
 }
 
+void *hosted_dma_ptr(uint64_t bus, size_t len)
+{
+	uint64_t base = (uintptr_t)ram_arena;
+
+	if (!ram_arena || bus < base || bus - base > ram_size || len > ram_size - (bus - base))
+		return NULL;
+	return (void *)(uintptr_t)bus;
+}
+
 uint64_t plat_virt_to_bus(const void *p)
 {
 	return (uintptr_t)p;
