@@ -70,6 +70,15 @@ static int cmd_uptime(int argc __unused, char **argv __unused)
 	return 0;
 }
 
+/* Touches an address no platform maps, so the exception path can be tested end to end. */
+static int cmd_fault(int argc __unused, char **argv __unused)
+{
+	volatile uint32_t *p = (volatile uint32_t *)(uintptr_t)0x400000000000ull;
+
+	kprintf("reading %p, which is not mapped\n", (void *)(uintptr_t)p);
+	return (int)*p;
+}
+
 static int cmd_reboot(int argc __unused, char **argv __unused)
 {
 	kprintf("rebooting\n");
@@ -101,6 +110,7 @@ const struct shell_command shell_commands[] = {
 	{ "mmio", "BB:DD.F BAR [OFF [VAL]]: read (or write) a 32-bit register in a BAR", cmd_mmio },
 	{ "echo", "print the arguments", cmd_echo },
 	{ "uptime", "milliseconds since start", cmd_uptime },
+	{ "fault", "touch an unmapped address (tests the CPU exception report)", cmd_fault },
 	{ "reboot", "reset the machine", cmd_reboot },
 	{ "poweroff", "switch off (optional exit status for tests)", cmd_poweroff },
 };

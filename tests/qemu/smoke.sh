@@ -132,6 +132,15 @@ if boot reboot "$IMAGE" "ibboot.cmd=reboot" -m 128; then
 	pass $t
 fi
 
+# 5b. A CPU exception is reported (vector, fault address) and ends the run with a distinct status.
+t=qemu/exception
+if boot exception "$IMAGE" "ibboot.cmd=fault" -m 128 -device isa-debug-exit; then
+	expect $t "$OUT/exception.log" '^\*\*\* CPU exception 14 \(page fault\)' "no exception report" &&
+	expect $t "$OUT/exception.log" 'cr2 0x400000000000' "faulting address not reported" &&
+	check_status $t 171 "isa-debug-exit with value 0x55 after an exception" &&
+	pass $t
+fi
+
 # 6. The interactive console: commands typed on the serial line once the prompt shows (bytes sent
 #    before the firmware runs are lost, as on a real serial line).
 t=qemu/serial-console
