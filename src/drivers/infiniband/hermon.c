@@ -43,6 +43,7 @@ int hermon_reset(struct hermon *h)
 	writel_be(&h->config, HERMON_RESET_OFFSET, HERMON_RESET_MAGIC);
 	wmb();
 	h->toggle = 0;
+	h->hcr_stuck = false;
 
 	/* PRM: no access for 1 s; then config cycles answer again (iPXE's 1 ms broke CX-2). */
 	mdelay(HERMON_RESET_WAIT_MS);

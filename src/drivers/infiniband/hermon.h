@@ -321,6 +321,7 @@ struct hermon {
 	struct mmio config;      /* BAR0 */
 	struct mmio uar;         /* BAR2 */
 	unsigned toggle;
+	bool hcr_stuck;          /* a command timed out: the HCR is unusable until reset */
 	void *mbox_in, *mbox_out;
 	uint8_t last_status;     /* of the last failed command */
 	uint16_t last_opcode;

@@ -126,7 +126,10 @@ int hermon_cmd(struct hermon *h, unsigned opcode, unsigned op_mod, uint32_t in_m
 	    (out_mbox && out_len > HERMON_MBOX_SIZE) || (!out_mbox && out_len > 8))
 		return -EINVAL;
 
+	if (h->hcr_stuck)
+		return -EIO;   /* said once already: nothing gets through until the reset */
 	if ((rc = hermon_hcr_wait(h, hcr)) != 0) {
+		h->hcr_stuck = true;
 		hermon_err(h, "%s: command interface busy (go bit stuck for %u s) — "
 			   "reset the HCA or power-cycle the machine",
 			   hermon_opcode_name(opcode), HERMON_HCR_TIMEOUT_MS / 1000);
@@ -172,6 +175,7 @@ int hermon_cmd(struct hermon *h, unsigned opcode, unsigned op_mod, uint32_t in_m
 	}
 
 	if ((rc = hermon_hcr_wait(h, hcr)) != 0) {
+		h->hcr_stuck = true;
 		h->last_opcode = (uint16_t)opcode;
 		h->last_status = 0xff;
 		hermon_err(h, "%s timed out after %u s (no completion from firmware) — "

@@ -175,6 +175,9 @@ static int hermon_complete(struct hermon *h, struct hermon_cq *cq, const uint8_t
 		c->vendor_syndrome =
 			(uint8_t)hermonprm_completion_with_error_st_get_vendor_error_syndrome(cqe);
 		cq->errors++;
+		/* The HCA moved the QP to the error state; stop refilling it. */
+		if (qp)
+			qp->state = HERMON_QPS_ERR;
 		hermon_report_cqe_error(h, cq, c);
 	}
 	if (!qp) {

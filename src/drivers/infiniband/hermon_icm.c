@@ -5,10 +5,11 @@
  * then handed over with one MAP_ICM_AUX and one MAP_ICM command carrying naturally aligned
  * power-of-two blocks.
  *
- * ICM virtual layout (PRM "ICM"; same scheme as Linux mlx4 and iPXE): the four cMPT tables (QP,
- * SRQ, CQ, EQ) sit at k * 2^24 * cmpt_entry_size and only their used prefix is mapped; every other
- * table follows at 4 * 2^24 * cmpt_entry_size. Each table must be aligned to its own size; we
- * place them largest first, so that alignment costs no padding at all.
+ * ICM virtual layout (PRM "ICM"; as Linux mlx4 and iPXE): the four cMPT tables (QP, SRQ, CQ, EQ)
+ * sit at k * 2^24 * cmpt_entry_size and only their used prefix is mapped. The other tables go into
+ * the QP stride's unused tail (iPXE puts them past all four strides, which makes the virtual size,
+ * and so the AUX ICM, larger). Each table must be aligned to its own size; we place them largest
+ * first, so that alignment costs no padding at all.
  */
 #include <ibboot/console.h>
 #include <ibboot/dma.h>
@@ -145,7 +146,16 @@ int hermon_icm_plan(const struct hermon_caps *c, struct hermon_icm_plan *p)
 		items[j].t = tables[i];
 		items[j].len = tables[i]->len;
 	}
-	off = 4 * cmpt_stride;
+	/* The other tables go into the unused tail of the QP cMPT stride (only the prefix our QP
+	 * numbers reach is ever touched), so the ICM virtual size — and with it the AUX ICM the
+	 * firmware wants for its page tables — ends at the EQ cMPT prefix instead of past 4 strides. */
+	uint64_t other_len = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		other_len += items[i].len;
+	off = ALIGN_UP(p->region[HERMON_ICM_QP_CMPT].len, items[0].len);
+	if (off + other_len > cmpt_stride)
+		off = 4 * cmpt_stride;
 	p->region[HERMON_ICM_OTHER].base = off;
 	for (unsigned i = 0; i < n; i++) {
 		off = ALIGN_UP(off, items[i].len);
@@ -154,9 +164,10 @@ int hermon_icm_plan(const struct hermon_caps *c, struct hermon_icm_plan *p)
 	}
 	p->region[HERMON_ICM_OTHER].len = ALIGN_UP(off - p->region[HERMON_ICM_OTHER].base,
 						   (uint64_t)HERMON_PAGE_SIZE);
-	p->icm_size = p->region[HERMON_ICM_OTHER].base + p->region[HERMON_ICM_OTHER].len;
-	for (unsigned k = 0; k < HERMON_ICM_NUM_REGIONS; k++)
+	for (unsigned k = 0; k < HERMON_ICM_NUM_REGIONS; k++) {
 		p->mapped_len += p->region[k].len;
+		p->icm_size = MAX(p->icm_size, p->region[k].base + p->region[k].len);
+	}
 	return 0;
 }
 

@@ -7,7 +7,8 @@
 HERMON_SRCS := $(sort $(wildcard src/drivers/infiniband/hermon*.c))
 HERMON_TEST_SRCS := $(sort $(wildcard src/drivers/infiniband/tests/*.c)) src/tests/test_runner.c
 HERMON_TEST_OBJS := $(patsubst %.c,build/driver/%.o,$(HERMON_SRCS) $(HERMON_TEST_SRCS))
-HERMON_HCASIM_LIB := build/hcasim/libhcasim.a
+# Literal paths: util/hcasim/hcasim.mk and util/iblib/iblib.mk (included after us) build them.
+HERMON_HCASIM_LIB := build/hcasim/libhcasim.a build/iblib/libiblib.a
 
 build/driver/%.o: %.c $(PRM_H)
 	@mkdir -p $(@D)

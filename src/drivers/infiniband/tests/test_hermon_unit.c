@@ -48,7 +48,10 @@ TEST(hermon_icm_plan_tables_aligned_and_disjoint)
 	for (unsigned k = 0; k < HERMON_ICM_NUM_REGIONS; k++)
 		CHECK_EQ(p.region[k].len % HERMON_PAGE_SIZE, 0);
 	CHECK_EQ(p.region[HERMON_ICM_CQ_CMPT].base, 2ull * (1ull << 24) * 64);
-	CHECK_EQ(p.icm_size, other_end);
+	/* The other tables sit in the QP cMPT stride, past its mapped prefix; ICM ends at EQ cMPT. */
+	CHECK(p.region[HERMON_ICM_OTHER].base >= p.region[HERMON_ICM_QP_CMPT].len);
+	CHECK(other_end <= p.region[HERMON_ICM_SRQ_CMPT].base);
+	CHECK_EQ(p.icm_size, p.region[HERMON_ICM_EQ_CMPT].base + p.region[HERMON_ICM_EQ_CMPT].len);
 }
 
 TEST(hermon_icm_plan_counts_cover_what_boot_uses)
