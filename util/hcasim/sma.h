@@ -41,6 +41,8 @@ struct hcasim_sma;
 
 struct hcasim_sma *hcasim_sma_create(const struct hcasim_config *cfg);
 void hcasim_sma_destroy(struct hcasim_sma *s);
+/* Device reset: firmware state back to power-on (LIDs, keys, tables, counters; links DOWN). */
+void hcasim_sma_reset(struct hcasim_sma *s);
 
 /* Physical link of `port` (1-based) trained (up) or lost (down): port DOWN <-> INIT. */
 void hcasim_sma_set_link(struct hcasim_sma *s, unsigned port, bool up);

@@ -41,7 +41,7 @@ build/iblib/pcap-sample: util/iblib/tests/pcap_sample.c $(IBLIB_SRCS) $(IBLIB_HD
 
 # The firmware SMA lives in util/hcasim (libhcasim compiles it); it is tested here standalone.
 SMA_SRCS := util/hcasim/sma.c
-IBLIB_SMA_TEST := $(if $(wildcard util/hcasim/sma.c),build/iblib/sma-test)
+IBLIB_SMA_TEST := build/iblib/sma-test
 build/iblib/sma-test: $(SMA_SRCS) util/hcasim/sma.h util/hcasim/tests/test_sma.c $(IBLIB_SRCS) \
 		$(IBLIB_HDRS) src/tests/test_runner.c src/tests/test.h
 	@mkdir -p $(@D)
@@ -51,7 +51,7 @@ build/iblib/sma-test: $(SMA_SRCS) util/hcasim/sma.h util/hcasim/tests/test_sma.c
 
 # libFuzzer targets (need clang + libclang-rt-14-dev).
 IBLIB_FUZZ_CC ?= clang
-IBLIB_FUZZ_NAMES := pkt mad $(if $(wildcard util/hcasim/sma.c),sma)
+IBLIB_FUZZ_NAMES := pkt mad sma
 IBLIB_FUZZ_BINS := $(patsubst %,build/iblib/fuzz-%,$(IBLIB_FUZZ_NAMES))
 IBLIB_HAVE_CLANG := $(shell command -v $(IBLIB_FUZZ_CC) >/dev/null 2>&1 && echo yes)
 build/iblib/fuzz-pkt build/iblib/fuzz-mad: build/iblib/fuzz-%: util/iblib/fuzz/fuzz_%.c $(IBLIB_SRCS) $(IBLIB_HDRS)
@@ -67,7 +67,7 @@ build/iblib/fuzz-sma: util/iblib/fuzz/fuzz_sma.c $(SMA_SRCS) util/hcasim/sma.h $
 check-iblib: $(IBLIB_LIB) $(IBLIB_FREESTANDING_OBJS) build/iblib/iblib-test $(IBLIB_SMA_TEST) \
 		build/iblib/pcap-sample $(if $(IBLIB_HAVE_CLANG),$(IBLIB_FUZZ_BINS))
 	@util/run-test iblib-test build/iblib/iblib-test
-	$(if $(IBLIB_SMA_TEST),@util/run-test sma-test build/iblib/sma-test)
+	@util/run-test sma-test build/iblib/sma-test
 	@util/run-test iblib-tshark util/iblib/tests/tshark-check.sh build/iblib/pcap-sample
 ifeq ($(IBLIB_HAVE_CLANG),yes)
 	@for f in $(IBLIB_FUZZ_NAMES); do \
