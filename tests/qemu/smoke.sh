@@ -64,7 +64,7 @@ if boot linux-boot "$IMAGE" "ibboot.cmd=pci,mem,poweroff" -m 256 -device isa-deb
 	-device pxb,id=pxb1,bus_nr=0x40 -device e1000,bus=pxb1,addr=2; then
 	log=$OUT/linux-boot.log
 	expect $t "$log" '^ibboot [^ ]+ \(pcbios\)$' "no banner" &&
-	expect $t "$log" 'booted via Linux boot protocol' "wrong boot path" &&
+	expect $t "$log" 'booted via Linux boot protocol \(real-mode entry\)' "wrong boot path" &&
 	check_mem $t "$log" 248 256 &&
 	expect $t "$log" '^00:0[0-9a-f]\.0 8086:100e class 020000' "e1000 (8086:100e) not listed" &&
 	expect $t "$log" '^4[0-9a-f]:02\.0 8086:100e class 020000' "e1000 on the extra root bus not found" &&
@@ -197,7 +197,7 @@ else
 			fail $t "QEMU still running after ${QEMU_TIMEOUT}s; killed (log: $log)"
 		else
 			expect $t "$log" 'SYSLINUX' "syslinux did not start" &&
-			expect $t "$log" 'booted via Linux boot protocol' "image not entered through its setup code" &&
+			expect $t "$log" 'booted via Linux boot protocol \(real-mode entry\)' "image not entered through its setup code" &&
 			expect $t "$log" '^ibboot> pci$' "command line from syslinux APPEND not seen" &&
 			expect $t "$log" '8086:100e class 020000' "e1000 not listed" &&
 			check_status $t 5 "isa-debug-exit with value 2" &&
@@ -206,6 +206,44 @@ else
 	else
 		fail $t "could not build the syslinux floppy image"
 	fi
+fi
+
+# 8. GRUB (Debian's grub-pc-bin): linux16 (real-mode entry), linux (32-bit boot protocol: GRUB
+#    builds boot_params and jumps to code32_start) and multiboot, all with the unmodified image.
+#    GRUB itself is booted by QEMU -kernel: lnxboot.img + a standalone core image whose memdisk
+#    holds grub.cfg and the image.
+if ! command -v grub-mkstandalone >/dev/null || [ ! -f /usr/lib/grub/i386-pc/lnxboot.img ]; then
+	echo "SKIP: qemu/grub: GRUB for BIOS not installed (Debian package grub-pc-bin)"
+else
+	for mode in linux16 linux multiboot; do
+		t=qemu/grub-$mode
+		cfg=$OUT/grub-$mode.cfg
+		printf '%s\n' 'serial --unit=0 --speed=115200' 'terminal_output serial' \
+			'terminal_input serial' "echo \"GRUB: $mode\"" \
+			"$mode (memdisk)/ibboot.lkrn ibboot.cmd=pci,poweroff+4" boot >"$cfg"
+		if ! grub-mkstandalone -O i386-pc --locales= --themes= --fonts= \
+			--install-modules="linux16 linux multiboot serial memdisk tar echo terminal" \
+			--modules="serial terminal" -o "$OUT/grub-$mode.core" \
+			"boot/grub/grub.cfg=$cfg" "ibboot.lkrn=$IMAGE" >"$OUT/grub-$mode.mk.log" 2>&1; then
+			fail $t "grub-mkstandalone failed (see $OUT/grub-$mode.mk.log)"
+			continue
+		fi
+		cat /usr/lib/grub/i386-pc/lnxboot.img "$OUT/grub-$mode.core" >"$OUT/grub-$mode.lkrn"
+		case $mode in
+		linux16) path='Linux boot protocol \(real-mode entry\)' ;;
+		linux) path='Linux boot protocol \(32-bit entry\)' ;;
+		multiboot) path='multiboot' ;;
+		esac
+		if boot grub-$mode "$OUT/grub-$mode.lkrn" "" -m 256 -device isa-debug-exit -device e1000; then
+			log=$OUT/grub-$mode.log
+			expect $t "$log" "GRUB: $mode" "GRUB did not run its script" &&
+			expect $t "$log" "booted via $path\\;" "not entered the way GRUB's $mode enters" &&
+			check_mem $t "$log" 248 256 &&
+			expect $t "$log" '8086:100e class 020000' "e1000 not listed" &&
+			check_status $t 9 "isa-debug-exit with value 4" &&
+			pass $t
+		fi
+	done
 fi
 
 [ "$failures" -eq 0 ]

@@ -18,6 +18,10 @@
 #define E820_MAX          128
 #define SMAP              0x534d4150   /* "SMAP" */
 #define BOOT_CMDLINE_MAX  1024
+/* Our setup code marks the boot_params it builds (in screen_info, which nothing here reads), so
+ * the log can tell the real-mode entry from a 32-bit loader's. */
+#define BP_SETUP_MARK_OFF 0x000
+#define BP_SETUP_MARK     0x4d524249   /* "IBRM" */
 
 /* Selectors of the setup GDT (the 32-bit protocol's __BOOT_CS / __BOOT_DS). */
 #define BOOT_CS 0x10

@@ -96,6 +96,8 @@ setup_start:
 	movw	$(hdr_end - hdr_setup_sects), %cx
 	rep movsb
 
+	movl	$BP_SETUP_MARK, SETUP_BOOT_PARAMS + BP_SETUP_MARK_OFF
+
 	call	enable_a20
 	call	read_e820
 

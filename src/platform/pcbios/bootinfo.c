@@ -45,11 +45,20 @@ static void copy_cmdline(uint64_t addr)
 	cmdline[n] = '\0';
 }
 
+static bool via_setup_code;
+
+bool bootinfo_real_mode_entry(void)
+{
+	return via_setup_code;
+}
+
 static void parse_boot_params(const uint8_t *bp)
 {
 	unsigned n = bp[BP_E820_ENTRIES];
-	uint32_t cmd;
+	uint32_t cmd, mark;
 
+	memcpy(&mark, bp + BP_SETUP_MARK_OFF, 4);
+	via_setup_code = mark == BP_SETUP_MARK;
 	if (n > E820_MAX)
 		n = E820_MAX;
 	for (unsigned i = 0; i < n; i++) {

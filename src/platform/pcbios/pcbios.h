@@ -9,6 +9,8 @@
 void serial_init(void);
 
 void bootinfo_parse(uint32_t type, uint32_t info);
+/* True if the image was entered through its own real-mode setup code. */
+bool bootinfo_real_mode_entry(void);
 
 void tsc_calibrate(void);
 

@@ -21,7 +21,9 @@ void arch_main(uint32_t type, uint32_t info)
 	idt_init();
 	paging_init();
 	bootinfo_parse(type, info);
-	boot_path = type == BOOT_TYPE_LINUX ? "Linux boot protocol" :
+	boot_path = type == BOOT_TYPE_LINUX ? (bootinfo_real_mode_entry() ?
+					       "Linux boot protocol (real-mode entry)" :
+					       "Linux boot protocol (32-bit entry)") :
 		    type == BOOT_TYPE_MULTIBOOT ? "multiboot" : "unknown loader";
 	acpi_init();
 	pci_cfg_init();
