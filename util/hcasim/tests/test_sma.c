@@ -186,10 +186,12 @@ TEST(opensm_portinfo_sequence)
 	get_pi(s, 1, pi);
 	iblib_portinfo_set_port_state(pi, 0);
 	iblib_portinfo_set_lmc(pi, 2);
+	iblib_portinfo_set_master_sm_sl(pi, 3);
 	iblib_portinfo_set_gid_prefix(pi, 0xfe80000000001234ull);
 	CHECK_EQ(set_pi(s, 1, pi, &ev, resp), 0);
 	CHECK_EQ(ev, HCASIM_SMA_EV_PORT_MGMT);
 	CHECK_EQ(hcasim_sma_lmc(s, 1), 2);
+	CHECK_EQ(hcasim_sma_sm_sl(s, 1), 3);
 	CHECK_EQ(hcasim_sma_gid_prefix(s, 1), 0xfe80000000001234ull);
 	hcasim_sma_destroy(s);
 }
@@ -617,6 +619,28 @@ TEST(pma_counts_traffic)
 	CHECK_EQ(iblib_get_be16(resp + 4), IBLIB_MAD_STATUS_UNSUP_METHOD_ATTR);
 	pma_get(s, IBLIB_PERF_ATTR_PORT_COUNTERS, 1, IBLIB_METHOD_GET_TABLE, 0, resp);
 	CHECK_EQ(iblib_get_be16(resp + 4), IBLIB_MAD_STATUS_UNSUP_METHOD);
+
+	/* PortCountersExtended Set clears by its own CounterSelect bits */
+	pma_get(s, IBLIB_PERF_ATTR_PORT_COUNTERS_EXT, 1, IBLIB_METHOD_SET, 0x2, resp);
+	iblib_port_counters_ext_get(resp + 64, &px);
+	CHECK_EQ(px.rcv_data, 0);
+	CHECK_EQ(px.rcv_pkts, 1);
+	pma_get(s, IBLIB_PERF_ATTR_PORT_COUNTERS_EXT, 7, IBLIB_METHOD_GET, 0, resp);
+	CHECK_EQ(iblib_get_be16(resp + 4), IBLIB_MAD_STATUS_INVALID_FIELD);
+	pma_get(s, IBLIB_ATTR_CLASS_PORT_INFO, 0, IBLIB_METHOD_SET, 0, resp);
+	CHECK_EQ(iblib_get_be16(resp + 4), IBLIB_MAD_STATUS_UNSUP_METHOD_ATTR);
+	{
+		uint8_t mad[256];
+		unsigned ev = 0;
+
+		mk(mad, IBLIB_MCLASS_PERF, IBLIB_METHOD_GET, IBLIB_PERF_ATTR_PORT_COUNTERS, 0);
+		mad[2] = 2;  /* PMA class version 2 does not exist for this PMA */
+		CHECK_EQ(hcasim_sma_mad(s, 1, mad, resp, 0, &ev), 1);
+		CHECK_EQ(iblib_get_be16(resp + 4), IBLIB_MAD_STATUS_BAD_VERSION);
+		mk(mad, IBLIB_MCLASS_PERF, IBLIB_METHOD_GET_RESP, IBLIB_PERF_ATTR_PORT_COUNTERS, 0);
+		CHECK_EQ(hcasim_sma_mad(s, 1, mad, resp, 0, NULL), 0);
+		CHECK(hcasim_sma_for_driver(mad));  /* responses go to the driver */
+	}
 
 	/* 32-bit counters saturate instead of wrapping */
 	for (int i = 0; i < 5; i++)
