@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "ib_fixture.h"
 
+#include <ibboot/net.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,7 +29,7 @@ void fx_run(unsigned ms, unsigned step)
 {
 	for (unsigned t = 0; t < ms; t += step) {
 		test_now_ms += step;
-		ib_poll();
+		net_poll();
 	}
 }
 

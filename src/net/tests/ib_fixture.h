@@ -9,7 +9,7 @@
 /* Allocates and initialises a fake device, lets `tweak` change its configuration, registers it
  * and polls once. NULL if registration failed. */
 struct fake_ibdev *fx_setup(void (*tweak)(struct fake_ibdev *f));
-/* Advances the clock by `ms` in `step`-ms increments, polling after each. */
+/* Advances the clock by `ms` in `step`-ms increments, running net_poll() (IB devices, then net_device timers) after each. */
 void fx_run(unsigned ms, unsigned step);
 void fx_teardown(struct fake_ibdev *f);
 

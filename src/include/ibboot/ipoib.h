@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * IPoIB over UD (RFC 4391): the 4-byte encapsulation header, 20-byte link addresses, ARP with
+ * hardware type 32, the IPv4 broadcast group, and a net_device over the chosen IB port.
+ */
+#ifndef IBBOOT_IPOIB_H
+#define IBBOOT_IPOIB_H
+
+#include <ibboot/ib.h>
+#include <ibboot/net.h>
+
+#define IPOIB_HDR_LEN       4      /* RFC 4391 §6: type (2) + reserved (2) */
+#define IPOIB_ALEN          20     /* RFC 4391 §9.1.1: flags/QPN (4) + GID (16) */
+#define IPOIB_ARPHRD        32     /* ARPHRD_INFINIBAND */
+#define IPOIB_ARP_LEN       56     /* 8 + 2 * (20 + 4) */
+#define ARP_OP_REQUEST      1
+#define ARP_OP_REPLY        2
+
+#define IPOIB_RX_BUFS       16
+#define IPOIB_TX_BUFS       16
+#define IPOIB_BUF_PAYLOAD   4096   /* header + the largest datagram MTU (4092) */
+#define IPOIB_NEIGHBOURS    16
+#define IPOIB_NEIGH_QUEUE   4      /* packets held per neighbour while ARP/path resolve */
+#define IPOIB_ARP_TRIES     3
+#define IPOIB_ARP_RETRY_MS  1000
+
+/* Link address helpers: flags/QPN in the first 4 bytes (QPN is the low 24 bits), then the GID. */
+static inline uint32_t ipoib_addr_qpn(const uint8_t *a)
+{
+	return (uint32_t)a[1] << 16 | (uint32_t)a[2] << 8 | a[3];
+}
+void ipoib_addr_make(uint8_t out[IPOIB_ALEN], uint32_t qpn, const union ib_gid *gid);
+
+/* Header: returns 0 and the ethertype, or -EINVAL for a packet shorter than the header. */
+int ipoib_parse_header(const uint8_t *buf, size_t len, uint16_t *ethertype, const char **why);
+
+struct ipoib_arp {
+	uint16_t op;
+	uint8_t sha[IPOIB_ALEN];
+	uint32_t spa;                  /* host order */
+	uint8_t tha[IPOIB_ALEN];
+	uint32_t tpa;
+};
+/* RFC 826 with RFC 4391 §8's values: hrd 32, pro 0x0800, hln 20, pln 4, op 1 or 2. */
+int ipoib_arp_parse(const uint8_t *buf, size_t len, struct ipoib_arp *out, const char **why);
+/* Writes IPOIB_ARP_LEN bytes; returns that or -ERANGE if size is too small. */
+int ipoib_arp_build(uint8_t *buf, size_t size, const struct ipoib_arp *arp);
+
+enum ipoib_neigh_state { NEIGH_FREE, NEIGH_ARP, NEIGH_PATH, NEIGH_VALID };
+
+struct ipoib_neigh {
+	enum ipoib_neigh_state state;
+	uint32_t ip;
+	uint8_t hwaddr[IPOIB_ALEN];
+	struct ib_address_vector av;
+	uint64_t used_ms, arp_sent_ms;
+	unsigned arp_tries;
+	struct net_buf *queue;         /* FIFO of packets waiting for resolution */
+	unsigned qlen;
+	struct ipoib *owner;
+};
+
+struct ipoib_stats {
+	unsigned arp_requests_out, arp_replies_out, arp_in, arp_bad, arp_failed;
+	unsigned queued, queue_drops, rx_own, rx_bad;
+};
+
+struct ipoib {
+	struct net_device nd;
+	struct ib_port *port;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	struct ib_mcast_group *bcast;
+	union ib_gid bcast_mgid;
+	struct ib_address_vector bcast_av;
+	bool joined;
+	struct net_buf tx[IPOIB_TX_BUFS];   /* one header per send-pool buffer */
+	struct ipoib_neigh neigh[IPOIB_NEIGHBOURS];
+	struct ipoib_stats stats;
+};
+
+/* Registers the IPoIB upper-layer protocol: a net_device "ib0" appears on the chosen port. */
+void ipoib_init(void);
+void ipoib_exit(void);
+struct ipoib *ipoib_instance(void);
+
+#endif

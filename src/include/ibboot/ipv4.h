@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * IPv4 (RFC 791) and ICMP echo (RFC 792): enough to prove reachability with a static address.
+ * Fragments are refused with a message (reassembly is not needed for boot). Addresses are in host
+ * byte order everywhere in this API.
+ */
+#ifndef IBBOOT_IPV4_H
+#define IBBOOT_IPV4_H
+
+#include <ibboot/net.h>
+
+#define IPV4_HDR_LEN      20
+#define IPV4_DEFAULT_TTL  64
+#define IP_PROTO_ICMP     1
+#define IP_PROTO_TCP      6
+#define IP_PROTO_UDP      17
+#define IPV4_BROADCAST    0xffffffffu
+
+struct ipv4_packet {
+	uint32_t src, dst;
+	uint8_t proto, ttl, tos;
+	uint16_t id;
+	size_t hdr_len;
+	const uint8_t *payload;
+	size_t payload_len;            /* from the total length field, trailing link padding cut */
+};
+
+/* Checks version, IHL, lengths, header checksum and fragmentation. 0 or -EINVAL with *why. */
+int ipv4_parse(const uint8_t *buf, size_t len, struct ipv4_packet *out, const char **why);
+void ipv4_rx(struct net_device *nd, const uint8_t *data, size_t len);
+
+/* Static configuration: address, netmask, gateway (0 for none). */
+int ipv4_configure(struct net_device *nd, uint32_t addr, uint32_t netmask, uint32_t gateway);
+/* A transmit buffer whose data points at the IPv4 payload. */
+struct net_buf *ipv4_alloc(struct net_device *nd);
+/* Adds the header and sends nb (nb->data/len = payload) to dst; the device owns nb afterwards. */
+int ipv4_tx(struct net_device *nd, struct net_buf *nb, uint32_t dst, uint8_t proto);
+
+/* Upper protocols (UDP/TCP come next): called for every valid packet to us with that protocol. */
+typedef void (*ipv4_proto_fn)(struct net_device *nd, const struct ipv4_packet *ip);
+int ipv4_register_proto(uint8_t proto, ipv4_proto_fn fn);
+
+/* RFC 1071 Internet checksum: the value to store (big-endian) in a checksum field that was
+ * zero while summing; over a block that contains a correct checksum it returns 0. */
+uint16_t ip_checksum(const void *data, size_t len);
+/* "198.18.0.2" <-> host-order address. */
+int ipv4_aton(const char *s, uint32_t *addr);
+char *ipv4_ntoa(uint32_t addr, char buf[16]);
+
+/* ---- ICMP ---- */
+#define ICMP_ECHO_REPLY    0
+#define ICMP_ECHO_REQUEST  8
+#define ICMP_HDR_LEN       8
+
+struct icmp_echo {
+	uint8_t type, code;
+	uint16_t id, seq;
+	const uint8_t *data;
+	size_t data_len;
+};
+
+/* Checks length (>= 8) and checksum; fills *out for any type (id/seq only meaningful for echo). */
+int icmp_parse(const uint8_t *buf, size_t len, struct icmp_echo *out, const char **why);
+void icmp_rx(struct net_device *nd, const struct ipv4_packet *ip);
+/* Sends an echo request with `data_len` bytes of pattern data. */
+int icmp_send_echo(struct net_device *nd, uint32_t dst, uint16_t id, uint16_t seq,
+		   size_t data_len);
+
+struct icmp_stats {
+	unsigned echo_requests_in, echo_replies_out, echo_replies_in, bad;
+	uint32_t last_reply_from;
+	uint16_t last_reply_id, last_reply_seq;
+};
+const struct icmp_stats *icmp_get_stats(void);
+void icmp_reset_stats(void);
+
+#endif

@@ -1,0 +1,553 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * IPoIB over UD (RFC 4391) as a net_device on the chosen IB port: one UD QP, the IPv4 broadcast
+ * group joined through the SA client (Q_Key, MLID, MTU taken from the join reply), ARP with
+ * 20-byte addresses, and a neighbour cache that resolves IPv4 -> link address (ARP) -> path
+ * (PathRecord) while holding the packets that wait for it.
+ */
+#include <ibboot/ipoib.h>
+#include <ibboot/ib_sa.h>
+#include <ibboot/ib_ulp.h>
+#include <ibboot/ipv4.h>
+#include <ibboot/console.h>
+#include <ibboot/dma.h>
+#include <ibboot/errno.h>
+#include <ibboot/string.h>
+#include <ibboot/timer.h>
+#include <iblib/bytes.h>
+
+static struct ipoib *the_ipoib;
+
+struct ipoib *ipoib_instance(void)
+{
+	return the_ipoib;
+}
+
+/* ---- transmit buffers (the UD QP's send pool) ---- */
+
+static struct net_buf *ipoib_alloc_tx(struct net_device *nd)
+{
+	struct ipoib *ip = nd->priv;
+	struct ib_buf *b;
+	struct net_buf *nb;
+
+	if (!ip->qp || !(b = ib_send_buf_get(ip->qp)))
+		return NULL;
+	nb = &ip->tx[b - ip->qp->send_bufs];
+	nb->head = b->va;
+	nb->size = b->len;
+	nb->data = nb->head + IPOIB_HDR_LEN;
+	nb->len = 0;
+	nb->ll_priv = b;
+	nb->next = NULL;
+	return nb;
+}
+
+static void ipoib_free_tx(struct net_device *nd, struct net_buf *nb)
+{
+	struct ipoib *ip = nd->priv;
+
+	if (ip->qp)
+		ib_send_buf_put(ip->qp, nb->ll_priv);
+}
+
+static int ipoib_post(struct ipoib *ip, struct net_buf *nb, const struct ib_address_vector *path,
+		      uint32_t qpn)
+{
+	struct ib_address_vector av = *path;
+	int rc;
+
+	if (nb->data != nb->head) {   /* the send WQE gathers from the buffer's start */
+		memmove(nb->head, nb->data, nb->len);
+		nb->data = nb->head;
+	}
+	av.qpn = qpn;
+	av.qkey = ip->bcast_av.qkey;   /* RFC 4391 §5: every member uses the group's Q_Key */
+	rc = ib_post_send(ip->qp, &av, nb->ll_priv, nb->len, nb);
+	if (rc < 0)
+		ip->nd.stats.tx_errors++;
+	else
+		ip->nd.stats.tx_packets++;
+	return rc;
+}
+
+static uint8_t *ipoib_push_header(struct net_buf *nb, uint16_t ethertype)
+{
+	uint8_t *h = nb_push(nb, IPOIB_HDR_LEN);
+
+	if (h) {
+		iblib_put_be16(h, ethertype);
+		iblib_put_be16(h + 2, 0);
+	}
+	return h;
+}
+
+/* ---- neighbours ---- */
+
+static struct ipoib_neigh *neigh_find(struct ipoib *ip, uint32_t addr)
+{
+	for (unsigned i = 0; i < IPOIB_NEIGHBOURS; i++)
+		if (ip->neigh[i].state != NEIGH_FREE && ip->neigh[i].ip == addr)
+			return &ip->neigh[i];
+	return NULL;
+}
+
+static struct ipoib_neigh *neigh_alloc(struct ipoib *ip, uint32_t addr)
+{
+	struct ipoib_neigh *victim = NULL;
+
+	for (unsigned i = 0; i < IPOIB_NEIGHBOURS; i++) {
+		struct ipoib_neigh *n = &ip->neigh[i];
+
+		if (n->state == NEIGH_FREE) {
+			victim = n;
+			break;
+		}
+		if (n->state == NEIGH_VALID && !n->qlen && (!victim || n->used_ms < victim->used_ms))
+			victim = n;
+	}
+	if (!victim)
+		return NULL;
+	memset(victim, 0, sizeof(*victim));
+	victim->owner = ip;
+	victim->ip = addr;
+	victim->used_ms = clock_ms();
+	return victim;
+}
+
+static void neigh_drop_queue(struct ipoib *ip, struct ipoib_neigh *n)
+{
+	while (n->queue) {
+		struct net_buf *nb = n->queue;
+
+		n->queue = nb->next;
+		ipoib_free_tx(&ip->nd, nb);
+		ip->nd.stats.tx_dropped++;
+	}
+	n->qlen = 0;
+}
+
+static void neigh_free(struct ipoib *ip, struct ipoib_neigh *n)
+{
+	neigh_drop_queue(ip, n);
+	if (ip->port)
+		ib_sa_path_cancel_waiter(ip->port, n);
+	n->state = NEIGH_FREE;
+}
+
+static void neigh_fail(struct ipoib *ip, struct ipoib_neigh *n, const char *why)
+{
+	char a[16];
+
+	kprintf("%s: cannot reach %s: %s\n", ip->nd.name, ipv4_ntoa(n->ip, a), why);
+	neigh_free(ip, n);
+}
+
+static void neigh_flush_queue(struct ipoib *ip, struct ipoib_neigh *n)
+{
+	uint32_t qpn = ipoib_addr_qpn(n->hwaddr);
+
+	while (n->queue) {
+		struct net_buf *nb = n->queue;
+
+		n->queue = nb->next;
+		n->qlen--;
+		(void)ipoib_post(ip, nb, &n->av, qpn);
+	}
+}
+
+static void neigh_enqueue(struct ipoib *ip, struct ipoib_neigh *n, struct net_buf *nb)
+{
+	struct net_buf **pp = &n->queue;
+
+	if (n->qlen >= IPOIB_NEIGH_QUEUE) {   /* keep the newest: drop the oldest */
+		struct net_buf *old = n->queue;
+
+		n->queue = old->next;
+		n->qlen--;
+		ipoib_free_tx(&ip->nd, old);
+		ip->nd.stats.tx_dropped++;
+		ip->stats.queue_drops++;
+	}
+	while (*pp)
+		pp = &(*pp)->next;
+	nb->next = NULL;
+	*pp = nb;
+	n->qlen++;
+	ip->stats.queued++;
+}
+
+static void neigh_resolve_path(struct ipoib *ip, struct ipoib_neigh *n);
+
+static void neigh_path_done(void *ctx, const union ib_gid *dgid, int status)
+{
+	struct ipoib_neigh *n = ctx;
+	struct ipoib *ip = n->owner;
+
+	if (n->state != NEIGH_PATH || memcmp(dgid->raw, n->hwaddr + 4, IB_GID_LEN))
+		return;
+	if (status < 0) {
+		neigh_fail(ip, n, status == -ETIMEDOUT ? "no path record (SA did not answer)"
+						       : "no path record from the SA");
+		return;
+	}
+	neigh_resolve_path(ip, n);
+}
+
+static void neigh_resolve_path(struct ipoib *ip, struct ipoib_neigh *n)
+{
+	union ib_gid dgid;
+	int rc;
+
+	memcpy(dgid.raw, n->hwaddr + 4, IB_GID_LEN);
+	n->state = NEIGH_PATH;
+	rc = ib_sa_path_lookup(ip->port, &dgid, &n->av, neigh_path_done, n);
+	if (rc == 0) {
+		n->state = NEIGH_VALID;
+		neigh_flush_queue(ip, n);
+	} else if (rc < 0) {
+		neigh_fail(ip, n, "path lookup failed");
+	}
+}
+
+/* RFC 826 "merge": a sender's address is learnt, replacing an older one. */
+static void neigh_learn(struct ipoib *ip, struct ipoib_neigh *n, const uint8_t *hw)
+{
+	if (n->state == NEIGH_VALID && !memcmp(n->hwaddr, hw, IPOIB_ALEN))
+		return;
+	if (n->state == NEIGH_PATH && !memcmp(n->hwaddr, hw, IPOIB_ALEN))
+		return;   /* already resolving this very address */
+	memcpy(n->hwaddr, hw, IPOIB_ALEN);
+	neigh_resolve_path(ip, n);
+}
+
+static void neigh_output(struct ipoib *ip, struct ipoib_neigh *n, struct net_buf *nb)
+{
+	n->used_ms = clock_ms();
+	if (n->state == NEIGH_VALID)
+		(void)ipoib_post(ip, nb, &n->av, ipoib_addr_qpn(n->hwaddr));
+	else
+		neigh_enqueue(ip, n, nb);
+}
+
+static void neigh_flush_all(struct ipoib *ip)
+{
+	for (unsigned i = 0; i < IPOIB_NEIGHBOURS; i++)
+		if (ip->neigh[i].state != NEIGH_FREE)
+			neigh_free(ip, &ip->neigh[i]);
+}
+
+/* ---- ARP ---- */
+
+static int arp_send(struct ipoib *ip, uint16_t op, uint32_t tpa, const uint8_t *tha,
+		    struct ipoib_neigh *to)
+{
+	struct ipoib_arp arp;
+	struct net_buf *nb = ipoib_alloc_tx(&ip->nd);
+	uint8_t *p;
+
+	if (!nb)
+		return -ENOSPC;
+	memset(&arp, 0, sizeof(arp));
+	arp.op = op;
+	memcpy(arp.sha, ip->nd.ll_addr, IPOIB_ALEN);
+	arp.spa = ip->nd.ip_addr;
+	if (tha)
+		memcpy(arp.tha, tha, IPOIB_ALEN);
+	arp.tpa = tpa;
+	p = nb_put(nb, IPOIB_ARP_LEN);
+	ipoib_arp_build(p, IPOIB_ARP_LEN, &arp);
+	ipoib_push_header(nb, ETHERTYPE_ARP);
+	if (to) {
+		ip->stats.arp_replies_out++;
+		neigh_output(ip, to, nb);
+		return 0;
+	}
+	ip->stats.arp_requests_out++;
+	return ipoib_post(ip, nb, &ip->bcast_av, IB_MCAST_QPN);
+}
+
+static void arp_rx(struct ipoib *ip, const uint8_t *data, size_t len)
+{
+	struct ipoib_arp arp;
+	struct ipoib_neigh *n;
+	const char *why;
+	bool for_us;
+
+	if (ipoib_arp_parse(data, len, &arp, &why) < 0) {
+		ip->stats.arp_bad++;
+		return;
+	}
+	ip->stats.arp_in++;
+	if (!ip->nd.ip_addr || arp.spa == 0 || arp.spa == IPV4_BROADCAST)
+		return;
+	for_us = arp.tpa == ip->nd.ip_addr;
+	n = neigh_find(ip, arp.spa);
+	if (!n && for_us)
+		n = neigh_alloc(ip, arp.spa);
+	if (n)
+		neigh_learn(ip, n, arp.sha);
+	if (for_us && arp.op == ARP_OP_REQUEST && n)
+		(void)arp_send(ip, ARP_OP_REPLY, arp.spa, arp.sha, n);
+}
+
+/* ---- the net_device ---- */
+
+static int ipoib_transmit(struct net_device *nd, struct net_buf *nb, uint16_t ethertype,
+			  uint32_t next_hop, unsigned flags)
+{
+	struct ipoib *ip = nd->priv;
+	struct ipoib_neigh *n;
+
+	if (!nd->link_up || !ip->qp) {
+		ipoib_free_tx(nd, nb);
+		nd->stats.tx_dropped++;
+		return -ENODEV;
+	}
+	if (!ipoib_push_header(nb, ethertype)) {
+		ipoib_free_tx(nd, nb);
+		return -ERANGE;
+	}
+	if (flags & NET_TX_BROADCAST)
+		return ipoib_post(ip, nb, &ip->bcast_av, IB_MCAST_QPN);
+	n = neigh_find(ip, next_hop);
+	if (!n) {
+		n = neigh_alloc(ip, next_hop);
+		if (!n) {
+			ipoib_free_tx(nd, nb);
+			nd->stats.tx_dropped++;
+			return -ENOSPC;
+		}
+	}
+	if (n->state == NEIGH_FREE) {
+		n->state = NEIGH_ARP;
+		n->arp_tries = 1;
+		n->arp_sent_ms = clock_ms();
+		neigh_enqueue(ip, n, nb);
+		(void)arp_send(ip, ARP_OP_REQUEST, next_hop, NULL, NULL);
+		return 0;
+	}
+	neigh_output(ip, n, nb);
+	return 0;
+}
+
+static void ipoib_poll(struct net_device *nd, uint64_t now)
+{
+	struct ipoib *ip = nd->priv;
+
+	for (unsigned i = 0; i < IPOIB_NEIGHBOURS; i++) {
+		struct ipoib_neigh *n = &ip->neigh[i];
+
+		if (n->state != NEIGH_ARP || now - n->arp_sent_ms < IPOIB_ARP_RETRY_MS)
+			continue;
+		if (n->arp_tries >= IPOIB_ARP_TRIES) {
+			ip->stats.arp_failed++;
+			neigh_fail(ip, n, "no ARP reply after 3 requests");
+			continue;
+		}
+		n->arp_tries++;
+		n->arp_sent_ms = now;
+		(void)arp_send(ip, ARP_OP_REQUEST, n->ip, NULL, NULL);
+	}
+}
+
+static const struct net_device_ops ipoib_netdev_ops = {
+	.alloc_tx = ipoib_alloc_tx,
+	.free_tx = ipoib_free_tx,
+	.transmit = ipoib_transmit,
+	.poll = ipoib_poll,
+};
+
+/* ---- receive ---- */
+
+static void ipoib_recv(struct ib_qp *qp, const struct ib_wc *wc, const uint8_t *grh,
+		       uint8_t *data, size_t len)
+{
+	struct ipoib *ip = qp->owner_priv;
+	uint16_t type;
+
+	(void)grh;
+	if (wc->src_qpn == qp->qpn && wc->slid == qp->port->attr.lid) {
+		ip->stats.rx_own++;   /* our own broadcast, looped back by the fabric */
+		return;
+	}
+	if (ipoib_parse_header(data, len, &type, NULL) < 0) {
+		ip->stats.rx_bad++;
+		return;
+	}
+	data += IPOIB_HDR_LEN;
+	len -= IPOIB_HDR_LEN;
+	if (type == ETHERTYPE_ARP)
+		arp_rx(ip, data, len);
+	else if (ip->nd.link_up)
+		net_rx(&ip->nd, type, data, len);
+}
+
+static const struct ib_qp_owner_ops ipoib_qp_owner = {
+	.recv = ipoib_recv,
+};
+
+/* ---- the broadcast group and the port ---- */
+
+static void ipoib_bcast_joined(void *ctx, struct ib_mcast_group *g, int status)
+{
+	struct ipoib *ip = ctx;
+	const struct ib_mcast_info *info = &g->info;
+	unsigned group_mtu, port_mtu;
+	char rate[32];
+
+	if (status < 0) {
+		if (ip->nd.link_up)
+			kprintf("%s: link down (broadcast group membership lost)\n", ip->nd.name);
+		ip->nd.link_up = false;
+		ip->joined = false;
+		return;
+	}
+	if (ib_modify_qkey(ip->qp, info->qkey) < 0)
+		return;
+	memset(&ip->bcast_av, 0, sizeof(ip->bcast_av));
+	ip->bcast_av.qpn = IB_MCAST_QPN;
+	ip->bcast_av.qkey = info->qkey;
+	ip->bcast_av.lid = info->mlid;
+	ip->bcast_av.sl = info->sl;
+	ip->bcast_av.rate = info->rate;
+	ip->bcast_av.gid_present = true;   /* multicast carries the MGID in a GRH (IBA 8.3) */
+	ip->bcast_av.gid = info->mgid;
+	ip->bcast_av.hop_limit = info->hop_limit;
+	ip->bcast_av.tclass = info->tclass;
+	ip->bcast_av.flow_label = info->flow_label;
+	/* RFC 4391 §5: the group's MTU, less the 4-byte header, is the link MTU. */
+	group_mtu = ib_mtu_bytes(info->mtu);
+	port_mtu = ib_mtu_bytes(ip->port->attr.mtu_cap);
+	ip->nd.mtu = (port_mtu && port_mtu < group_mtu ? port_mtu : group_mtu) - IPOIB_HDR_LEN;
+	ip->joined = true;
+	ip->nd.link_up = true;
+	kprintf("%s: link up on %s port %u, %s: MTU %u, broadcast MLID 0x%04x, Q_Key 0x%08x\n",
+		ip->nd.name, ip->port->dev->name, ip->port->num,
+		ib_port_rate_string(&ip->port->attr, rate, sizeof(rate)), ip->nd.mtu, info->mlid,
+		info->qkey);
+}
+
+static void ipoib_detach(struct ipoib *ip)
+{
+	if (!ip->port)
+		return;
+	ip->nd.link_up = false;
+	ip->joined = false;
+	neigh_flush_all(ip);
+	ib_sa_leave(ip->bcast);
+	ip->bcast = NULL;
+	ib_destroy_qp(ip->qp);
+	ib_destroy_cq(ip->cq);
+	ip->qp = NULL;
+	ip->cq = NULL;
+	ip->port = NULL;
+}
+
+static int ipoib_attach(struct ipoib *ip, struct ib_port *port)
+{
+	struct ib_qp_config cfg = {
+		.type = IB_QPT_UD,
+		.qkey = 0,                /* set from the join reply */
+		.send_wqes = IPOIB_TX_BUFS,
+		.recv_wqes = IPOIB_RX_BUFS,
+		.recv_payload = IPOIB_BUF_PAYLOAD,
+		.send_bufs = IPOIB_TX_BUFS,
+		.send_buf_size = IPOIB_BUF_PAYLOAD,
+		.owner = &ipoib_qp_owner,
+		.owner_priv = ip,
+	};
+
+	ip->port = port;
+	ip->cq = ib_create_cq(port->dev, IPOIB_TX_BUFS + IPOIB_RX_BUFS);
+	if (!ip->cq)
+		goto err;
+	cfg.send_cq = cfg.recv_cq = ip->cq;
+	ip->qp = ib_create_qp(port, &cfg);
+	if (!ip->qp)
+		goto err;
+	ipoib_addr_make(ip->nd.ll_addr, ip->qp->qpn, &port->gid);
+	ib_ipv4_broadcast_mgid(&ip->bcast_mgid, port->attr.pkey);
+	ip->bcast = ib_sa_join(port, &ip->bcast_mgid, ip->qp, ipoib_bcast_joined, ip);
+	if (!ip->bcast)
+		goto err;
+	return 0;
+err:
+	kprintf("%s: cannot start IPoIB on %s port %u\n", ip->nd.name, port->dev->name, port->num);
+	ipoib_detach(ip);
+	return -ENOMEM;
+}
+
+static void ipoib_port_up(struct ib_port *port)
+{
+	struct ipoib *ip = the_ipoib;
+
+	if (!ip)
+		return;
+	if (ip->port && ip->port != port)
+		ipoib_detach(ip);
+	if (!ip->port)
+		(void)ipoib_attach(ip, port);
+}
+
+static void ipoib_port_down(struct ib_port *port)
+{
+	struct ipoib *ip = the_ipoib;
+
+	if (ip && ip->port == port) {
+		if (ip->nd.link_up)
+			kprintf("%s: link down\n", ip->nd.name);
+		ipoib_detach(ip);
+	}
+}
+
+static void ipoib_reregister(struct ib_port *port)
+{
+	struct ipoib *ip = the_ipoib;
+
+	/* Paths may have changed with the SM: resolve every neighbour again on demand. */
+	if (ip && ip->port == port)
+		neigh_flush_all(ip);
+}
+
+static struct ib_ulp ipoib_ulp = {
+	.name = "ipoib",
+	.port_up = ipoib_port_up,
+	.port_down = ipoib_port_down,
+	.reregister = ipoib_reregister,
+};
+
+void ipoib_init(void)
+{
+	struct ipoib *ip;
+
+	if (the_ipoib)
+		return;
+	ip = kzalloc(sizeof(*ip));
+	if (!ip) {
+		kprintf("ipoib: out of memory\n");
+		return;
+	}
+	memcpy(ip->nd.name, "ib0", 4);
+	ip->nd.ops = &ipoib_netdev_ops;
+	ip->nd.priv = ip;
+	ip->nd.ll_addr_len = IPOIB_ALEN;
+	ip->nd.ll_type = IPOIB_ARPHRD;
+	ip->nd.mtu = 2048 - IPOIB_HDR_LEN;
+	the_ipoib = ip;
+	netdev_register(&ip->nd);
+	ib_ulp_register(&ipoib_ulp);
+}
+
+void ipoib_exit(void)
+{
+	struct ipoib *ip = the_ipoib;
+
+	if (!ip)
+		return;
+	ib_ulp_unregister(&ipoib_ulp);
+	ipoib_detach(ip);
+	netdev_unregister(&ip->nd);
+	the_ipoib = NULL;
+	kfree(ip);
+}
