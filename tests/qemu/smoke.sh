@@ -78,15 +78,18 @@ if boot linux-boot "$IMAGE" "ibboot.cmd=pci,mem,poweroff" -m 256 -device isa-deb
 fi
 
 # 2. Multiboot v1: the same image with the Linux magic blanked, so QEMU must use the multiboot
-#    header. Also checks that a poweroff status reaches the host.
+#    header. Also checks that a poweroff status reaches the host, and (on a CPU with 1 GiB pages)
+#    that whole gigabytes of RAM are mapped with them: memcheck touches all of it.
 t=qemu/multiboot
 mb=$OUT/ibboot-multiboot.bin
 cp "$IMAGE" "$mb" && printf 'XXXX' | dd of="$mb" bs=1 seek=$((0x202)) conv=notrunc status=none
-if boot multiboot "$mb" "ibboot.cmd=mem,poweroff+7" -m 512 -device isa-debug-exit; then
+if boot multiboot "$mb" "ibboot.cmd=mem,memcheck,poweroff+7" -m 3072 -cpu max -device isa-debug-exit; then
 	log=$OUT/multiboot.log
 	expect $t "$log" '^ibboot [^ ]+ \(pcbios\)$' "no banner" &&
 	expect $t "$log" 'booted via multiboot' "QEMU did not take the multiboot path" &&
-	check_mem $t "$log" 504 512 &&
+	check_mem $t "$log" 3064 3072 &&
+	expect $t "$log" '^paging: RAM identity-mapped with 1 GiB and 2 MiB pages; 1 of' "1-2 GiB not mapped by one 1 GiB page (2-3 GiB needs one page directory)" &&
+	expect $t "$log" '^memcheck: .* 0 bad; all freed$' "memcheck failed" &&
 	check_status $t 15 "isa-debug-exit with value 7" &&
 	pass $t
 fi
@@ -107,6 +110,7 @@ if boot q35 "$IMAGE" "ibboot.cmd=memcheck,mmio+00:05.0+2+0x100+0x5eed1234,powero
 	expect $t "$log" '^00:[0-9a-f]{2}\.0 1b36:0001 class 060400' "PCI bridge not listed" &&
 	expect $t "$log" '^0[1-9a-f]:03\.0 8086:100e class 020000' "e1000 behind the bridge not found" &&
 	check_mem $t "$log" 4600 4608 &&
+	expect $t "$log" '^paging: RAM identity-mapped with 2 MiB pages; [1-9][0-9]* of' "RAM above 1 GiB not mapped with 2 MiB pages" &&
 	{ [ -n "$high" ] && [ $((0x$high)) -gt $((0x100000000)) ] ||
 		{ fail $t "memcheck did not verify memory above 4 GiB (highest '${high:-none}')"; false; }; } &&
 	{ [ -n "$bar2" ] && [ $((0x$bar2)) -ge $((0x100000000)) ] ||

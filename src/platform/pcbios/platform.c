@@ -43,6 +43,11 @@ unsigned plat_usable_ram(struct plat_mem_region *out, unsigned max)
 		}
 		out[k++] = (struct plat_mem_region){ start, end - start, PLAT_MEM_RAM };
 	}
+	unsigned tables_used, tables_max;
+	bool huge;
+	paging_stats(&tables_used, &tables_max, &huge);
+	kprintf("paging: RAM identity-mapped with %s pages; %u of %u page-table pages used\n",
+		huge ? "1 GiB and 2 MiB" : "2 MiB", tables_used, tables_max);
 	return k;
 }
 

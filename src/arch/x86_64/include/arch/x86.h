@@ -48,6 +48,8 @@ void paging_init(void);
  * page-table pages. */
 int paging_map(uint64_t phys, uint64_t len, bool uncached);
 unsigned paging_phys_bits(void);
+/* Page-table pool use, and whether whole gigabytes of RAM get 1 GiB pages. */
+void paging_stats(unsigned *tables_used, unsigned *tables_max, bool *huge);
 
 void idt_init(void);
 __noreturn void arch_triple_fault(void);
