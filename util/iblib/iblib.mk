@@ -4,7 +4,7 @@
 #   build/iblib/iblib-test   unit tests (ASan/UBSan)
 #   build/iblib/sma-test     the HCA model's firmware SMA (util/hcasim/sma.c) tested standalone
 #   build/iblib/fuzz-*       libFuzzer targets (clang)
-#   make check-iblib, fuzz-iblib
+#   make check-iblib, fuzz-iblib, bench-iblib
 
 IBLIB_SRCS := util/iblib/crc.c util/iblib/packet.c util/iblib/mad.c
 IBLIB_HDRS := $(wildcard util/iblib/include/iblib/*.h)
@@ -63,7 +63,14 @@ build/iblib/fuzz-sma: util/iblib/fuzz/fuzz_sma.c $(SMA_SRCS) util/hcasim/sma.h $
 	$(IBLIB_FUZZ_CC) -std=c11 -O1 -g -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined \
 		$(IBLIB_CFLAGS) -Iutil/hcasim/include -Iutil/hcasim -o $@ $< $(SMA_SRCS) $(IBLIB_SRCS)
 
-.PHONY: check-iblib fuzz-iblib
+build/iblib/bench-crc: util/iblib/tests/bench_crc.c $(IBLIB_SRCS) $(IBLIB_HDRS)
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) $(IBLIB_CFLAGS) -o $@ $< $(IBLIB_SRCS)
+
+.PHONY: check-iblib fuzz-iblib bench-iblib
+bench-iblib: build/iblib/bench-crc
+	@build/iblib/bench-crc
+
 check-iblib: $(IBLIB_LIB) $(IBLIB_FREESTANDING_OBJS) build/iblib/iblib-test $(IBLIB_SMA_TEST) \
 		build/iblib/pcap-sample $(if $(IBLIB_HAVE_CLANG),$(IBLIB_FUZZ_BINS))
 	@util/run-test iblib-test build/iblib/iblib-test
@@ -85,4 +92,5 @@ fuzz-iblib: $(IBLIB_FUZZ_BINS)
 ALL_TARGETS += $(IBLIB_LIB) $(IBLIB_FREESTANDING_OBJS)
 CHECK_TARGETS += check-iblib
 FUZZ_TARGETS += fuzz-iblib
+BENCH_TARGETS += bench-iblib
 CLEAN_FILES += build/iblib
