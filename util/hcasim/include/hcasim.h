@@ -72,6 +72,43 @@ void hcasim_packet_in(struct hcasim *h, unsigned port, const void *pkt, size_t l
  * and periodically (every millisecond or so). Returns true if it did any work. */
 bool hcasim_step(struct hcasim *h);
 
+/* ---- Additions for tests, benchmarks and diagnostics (hcasim owns these) ---- */
+
+/* Fault injection. opcode -1 clears the knob. */
+void hcasim_fault_fail_cmd(struct hcasim *h, int opcode, uint8_t status); /* complete with status */
+void hcasim_fault_timeout_cmd(struct hcasim *h, int opcode);  /* leave go set (until reset) */
+void hcasim_fault_stall_hcr(struct hcasim *h, bool stall);     /* hold every command while set */
+void hcasim_fault_corrupt_next_cqe(struct hcasim *h);          /* next CQE gets a bad opcode */
+/* How long a reset keeps the device unreachable (default HCASIM_RESET_NS_DEFAULT). */
+#define HCASIM_RESET_NS_DEFAULT 100000000ull
+void hcasim_set_reset_time(struct hcasim *h, uint64_t ns);
+
+/* Accounting: host memory the driver has handed to the device right now. */
+struct hcasim_mem_usage {
+	uint64_t fa_bytes, aux_bytes, icm_bytes, total;
+};
+void hcasim_mem_usage(const struct hcasim *h, struct hcasim_mem_usage *u);
+
+/* Per-port counters of what the datapath did. */
+struct hcasim_port_stats {
+	uint64_t tx_packets, rx_packets, rx_bad_crc, rx_bad_hdr, rx_no_qp, rx_bad_qkey,
+		rx_bad_pkey, rx_no_wqe, rx_link_down;
+};
+int hcasim_port_stats(const struct hcasim *h, unsigned port, struct hcasim_port_stats *st);
+
+/* Diagnostics snapshot: registers, firmware state, maps and every hardware-owned context, as text
+ * (in the spirit of a firmware dump). Returns the length it wanted (snprintf-like). */
+size_t hcasim_diag_snapshot(struct hcasim *h, char *buf, size_t len);
+/* Refused operations (commands failed, packets dropped, access violations), newest first. */
+unsigned hcasim_refused_count(const struct hcasim *h);
+const char *hcasim_refused(const struct hcasim *h, unsigned newest_index);
+/* Quiesced: firmware not running, nothing of the host's memory mapped, no context in hardware. */
+bool hcasim_quiesced(const struct hcasim *h);
+/* DMA attempts made while the firmware was off (should stay 0: no DMA after close). */
+uint64_t hcasim_dma_after_close(const struct hcasim *h);
+/* The HCR status of the last completed command (0 success), for test rigs. */
+uint8_t hcasim_last_status(const struct hcasim *h);
+
 #ifdef __cplusplus
 }
 #endif

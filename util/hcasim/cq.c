@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Completion queues: SW2HW_CQ / HW2SW_CQ / QUERY_CQ, CQE writing, the CQ arm doorbell.
+ * The CQC lives in ICM; the ring is found through MTTs + page_offset (units of 32 bytes).
+ * Software reports its consumer index in the CQ doorbell record (host memory, update_ci), which
+ * the device reads to detect overrun. Ownership as for EQs: owner = bit log_cq_size of the index.
+ */
+#include <string.h>
+
+#include "hcasim_int.h"
+#include "tpt.h"
+
+#define CQE_SIZE 32u
+#define CQ_ST_ARMED 0x9
+#define CQ_ST_ARMED_SOL 0x6
+#define CQ_ST_FIRED 0xa
+
+static bool cqn_ok(struct hcasim *h, struct hcasim_cmd *c, uint32_t cqn)
+{
+	if (cqn >= (1u << h->lay.log_num_cq)) {
+		hcasim_refuse(h, "%s: CQN %#x beyond the CQC table (2^%u)",
+			      hcasim_cmd_name(c->opcode), cqn, h->lay.log_num_cq);
+		return false;
+	}
+	return true;
+}
+
+int cmd_sw2hw_cq(struct hcasim *h, struct hcasim_cmd *c)
+{
+	uint32_t cqn = c->in_mod & 0xffffff;
+	uint8_t *x = c->in;
+	int st;
+
+	if (!cqn_ok(h, c, cqn))
+		return ST_BAD_INDEX;
+	if (hcasim_bit(h->cq_hw, cqn)) {
+		hcasim_refuse(h, "SW2HW_CQ: CQ %#x already in hardware ownership", cqn);
+		return ST_BAD_RES_STATE;
+	}
+	st = hcasim_cmd_mbox_in(h, c, HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES);
+	if (st)
+		return st;
+	if (PRM_GET(completion_queue_context, log_cq_size, x) > 22 ||
+	    PRM_GET(completion_queue_context, c_eqn, x) >= (1u << h->lay.log_num_eq) ||
+	    PRM_GET(completion_queue_context, usr_page, x) >= (1u << h->lay.log_max_uars)) {
+		hcasim_refuse(h, "SW2HW_CQ: CQ %#x: log_cq_size %u, EQN %#x or UAR page %#x invalid",
+			      cqn, PRM_GET(completion_queue_context, log_cq_size, x),
+			      PRM_GET(completion_queue_context, c_eqn, x),
+			      PRM_GET(completion_queue_context, usr_page, x));
+		return ST_BAD_PARAM;
+	}
+	if (hcasim_cmpt_check(h, 2, cqn) < 0 ||
+	    hcasim_icm_write(h, hcasim_cqc_va(h, cqn), x, HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES) < 0)
+		return ST_ICM_ERROR;
+	hcasim_bit_set(h->cq_hw, cqn, true);
+	hcasim_bit_set(h->cq_armed, cqn, PRM_GET(completion_queue_context, st, x) == CQ_ST_ARMED ||
+					       PRM_GET(completion_queue_context, st, x) == CQ_ST_ARMED_SOL);
+	return ST_OK;
+}
+
+int cmd_hw2sw_cq(struct hcasim *h, struct hcasim_cmd *c)
+{
+	uint32_t cqn = c->in_mod & 0xffffff;
+
+	if (!cqn_ok(h, c, cqn))
+		return ST_BAD_INDEX;
+	if (!hcasim_bit(h->cq_hw, cqn)) {
+		hcasim_refuse(h, "HW2SW_CQ: CQ %#x not in hardware ownership", cqn);
+		return ST_BAD_RES_STATE;
+	}
+	if (c->out_param) {
+		if (hcasim_icm_read(h, hcasim_cqc_va(h, cqn), c->out,
+				    HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES) < 0)
+			return ST_ICM_ERROR;
+		c->out_len = HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES;
+	}
+	hcasim_bit_set(h->cq_hw, cqn, false);
+	hcasim_bit_set(h->cq_armed, cqn, false);
+	return ST_OK;
+}
+
+int cmd_query_cq(struct hcasim *h, struct hcasim_cmd *c)
+{
+	uint32_t cqn = c->in_mod & 0xffffff;
+
+	if (!cqn_ok(h, c, cqn))
+		return ST_BAD_INDEX;
+	if (!hcasim_bit(h->cq_hw, cqn)) {
+		hcasim_refuse(h, "QUERY_CQ: CQ %#x not in hardware ownership", cqn);
+		return ST_BAD_RES_STATE;
+	}
+	if (hcasim_icm_read(h, hcasim_cqc_va(h, cqn), c->out,
+			    HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES) < 0)
+		return ST_ICM_ERROR;
+	c->out_len = HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES;
+	return ST_OK;
+}
+
+static uint64_t db_record_pa(const uint8_t *ctx)
+{
+	return (uint64_t)PRM_GET(completion_queue_context, db_record_addr_h, ctx) << 32 |
+	       (uint64_t)PRM_GET(completion_queue_context, db_record_addr_l, ctx) << 3;
+}
+
+static void fill_cqe(uint8_t *cqe, const struct hcasim_cqe_info *ci)
+{
+	if (ci->error) {
+		PRM_SET(completion_with_error, qpn, cqe, ci->qpn);
+		PRM_SET(completion_with_error, syndrome, cqe, ci->syndrome);
+		PRM_SET(completion_with_error, vendor_error_syndrome, cqe, 0);
+		PRM_SET(completion_with_error, wqe_counter, cqe, ci->wqe_counter);
+		PRM_SET(completion_with_error, opcode, cqe, CQE_OPCODE_ERROR);
+		PRM_SET(completion_with_error, s_r, cqe, ci->is_send);
+		return;
+	}
+	PRM_SET(completion_queue_entry, qpn, cqe, ci->qpn);
+	PRM_SET(completion_queue_entry, immediate_rssvalue_invalidatekey, cqe, ci->imm);
+	PRM_SET(completion_queue_entry, srq_rqpn, cqe, ci->rqpn);
+	PRM_SET(completion_queue_entry, ml_path_mac_index, cqe, ci->path_bits);
+	PRM_SET(completion_queue_entry, g, cqe, ci->grh);
+	PRM_SET(completion_queue_entry, slid_smac47_32, cqe, ci->slid);
+	PRM_SET(completion_queue_entry, sl, cqe, ci->sl);
+	PRM_SET(completion_queue_entry, byte_cnt, cqe, ci->byte_cnt);
+	PRM_SET(completion_queue_entry, wqe_counter, cqe, ci->wqe_counter);
+	PRM_SET(completion_queue_entry, opcode, cqe, ci->opcode);
+	PRM_SET(completion_queue_entry, s_r, cqe, ci->is_send);
+}
+
+/* Returns 0, or -1 when the CQE could not be written (CQ missing, overrun, ICM/DMA failure). */
+int hcasim_cq_post(struct hcasim *h, uint32_t cqn, const struct hcasim_cqe_info *ci)
+{
+	uint8_t ctx[HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES], cqe[CQE_SIZE] = { 0 };
+	uint8_t dbr[HERMONPRM_CQ_DB_RECORD_ST_BYTES];
+	uint32_t prod, cons, size;
+	uint64_t mtt, off, pa;
+	unsigned lg;
+
+	if (cqn >= (1u << h->lay.log_num_cq) || !hcasim_bit(h->cq_hw, cqn)) {
+		hcasim_refuse(h, "QP %#x: completion dropped: CQ %#x not in hardware ownership",
+			      ci->qpn, cqn);
+		return -1;
+	}
+	if (hcasim_icm_read(h, hcasim_cqc_va(h, cqn), ctx, sizeof(ctx)) < 0) {
+		hcasim_catastrophe(h, "CQ context in unmapped ICM");
+		return -1;
+	}
+	lg = PRM_GET(completion_queue_context, log_cq_size, ctx);
+	size = 1u << lg;
+	prod = PRM_GET(completion_queue_context, producer_counter, ctx);
+	if (hcasim_dma_read(h, db_record_pa(ctx), dbr, sizeof(dbr)) < 0) {
+		hcasim_catastrophe(h, "CQ doorbell record not readable");
+		return -1;
+	}
+	cons = PRM_GET(cq_db_record, update_ci, dbr);
+	if (((prod - cons) & 0xffffff) >= size) {
+		uint8_t err[HERMONPRM_COMPLETION_QUEUE_ERROR_ST_BYTES] = { 0 };
+		uint32_t data[6];
+
+		hcasim_refuse(h, "CQ %#x overrun (producer %u, consumer %u): CQ error event", cqn,
+			      prod, cons);
+		PRM_SET(completion_queue_error, cqn, err, cqn);
+		PRM_SET(completion_queue_error, syndrome, err, 1 /* overrun */);
+		for (unsigned i = 0; i < 6; i++)
+			data[i] = hermonprm_load_dword(err, i);
+		hcasim_async_event(h, EV_CQ_ERROR, 0, data);
+		return -1;
+	}
+	fill_cqe(cqe, ci);
+	if (h->corrupt_next_cqe) {
+		/* fault injection: an opcode no driver knows */
+		PRM_SET(completion_queue_entry, opcode, cqe, 0x1f);
+		h->corrupt_next_cqe = false;
+	}
+	PRM_SET(completion_queue_entry, owner, cqe, (prod >> lg) & 1);
+	mtt = (uint64_t)PRM_GET(completion_queue_context, mtt_base_addr_h, ctx) << 32 |
+	      (uint64_t)PRM_GET(completion_queue_context, mtt_base_addr_l, ctx) << 3;
+	off = (uint64_t)PRM_GET(completion_queue_context, page_offset, ctx) * 32 +
+	      (uint64_t)(prod & (size - 1)) * CQE_SIZE;
+	if (hcasim_mtt_translate(h, mtt, 12 + PRM_GET(completion_queue_context, log2_page_size, ctx),
+				 off, &pa) ||
+	    hcasim_dma_write(h, pa, cqe, sizeof(cqe)) < 0) {
+		hcasim_catastrophe(h, "CQ ring not translatable/writable");
+		return -1;
+	}
+	PRM_SET(completion_queue_context, producer_counter, ctx, (prod + 1) & 0xffffff);
+	if (hcasim_bit(h->cq_armed, cqn)) {
+		uint8_t ev[HERMONPRM_COMPLETION_EVENT_ST_BYTES] = { 0 };
+		uint32_t data[6];
+
+		hcasim_bit_set(h->cq_armed, cqn, false);
+		PRM_SET(completion_queue_context, st, ctx, CQ_ST_FIRED);
+		PRM_SET(completion_event, cqn, ev, cqn);
+		for (unsigned i = 0; i < 6; i++)
+			data[i] = hermonprm_load_dword(ev, i);
+		hcasim_eq_post(h, PRM_GET(completion_queue_context, c_eqn, ctx), EV_COMPLETION, 0, data);
+	}
+	if (hcasim_icm_write(h, hcasim_cqc_va(h, cqn), ctx, sizeof(ctx)) < 0) {
+		hcasim_catastrophe(h, "CQ context in unmapped ICM");
+		return -1;
+	}
+	return 0;
+}
+
+/* CQ doorbell (UAR + 0x20): dword 0 = cmd_sn/cmd/CQN, dword 1 = consumer index. Commands 1
+ * (solicited) and 2 (any completion) arm the CQ; if completions are already waiting beyond the
+ * given consumer index the event fires at once. */
+void hcasim_cq_doorbell(struct hcasim *h, const uint8_t db[8])
+{
+	uint32_t cqn = PRM_GET(cq_cmd_doorbell, cqn, db), ci = PRM_GET(cq_cmd_doorbell, cq_param, db);
+	unsigned cmd = PRM_GET(cq_cmd_doorbell, cmd, db);
+	uint8_t ctx[HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES];
+
+	if (h->fw != FW_HCA_UP || cqn >= (1u << h->lay.log_num_cq) || !hcasim_bit(h->cq_hw, cqn))
+		return;
+	if (cmd != 1 && cmd != 2)
+		return;
+	if (hcasim_icm_read(h, hcasim_cqc_va(h, cqn), ctx, sizeof(ctx)) < 0)
+		return;
+	if ((PRM_GET(completion_queue_context, producer_counter, ctx) & 0xffffff) != (ci & 0xffffff)) {
+		uint8_t ev[HERMONPRM_COMPLETION_EVENT_ST_BYTES] = { 0 };
+		uint32_t data[6];
+
+		PRM_SET(completion_event, cqn, ev, cqn);
+		for (unsigned i = 0; i < 6; i++)
+			data[i] = hermonprm_load_dword(ev, i);
+		hcasim_eq_post(h, PRM_GET(completion_queue_context, c_eqn, ctx), EV_COMPLETION, 0, data);
+		return;
+	}
+	hcasim_bit_set(h->cq_armed, cqn, true);
+	PRM_SET(completion_queue_context, st, ctx, cmd == 1 ? CQ_ST_ARMED_SOL : CQ_ST_ARMED);
+	hcasim_icm_write(h, hcasim_cqc_va(h, cqn), ctx, sizeof(ctx));
+}

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Event queues: SW2HW_EQ / HW2SW_EQ / QUERY_EQ / MAP_EQ, EQE writing and the EQ consumer-index
+ * doorbell. The EQC lives in ICM; the ring is found through its MTT entries + page offset.
+ * Ownership: an EQE at running index i is the software's when its owner bit equals bit
+ * log_eq_size of i, so the device writes owner = (i >> log_eq_size) & 1.
+ */
+#include <string.h>
+
+#include "hcasim_int.h"
+#include "tpt.h"
+
+#define EQE_SIZE 32u
+
+static bool eqn_ok(struct hcasim *h, struct hcasim_cmd *c, uint32_t eqn)
+{
+	if (eqn >= (1u << h->lay.log_num_eq)) {
+		hcasim_refuse(h, "%s: EQN %#x beyond the EQC table (2^%u)",
+			      hcasim_cmd_name(c->opcode), eqn, h->lay.log_num_eq);
+		return false;
+	}
+	return true;
+}
+
+/* The firmware touches a context's cMPT entry when it takes the context over; an unmapped one is
+ * an ICM error (iPXE maps exactly the prefixes of the four cMPT tables it needs). */
+int hcasim_cmpt_check(struct hcasim *h, unsigned type, uint32_t num)
+{
+	uint8_t e[8];
+
+	return hcasim_icm_read(h, h->lay.cmpt_base + (((uint64_t)type << 24) + num) * HCASIM_CMPT_SZ,
+			       e, sizeof(e));
+}
+
+int cmd_sw2hw_eq(struct hcasim *h, struct hcasim_cmd *c)
+{
+	uint32_t eqn = c->in_mod & 0x3ff;
+	uint8_t *e = c->in;
+	int st;
+
+	if (!eqn_ok(h, c, eqn))
+		return ST_BAD_INDEX;
+	if (hcasim_bit(h->eq_hw, eqn)) {
+		hcasim_refuse(h, "SW2HW_EQ: EQ %#x already in hardware ownership", eqn);
+		return ST_BAD_RES_STATE;
+	}
+	st = hcasim_cmd_mbox_in(h, c, HERMONPRM_EQC_ST_BYTES);
+	if (st)
+		return st;
+	if (PRM_GET(eqc, log_eq_size, e) > 22 || PRM_GET(eqc, log2_page_size, e) > 28) {
+		hcasim_refuse(h, "SW2HW_EQ: EQ %#x: log_eq_size %u / page size invalid", eqn,
+			      PRM_GET(eqc, log_eq_size, e));
+		return ST_BAD_PARAM;
+	}
+	if (hcasim_cmpt_check(h, 3, eqn) < 0 ||
+	    hcasim_icm_write(h, hcasim_eqc_va(h, eqn), e, HERMONPRM_EQC_ST_BYTES) < 0)
+		return ST_ICM_ERROR;
+	hcasim_bit_set(h->eq_hw, eqn, true);
+	return ST_OK;
+}
+
+int cmd_hw2sw_eq(struct hcasim *h, struct hcasim_cmd *c)
+{
+	uint32_t eqn = c->in_mod & 0x3ff;
+
+	if (!eqn_ok(h, c, eqn))
+		return ST_BAD_INDEX;
+	if (!hcasim_bit(h->eq_hw, eqn)) {
+		hcasim_refuse(h, "HW2SW_EQ: EQ %#x not in hardware ownership", eqn);
+		return ST_BAD_RES_STATE;
+	}
+	if (c->out_param) {
+		if (hcasim_icm_read(h, hcasim_eqc_va(h, eqn), c->out, HERMONPRM_EQC_ST_BYTES) < 0)
+			return ST_ICM_ERROR;
+		c->out_len = HERMONPRM_EQC_ST_BYTES;
+	}
+	hcasim_bit_set(h->eq_hw, eqn, false);
+	for (unsigned t = 0; t < 64; t++)
+		if (h->eq_of_event[t] == (int)eqn)
+			h->eq_of_event[t] = -1;
+	return ST_OK;
+}
+
+int cmd_query_eq(struct hcasim *h, struct hcasim_cmd *c)
+{
+	uint32_t eqn = c->in_mod & 0x3ff;
+
+	if (!eqn_ok(h, c, eqn))
+		return ST_BAD_INDEX;
+	if (!hcasim_bit(h->eq_hw, eqn)) {
+		hcasim_refuse(h, "QUERY_EQ: EQ %#x not in hardware ownership", eqn);
+		return ST_BAD_RES_STATE;
+	}
+	if (hcasim_icm_read(h, hcasim_eqc_va(h, eqn), c->out, HERMONPRM_EQC_ST_BYTES) < 0)
+		return ST_ICM_ERROR;
+	c->out_len = HERMONPRM_EQC_ST_BYTES;
+	return ST_OK;
+}
+
+/* in_param = 64-bit event mask (event_mask_st: bit n of the quadword ↔ event type n);
+ * in_mod bit 31 = unmap, low bits = EQN. */
+int cmd_map_eq(struct hcasim *h, struct hcasim_cmd *c)
+{
+	uint32_t eqn = c->in_mod & 0x3ff;
+	bool unmap = c->in_mod >> 31;
+
+	if (!eqn_ok(h, c, eqn))
+		return ST_BAD_INDEX;
+	if (!unmap && !hcasim_bit(h->eq_hw, eqn)) {
+		hcasim_refuse(h, "MAP_EQ: EQ %#x not in hardware ownership", eqn);
+		return ST_BAD_RES_STATE;
+	}
+	for (unsigned t = 0; t < 64; t++) {
+		if (!((c->in_param >> t) & 1))
+			continue;
+		if (unmap) {
+			if (h->eq_of_event[t] == (int)eqn)
+				h->eq_of_event[t] = -1;
+		} else {
+			h->eq_of_event[t] = (int)eqn;
+		}
+	}
+	return ST_OK;
+}
+
+void hcasim_eq_post(struct hcasim *h, uint32_t eqn, unsigned type, unsigned sub,
+		    const uint32_t data[6])
+{
+	uint8_t ctx[HERMONPRM_EQC_ST_BYTES], eqe[EQE_SIZE] = { 0 };
+	uint32_t prod, cons, size;
+	uint64_t mtt, off, pa;
+	unsigned lg;
+
+	if (eqn >= (1u << h->lay.log_num_eq) || !hcasim_bit(h->eq_hw, eqn)) {
+		hcasim_refuse(h, "event %#x dropped: EQ %#x not in hardware ownership", type, eqn);
+		return;
+	}
+	if (hcasim_icm_read(h, hcasim_eqc_va(h, eqn), ctx, sizeof(ctx)) < 0) {
+		hcasim_catastrophe(h, "EQ context in unmapped ICM");
+		return;
+	}
+	lg = PRM_GET(eqc, log_eq_size, ctx);
+	size = 1u << lg;
+	prod = PRM_GET(eqc, producer_counter, ctx);
+	cons = PRM_GET(eqc, consumer_counter, ctx);
+	if (((prod - cons) & 0xffffff) >= size && !PRM_GET(eqc, oi, ctx)) {
+		hcasim_refuse(h, "EQ %#x overrun: event %#x dropped", eqn, type);
+		return;
+	}
+	PRM_SET(event_queue_entry, event_type, eqe, type);
+	PRM_SET(event_queue_entry, event_sub_type, eqe, sub);
+	for (unsigned i = 0; i < 6; i++)
+		hermonprm_event_queue_entry_st_set_event_data(eqe, i, data ? data[i] : 0);
+	PRM_SET(event_queue_entry, owner, eqe, (prod >> lg) & 1);
+	mtt = (uint64_t)PRM_GET(eqc, mtt_base_addr_h, ctx) << 32 |
+	      (uint64_t)PRM_GET(eqc, mtt_base_addr_l, ctx) << 3;
+	off = (uint64_t)PRM_GET(eqc, page_offset, ctx) * 32 + (uint64_t)(prod & (size - 1)) * EQE_SIZE;
+	if (hcasim_mtt_translate(h, mtt, 12 + PRM_GET(eqc, log2_page_size, ctx), off, &pa) ||
+	    hcasim_dma_write(h, pa, eqe, sizeof(eqe)) < 0) {
+		hcasim_catastrophe(h, "EQ ring not translatable/writable");
+		return;
+	}
+	PRM_SET(eqc, producer_counter, ctx, (prod + 1) & 0xffffff);
+	if (hcasim_icm_write(h, hcasim_eqc_va(h, eqn), ctx, sizeof(ctx)) < 0)
+		hcasim_catastrophe(h, "EQ context in unmapped ICM");
+}
+
+void hcasim_async_event(struct hcasim *h, unsigned type, unsigned sub, const uint32_t data[6])
+{
+	if (h->fw != FW_HCA_UP || type >= 64 || h->eq_of_event[type] < 0)
+		return; /* not mapped by MAP_EQ: silicon drops it */
+	hcasim_eq_post(h, (uint32_t)h->eq_of_event[type], type, sub, data);
+}
+
+void hcasim_port_event(struct hcasim *h, unsigned port, unsigned type, unsigned sub)
+{
+	uint8_t img[EQE_SIZE] = { 0 };
+	uint32_t data[6];
+
+	if (type == EV_PORT_CHANGE)
+		PRM_SET(port_state_change, p, PRM_SUB(port_state_change_event, data, img), port);
+	else
+		PRM_SET(port_mgmnt_change_event, port, img, port);
+	for (unsigned i = 0; i < 6; i++)
+		data[i] = hermonprm_load_dword(img, 1 + i);
+	hcasim_async_event(h, type, sub, data);
+}
+
+/* A fault the device cannot recover from: the error buffer QUERY_FW points at gets a nonzero
+ * syndrome, a local catastrophic error event goes out, and commands fail until reset. */
+void hcasim_catastrophe(struct hcasim *h, const char *why)
+{
+	if (h->catastrophic)
+		return;
+	hcasim_refuse(h, "catastrophic error: %s", why);
+	hermonprm_store_dword(h->errbuf, 0, 0x1);
+	hermonprm_store_dword(h->errbuf, 1, (uint32_t)h->refused_count);
+	h->catastrophic = true;
+	if (h->fw == FW_HCA_UP && h->eq_of_event[EV_LOCAL_CATAS] >= 0) {
+		h->catastrophic = false; /* let this one event out */
+		hcasim_eq_post(h, (uint32_t)h->eq_of_event[EV_LOCAL_CATAS], EV_LOCAL_CATAS, 0, NULL);
+		h->catastrophic = true;
+	}
+}
+
+void hcasim_eq_doorbell(struct hcasim *h, uint32_t eqn, uint32_t val)
+{
+	uint8_t db[4], ctx[HERMONPRM_EQC_ST_BYTES];
+
+	if (h->fw != FW_HCA_UP || eqn >= (1u << h->lay.log_num_eq) || !hcasim_bit(h->eq_hw, eqn))
+		return;
+	hermonprm_store_dword(db, 0, val);
+	if (hcasim_icm_read(h, hcasim_eqc_va(h, eqn), ctx, sizeof(ctx)) < 0)
+		return;
+	PRM_SET(eqc, consumer_counter, ctx, PRM_GET(event_db_register, ci, db));
+	hcasim_icm_write(h, hcasim_eqc_va(h, eqn), ctx, sizeof(ctx));
+}
