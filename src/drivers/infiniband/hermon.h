@@ -190,6 +190,7 @@ struct hermon_cq {
 	struct hermon_mtt mtt;
 	uint32_t next;          /* consumer counter */
 	unsigned errors;
+	void *owner;            /* the IB core's object for it */
 	struct hermon_cq *next_cq;
 };
 
@@ -206,12 +207,15 @@ struct hermon_av {
 	bool gid_present;
 	uint8_t gid[16];
 	uint16_t pkey;           /* MLX (QP0/QP1) only: BTH P_Key */
+	uint8_t hop_limit, tclass;   /* GRH fields when gid_present (hop limit 0 = 255) */
+	uint32_t flow_label;
 };
 
 struct hermon_wq_slot {
 	void *cookie;            /* caller's handle; NULL = free */
 	void *buf;
 	size_t len;
+	uint8_t *grh;            /* receive: where the HCA writes the 40-byte GRH area */
 };
 
 struct hermon_qp_params {
@@ -257,6 +261,7 @@ struct hermon_qp {
 	uint8_t *recv_pool;
 	size_t recv_buf_size, recv_pool_len;
 	unsigned mcast_groups;
+	void *owner;             /* the IB core's object for it */
 	struct hermon_qp *next_qp;
 };
 
@@ -304,8 +309,22 @@ struct hermon_port {
 	struct hermon_port_attr attr;
 	bool attr_valid;
 	unsigned state_events, mgmt_events;
-	void (*event)(void *ctx, unsigned port, unsigned type);   /* optional upcall */
-	void *event_ctx;
+};
+
+/* What changed in a port's attributes across a port management event. NONE_VISIBLE: the event
+ * came but nothing we can read changed — e.g. the SM set ClientReregister. */
+#define HERMON_PORT_CHANGED_LID   0x01u
+#define HERMON_PORT_CHANGED_SM    0x02u
+#define HERMON_PORT_CHANGED_PKEY  0x04u
+#define HERMON_PORT_CHANGED_GID   0x08u
+#define HERMON_PORT_CHANGED_NONE_VISIBLE 0x10u
+
+/* An asynchronous event, as handed to the event sink. */
+struct hermon_event {
+	unsigned type;           /* HERMON_EV_* */
+	unsigned port;           /* port events */
+	uint32_t qn;             /* CQN / QPN for queue errors */
+	uint32_t info;           /* port management: HERMON_PORT_CHANGED_*; errors: syndrome */
 };
 
 /* Bring-up progress: teardown undoes exactly what is set, in reverse order. */
@@ -356,6 +375,10 @@ struct hermon {
 	struct hermon_qp *qps;
 	struct hermon_port port[HERMON_MAX_PORTS];
 	unsigned num_ports;
+
+	/* Optional: called from hermon_poll_eq for every event (after port attributes are re-read). */
+	void (*event)(void *ctx, const struct hermon_event *ev);
+	void *event_ctx;
 };
 
 /* ---- hermon_cmd.c ---- */
@@ -437,8 +460,9 @@ void hermon_poll_eq(struct hermon *h);
 /* ---- hermon_cq.c ---- */
 int hermon_create_cq(struct hermon *h, unsigned num_cqes, struct hermon_cq **out);
 void hermon_destroy_cq(struct hermon *h, struct hermon_cq *cq);
-/* Consumes every software-owned CQE; returns how many, or a negative error. */
-int hermon_poll_cq(struct hermon *h, struct hermon_cq *cq, hermon_complete_fn fn, void *ctx);
+/* Consumes up to max software-owned CQEs (0 = all); returns how many. */
+int hermon_poll_cq(struct hermon *h, struct hermon_cq *cq, unsigned max, hermon_complete_fn fn,
+		   void *ctx);
 
 /* ---- hermon_qp.c ---- */
 int hermon_create_qp(struct hermon *h, const struct hermon_qp_params *p, struct hermon_qp **out);
@@ -448,7 +472,11 @@ int hermon_modify_qp(struct hermon *h, struct hermon_qp *qp, uint32_t qkey, unsi
 void hermon_destroy_qp(struct hermon *h, struct hermon_qp *qp);
 int hermon_post_send(struct hermon *h, struct hermon_qp *qp, const struct hermon_av *av,
 		     const void *buf, size_t len, void *cookie);
+/* The GRH area goes to the QP's own GRH ring; buf receives the payload only. */
 int hermon_post_recv(struct hermon *h, struct hermon_qp *qp, void *buf, size_t len, void *cookie);
+/* The first 40 bytes of buf receive the GRH area, the payload follows (IBA 11.4.1.2 layout). */
+int hermon_post_recv_grh(struct hermon *h, struct hermon_qp *qp, void *buf, size_t len,
+			 void *cookie);
 struct hermon_qp *hermon_find_qp(struct hermon *h, uint32_t qpn);
 /* Builds LRH(+GRH)+BTH+DETH for an MLX (QP0/QP1) send; returns header length. */
 size_t hermon_build_mlx_headers(struct hermon *h, const struct hermon_qp *qp,

@@ -222,16 +222,17 @@ static int hermon_complete(struct hermon *h, struct hermon_cq *cq, const uint8_t
 		c->slid = (uint16_t)hermonprm_completion_queue_entry_st_get_slid_smac47_32(cqe);
 		c->sl = (uint8_t)hermonprm_completion_queue_entry_st_get_sl(cqe);
 		c->grh_present = hermonprm_completion_queue_entry_st_get_g(cqe);
-		c->grh = qp->recv.grh + idx * HERMON_GRH_SIZE;
+		c->grh = slot->grh;
 	}
 	return 0;
 }
 
-int hermon_poll_cq(struct hermon *h, struct hermon_cq *cq, hermon_complete_fn fn, void *ctx)
+int hermon_poll_cq(struct hermon *h, struct hermon_cq *cq, unsigned max, hermon_complete_fn fn,
+		   void *ctx)
 {
 	int count = 0;
 
-	for (;;) {
+	while (max == 0 || (unsigned)count < max) {
 		uint8_t *cqe = (uint8_t *)cq->cqe + (cq->next & (cq->num_cqes - 1)) * HERMON_CQE_SIZE;
 		unsigned sw_parity = (cq->next / cq->num_cqes) & 1;
 		struct hermon_completion c;

@@ -95,8 +95,33 @@ void hermon_destroy_eq(struct hermon *h)
 		h->stage = HERMON_STAGE_MPT;
 }
 
+static void hermon_emit(struct hermon *h, unsigned type, unsigned port, uint32_t qn, uint32_t info)
+{
+	struct hermon_event ev = { type, port, qn, info };
+
+	if (h->event)
+		h->event(h->event_ctx, &ev);
+}
+
+static uint32_t hermon_port_changes(const struct hermon_port_attr *a,
+				    const struct hermon_port_attr *b)
+{
+	uint32_t f = 0;
+
+	if (a->lid != b->lid || a->lmc != b->lmc)
+		f |= HERMON_PORT_CHANGED_LID;
+	if (a->sm_lid != b->sm_lid || a->sm_sl != b->sm_sl)
+		f |= HERMON_PORT_CHANGED_SM;
+	if (memcmp(a->pkey, b->pkey, sizeof(a->pkey)) != 0)
+		f |= HERMON_PORT_CHANGED_PKEY;
+	if (a->gid_prefix != b->gid_prefix || a->port_guid != b->port_guid)
+		f |= HERMON_PORT_CHANGED_GID;
+	return f ? f : HERMON_PORT_CHANGED_NONE_VISIBLE;
+}
+
 static void hermon_event_port(struct hermon *h, unsigned port, unsigned type)
 {
+	struct hermon_port_attr before;
 	struct hermon_port *p;
 
 	if (port < 1 || port > h->num_ports) {
@@ -110,10 +135,11 @@ static void hermon_event_port(struct hermon *h, unsigned port, unsigned type)
 		p->state_events++;
 	else
 		p->mgmt_events++;
+	before = p->attr;
 	if (p->open)
 		hermon_query_port_attr(h, port, &p->attr);
-	if (p->event)
-		p->event(p->event_ctx, port, type);
+	hermon_emit(h, type, port, 0, type == HERMON_EV_PORT_MGMNT_CHANGE ?
+		    hermon_port_changes(&before, &p->attr) : 0);
 }
 
 static void hermon_handle_event(struct hermon *h, const uint8_t *eqe)
@@ -141,17 +167,25 @@ static void hermon_handle_event(struct hermon *h, const uint8_t *eqe)
 	case HERMON_EV_CATAS_ERROR:
 		hermon_err(h, "catastrophic error event (sub-type 0x%02x) — run `fwdump`, then "
 			   "reset the HCA", sub);
+		hermon_emit(h, type, 0, 0, sub);
 		break;
 	case HERMON_EV_CQ_ERROR:
 		hermon_err(h, "CQ 0x%x error (overrun or access error, syndrome 0x%x)",
 			   data0 & HERMON_QN_MASK, data1 & 0xff);
+		hermon_emit(h, type, 0, data0 & HERMON_QN_MASK, data1 & 0xff);
 		break;
 	case HERMON_EV_WQ_CATAS_ERROR:
-	case HERMON_EV_WQ_ACCESS_ERROR:
+	case HERMON_EV_WQ_ACCESS_ERROR: {
+		struct hermon_qp *qp = hermon_find_qp(h, data0 & HERMON_QN_MASK);
+
 		hermon_err(h, "QP 0x%x work queue %s error event (type 0x%02x)",
 			   data0 & HERMON_QN_MASK,
 			   type == HERMON_EV_WQ_ACCESS_ERROR ? "access" : "catastrophic", type);
+		if (qp)
+			qp->state = HERMON_QPS_ERR;
+		hermon_emit(h, type, 0, data0 & HERMON_QN_MASK, sub);
 		break;
+	}
 	default:
 		h->eq.unknown_events++;
 		break;

@@ -340,10 +340,10 @@ size_t hermon_build_mlx_headers(struct hermon *h, const struct hermon_qp *qp,
 	put_be16(p + 6, slid);
 	p += 8;
 	if (grh) {
-		put_be32(p, 6u << 28);
+		put_be32(p, 6u << 28 | (uint32_t)av->tclass << 20 | (av->flow_label & 0xfffff));
 		put_be16(p + 4, (uint16_t)(12 + 8 + payload_len + pad + 4));
 		p[6] = 0x1b;   /* next header: BTH */
-		p[7] = 0xff;   /* hop limit */
+		p[7] = av->hop_limit ? av->hop_limit : 0xff;
 		for (unsigned i = 0; i < 8; i++) {
 			p[8 + i] = (uint8_t)(attr->gid_prefix >> (56 - 8 * i));
 			p[16 + i] = (uint8_t)(attr->port_guid >> (56 - 8 * i));
@@ -380,7 +380,9 @@ static void hermon_fill_ud_wqe(struct hermon *h, struct hermon_qp *qp, uint8_t *
 	hermonprm_ud_address_vector_st_set_max_stat_rate(avec, hermon_rate(av->rate));
 	hermonprm_ud_address_vector_st_set_sl(avec, av->sl);
 	if (av->gid_present) {
-		hermonprm_ud_address_vector_st_set_hop_limit(avec, 0xff);
+		hermonprm_ud_address_vector_st_set_hop_limit(avec, av->hop_limit ? av->hop_limit : 0xff);
+		hermonprm_ud_address_vector_st_set_tclass(avec, av->tclass);
+		hermonprm_ud_address_vector_st_set_flow_label(avec, av->flow_label);
 		hermonprm_ud_address_vector_st_set_rgid_127_96(avec, hermonprm_load_dword(av->gid, 0));
 		hermonprm_ud_address_vector_st_set_rgid_95_64(avec, hermonprm_load_dword(av->gid, 1));
 		hermonprm_ud_address_vector_st_set_rgid_63_32(avec, hermonprm_load_dword(av->gid, 2));
@@ -423,7 +425,7 @@ int hermon_post_send(struct hermon *h, struct hermon_qp *qp, const struct hermon
 		return -EIO;
 	if (qp->send.outstanding >= qp->send.num_slots || qp->send.slot[idx].cookie)
 		return -ENOSPC;
-	qp->send.slot[idx] = (struct hermon_wq_slot){ cookie, (void *)(uintptr_t)buf, len };
+	qp->send.slot[idx] = (struct hermon_wq_slot){ cookie, (void *)(uintptr_t)buf, len, NULL };
 	qp->send.outstanding++;
 
 	/* Everything but the first dword (opcode + owner) first. */
@@ -449,22 +451,42 @@ int hermon_post_send(struct hermon *h, struct hermon_qp *qp, const struct hermon
 
 /* ---- receive ---- */
 
-int hermon_post_recv(struct hermon *h, struct hermon_qp *qp, void *buf, size_t len, void *cookie)
+static int hermon_post_recv_to(struct hermon *h, struct hermon_qp *qp, uint8_t *grh, void *buf,
+				size_t len, void *cookie)
 {
 	unsigned idx = qp->recv.next & (qp->recv.num_wqes - 1);
 	uint8_t *wqe = qp->recv.wqe + (size_t)idx * HERMON_RECV_WQE_SIZE;
 
 	if (!cookie || !buf || len == 0 || len > 0x7fffffff)
 		return -EINVAL;
+	if (qp->state == HERMON_QPS_ERR || qp->state == HERMON_QPS_RESET)
+		return -EIO;
 	if (qp->recv.slot[idx].cookie)
 		return -ENOSPC;
-	qp->recv.slot[idx] = (struct hermon_wq_slot){ cookie, buf, len };
+	qp->recv.slot[idx] = (struct hermon_wq_slot){ cookie, buf, len, grh };
 	qp->recv.outstanding++;
-	/* Scatter entry 0: the GRH area (always written for UD/MLX); entry 1: the packet. */
-	hermon_fill_data_seg(wqe, h->lkey, qp->recv.grh + idx * HERMON_GRH_SIZE, HERMON_GRH_SIZE);
+	/* Scatter entry 0: the GRH area (always written for UD/MLX, present or not); entry 1: the
+	 * packet — so a full-MTU payload fits its buffer (iPXE e84c917f3). */
+	hermon_fill_data_seg(wqe, h->lkey, grh, HERMON_GRH_SIZE);
 	hermon_fill_data_seg(wqe + DATA_SEG_BYTES, h->lkey, buf, len);
 	qp->recv.next++;
 	wmb();   /* WQE before the doorbell record that publishes it */
 	hermonprm_qp_db_record_st_set_receive_wqe_counter(qp->recv.doorbell, qp->recv.next & 0xffff);
 	return 0;
+}
+
+int hermon_post_recv(struct hermon *h, struct hermon_qp *qp, void *buf, size_t len, void *cookie)
+{
+	unsigned idx = qp->recv.next & (qp->recv.num_wqes - 1);
+
+	return hermon_post_recv_to(h, qp, qp->recv.grh + idx * HERMON_GRH_SIZE, buf, len, cookie);
+}
+
+int hermon_post_recv_grh(struct hermon *h, struct hermon_qp *qp, void *buf, size_t len,
+			 void *cookie)
+{
+	if (len <= HERMON_GRH_SIZE)
+		return -EINVAL;
+	return hermon_post_recv_to(h, qp, buf, (uint8_t *)buf + HERMON_GRH_SIZE,
+				   len - HERMON_GRH_SIZE, cookie);
 }

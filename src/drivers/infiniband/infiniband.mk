@@ -6,14 +6,17 @@
 
 HERMON_SRCS := $(sort $(wildcard src/drivers/infiniband/hermon*.c))
 HERMON_TEST_SRCS := $(sort $(wildcard src/drivers/infiniband/tests/*.c)) src/tests/test_runner.c
-HERMON_TEST_OBJS := $(patsubst %.c,build/driver/%.o,$(HERMON_SRCS) $(HERMON_TEST_SRCS))
+# The driver is tested under the real IB core as well (src/net/net.mk, included before us).
+HERMON_CORE_SRCS := $(filter src/net/infiniband/%,$(NET_SRCS)) $(NET_IBLIB_SRCS)
+HERMON_TEST_OBJS := $(patsubst %.c,build/driver/%.o,$(HERMON_SRCS) $(HERMON_TEST_SRCS) \
+	$(HERMON_CORE_SRCS))
 # Literal paths: util/hcasim/hcasim.mk and util/iblib/iblib.mk (included after us) build them.
 HERMON_HCASIM_LIB := build/hcasim/libhcasim.a build/iblib/libiblib.a
 
 build/driver/%.o: %.c $(PRM_H)
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) -Isrc/tests -Isrc/drivers/infiniband \
-		-Iutil/hcasim/include -MMD -MP -c -o $@ $<
+		-Iutil/hcasim/include -Iutil/iblib/include -MMD -MP -c -o $@ $<
 
 bin/tests/hermon: $(HERMON_TEST_OBJS) $(HERMON_HCASIM_LIB)
 	@mkdir -p $(@D)

@@ -54,6 +54,9 @@ int kprintf(const char *fmt, ...)
 	return n;
 }
 
+void kputs(const char *s) { kprintf("%s", s); }
+void kputc(char c) { kprintf("%c", c); }
+
 int ksnprintf(char *buf, size_t size, const char *fmt, ...)
 {
 	va_list ap;

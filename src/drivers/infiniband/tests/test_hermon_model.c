@@ -230,8 +230,8 @@ static void drain(struct rig *r, struct qpset *s, struct sink *k1, struct sink *
 	for (unsigned i = 0; i < 50; i++) {
 		rig_step(r);
 		hermon_poll(&r->h);
-		hermon_poll_cq(&r->h, s->cq1, collect, k1);
-		hermon_poll_cq(&r->h, s->cq2, collect, k2);
+		hermon_poll_cq(&r->h, s->cq1, 0, collect, k1);
+		hermon_poll_cq(&r->h, s->cq2, 0, collect, k2);
 	}
 }
 

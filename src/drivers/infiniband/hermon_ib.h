@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* The Hermon driver's face towards the IB core and the console (hermon_ib.c). */
+#ifndef IBBOOT_HERMON_IB_H
+#define IBBOOT_HERMON_IB_H
+
+struct pci_device;
+struct ib_device;
+struct hermon;
+
+/* Brings the HCA up and registers it with the IB core (the PCI driver's probe). */
+int hermon_ib_probe(struct pci_device *pdev, struct ib_device **out);
+/* Unregisters and quiesces: call before handing the machine to an OS. */
+void hermon_ib_remove(struct pci_device *pdev);
+/* The console's `fwdump` for one IB device driven by hermon. */
+void hermon_ib_dump(struct ib_device *dev);
+struct hermon *hermon_from_ib(struct ib_device *dev);
+
+#endif
