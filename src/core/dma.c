@@ -44,6 +44,7 @@ void *dma_alloc(size_t size, size_t align)
 		align = 1;
 	if (physmem_alloc(&dma_pm, size, align, &addr))
 		return NULL;
+	plat_mem_handout(plat_bus_to_virt(addr), size);
 	return plat_bus_to_virt(addr);
 }
 
@@ -54,6 +55,8 @@ void dma_free(void *p, size_t size)
 	if (!p)
 		return;
 	rc = physmem_free(&dma_pm, plat_virt_to_bus(p), size);
+	if (rc == 0)
+		plat_mem_takeback(p, size);
 	if (rc)
 		kprintf("dma_free(%p, %zu): %s — double free or wrong size\n", p, size,
 			ib_strerror(rc));

@@ -215,3 +215,20 @@ TEST(alloc_hosted_dma_window)
 	CHECK(hosted_dma_ptr(UINT64_MAX - 3, 8) == NULL);
 	dma_free(p, 4096);
 }
+
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+
+TEST(alloc_freed_dma_memory_is_poisoned)
+{
+	uint8_t *p = dma_alloc(256, 64);
+
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	CHECK(!__asan_region_is_poisoned(p, 256));   /* ours while allocated */
+	dma_free(p, 256);
+	CHECK(__asan_address_is_poisoned(p));          /* use after free would be reported */
+	CHECK(__asan_address_is_poisoned(p + 255));
+}
+#endif

@@ -53,6 +53,10 @@ unsigned plat_memmap(const struct plat_mem_region **map);
 /* RAM ibboot may hand out (image, loader data, low memory removed), ready to be accessed.
  * Returns the number of regions written to out (at most max). */
 unsigned plat_usable_ram(struct plat_mem_region *out, unsigned max);
+/* Memory is being handed out / taken back by the allocator. The hosted platform poisons memory
+ * that is not handed out (AddressSanitizer), so a driver touching a freed buffer is caught. */
+void plat_mem_handout(void *p, size_t len);
+void plat_mem_takeback(void *p, size_t len);
 uint64_t plat_virt_to_bus(const void *p);
 void *plat_bus_to_virt(uint64_t bus);
 

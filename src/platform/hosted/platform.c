@@ -104,6 +104,23 @@ void hosted_set_ram_size(uint64_t bytes)
 		ram_size = bytes;
 }
 
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#else
+#define ASAN_POISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#define ASAN_UNPOISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#endif
+
+void plat_mem_handout(void *p, size_t len)
+{
+	ASAN_UNPOISON_MEMORY_REGION(p, len);
+}
+
+void plat_mem_takeback(void *p, size_t len)
+{
+	ASAN_POISON_MEMORY_REGION(p, len);
+}
+
 static struct plat_mem_region ram_region;
 
 static void ram_setup(void)
@@ -117,6 +134,8 @@ static void ram_setup(void)
 		exit(1);
 	}
 	ram_region = (struct plat_mem_region){ (uintptr_t)ram_arena, ram_size, PLAT_MEM_RAM };
+	/* Nothing is handed out yet. */
+	ASAN_POISON_MEMORY_REGION(ram_arena, ram_size);
 }
 
 unsigned plat_memmap(const struct plat_mem_region **map)

@@ -51,6 +51,14 @@ unsigned plat_usable_ram(struct plat_mem_region *out, unsigned max)
 	return k;
 }
 
+void plat_mem_handout(void *p __unused, size_t len __unused)
+{
+}
+
+void plat_mem_takeback(void *p __unused, size_t len __unused)
+{
+}
+
 uint64_t plat_virt_to_bus(const void *p)
 {
 	return (uintptr_t)p;   /* identity-mapped, no IOMMU */
