@@ -5,6 +5,7 @@
 #include <iblib/attrs.h>
 #include <iblib/bytes.h>
 #include <iblib/mad.h>
+#include <iblib/packet.h>
 
 #include "hcasim.h"
 #include "sma.h"
@@ -710,4 +711,67 @@ TEST(single_port_config_and_defaults)
 	CHECK_STR((const char *)resp + 64, "hcasim");
 	hcasim_sma_destroy(s);
 	hcasim_sma_destroy(NULL);
+}
+
+/* The whole path the model takes for an SMP from the wire: a VL15 UD packet to QP0 is parsed
+ * with iblib, its MAD answered by the SMA, the answer sent back as a packet (IBA 14.2.2: the SM
+ * sits one hop away, cabled straight to port 1). */
+TEST(smp_packet_roundtrip_through_sma)
+{
+	struct hcasim_sma *s = new_sma();
+	uint8_t mad[256], resp[256], pkt[IBLIB_PKT_MAX];
+	struct iblib_lrh lrh = { .vl = IBLIB_VL15, .dlid = IBLIB_LID_PERMISSIVE,
+				 .slid = IBLIB_LID_PERMISSIVE };
+	struct iblib_bth bth = { .opcode = IBLIB_OP_UD_SEND_ONLY, .pkey = IBLIB_DEFAULT_PKEY };
+	struct iblib_deth deth = { .qkey = 0, .src_qp = 0 };
+	struct iblib_pkt p;
+	unsigned ev = 0;
+
+	hcasim_sma_set_link(s, 1, true);
+	mk(mad, IBLIB_MCLASS_SUBN_DR, IBLIB_METHOD_GET, IBLIB_SM_ATTR_NODE_INFO, 0);
+	mad[7] = 1;  /* hop count */
+	mad[6] = 1;  /* the SM's node already stepped past its own hop */
+	mad[IBLIB_SMP_INITIAL_PATH_OFF + 1] = 1;
+	int n = iblib_ud_build(pkt, sizeof(pkt), &lrh, NULL, &bth, &deth, mad, sizeof(mad));
+	CHECK_EQ(n, 8 + 12 + 8 + 256 + 6);
+
+	CHECK_EQ(iblib_pkt_parse(pkt, (size_t)n, &p, 0), 0);
+	CHECK_EQ(p.lrh.vl, IBLIB_VL15);
+	CHECK_EQ(p.bth.dest_qp, 0);
+	CHECK_EQ(p.payload_len, 256);
+	CHECK(!hcasim_sma_for_driver(pkt + p.payload_off));
+	CHECK_EQ(hcasim_sma_mad(s, 1, pkt + p.payload_off, resp, 0, &ev), 1);
+	hcasim_sma_count(s, 1, false, (size_t)n);
+
+	/* the answer goes back the same way, permissive LIDs, to the requester's QP0 */
+	lrh.dlid = p.lrh.slid;
+	deth.src_qp = 0;
+	n = iblib_ud_build(pkt, sizeof(pkt), &lrh, NULL, &bth, &deth, resp, sizeof(resp));
+	CHECK(n > 0);
+	hcasim_sma_count(s, 1, true, (size_t)n);
+	CHECK_EQ(iblib_pkt_parse(pkt, (size_t)n, &p, 0), 0);
+	const uint8_t *r = pkt + p.payload_off;
+	CHECK(iblib_smp_dr_d(r));
+	CHECK_EQ(iblib_smp_status(r), 0);
+	CHECK_EQ(r[6], 1);                                  /* hop pointer back at 1 */
+	CHECK_EQ(r[IBLIB_SMP_RETURN_PATH_OFF + 1], 1);      /* arrived on port 1 */
+	CHECK_EQ(iblib_nodeinfo_node_guid(r + 64), NODE_GUID);
+	CHECK_EQ(iblib_nodeinfo_local_port_num(r + 64), 1);
+
+	/* the SM's node accepts it as the end of the return path (C14-13:3) */
+	uint8_t back[256];
+	memcpy(back, r, sizeof(back));
+	CHECK_EQ(iblib_smp_dr_recv(back, false, 1, 1, NULL), IBLIB_DR_LOCAL);
+
+	/* and both packets were counted */
+	uint8_t pm[256], pr[256];
+	struct iblib_port_counters pc;
+	mk(pm, IBLIB_MCLASS_PERF, IBLIB_METHOD_GET, IBLIB_PERF_ATTR_PORT_COUNTERS, 0);
+	pm[65] = 1;
+	CHECK_EQ(hcasim_sma_mad(s, 1, pm, pr, 0, &ev), 1);
+	iblib_port_counters_get(pr + 64, &pc);
+	CHECK_EQ(pc.rcv_pkts, 1);
+	CHECK_EQ(pc.xmit_pkts, 1);
+	CHECK_EQ(pc.rcv_data, (8 + 12 + 8 + 256 + 4) / 4);
+	hcasim_sma_destroy(s);
 }
