@@ -15,12 +15,14 @@
 #include <string.h>
 
 uint64_t test_now_ms;
+unsigned test_clock_autostep;
 static char console_buf[65536];
 static size_t console_len;
 bool test_console_echo;
 
 uint64_t clock_ms(void)
 {
+	test_now_ms += test_clock_autostep;
 	return test_now_ms;
 }
 

@@ -22,7 +22,7 @@ struct peer {
 	struct ib_qp *qp;
 	struct ib_cq *cq;
 	struct ib_mcast_group *g;
-	bool answer_arp;
+	bool answer_arp, answer_ping;
 	unsigned n;
 	struct {
 		uint8_t data[4096];
@@ -78,6 +78,24 @@ static void peer_recv(struct ib_qp *qp, const struct ib_wc *wc, const uint8_t *g
 		size_t n = peer_arp(pkt, ARP_OP_REPLY, arp.spa, arp.sha);
 
 		peer_send(pkt, n, ipoib_addr_qpn(arp.sha), wc->slid);
+	}
+	if (peer.answer_ping && len >= 4 + 28 && len <= 2048 && iblib_get_be16(data) == ETHERTYPE_IPV4 &&
+	    data[4 + 9] == IP_PROTO_ICMP && data[4 + 20] == ICMP_ECHO_REQUEST &&
+	    iblib_get_be32(data + 4 + 16) == PEER_IP) {
+		/* an independent little responder: swap addresses, type 0, fix both checksums */
+		uint8_t r[2048];
+		uint8_t *h = r + 4, *icmp = r + 24;
+		size_t total = iblib_get_be16(data + 4 + 2);
+
+		memcpy(r, data, len);
+		memcpy(h + 12, data + 4 + 16, 4);
+		memcpy(h + 16, data + 4 + 12, 4);
+		h[10] = h[11] = 0;
+		iblib_put_be16(h + 10, ip_checksum(h, 20));
+		icmp[0] = ICMP_ECHO_REPLY;
+		icmp[2] = icmp[3] = 0;
+		iblib_put_be16(icmp + 2, ip_checksum(icmp, total - 20));
+		peer_send(r, 4 + total, wc->src_qpn, wc->slid);
 	}
 }
 
@@ -543,4 +561,55 @@ TEST(ib_broadcast_mgid_from_pkey)
 	ib_ipv4_broadcast_mgid(&g, 0x8001);
 	CHECK_EQ(g.raw[4], 0x80);
 	CHECK_EQ(g.raw[5], 0x01);
+}
+
+/* ---- console commands ---- */
+
+#include <ibboot/net_commands.h>
+#include <ibboot/shell.h>
+
+static int run_cmd(const char *name, int argc, char **argv)
+{
+	for (unsigned i = 0; i < net_commands_count; i++)
+		if (!strcmp(net_commands[i].name, name))
+			return net_commands[i].run(argc, argv);
+	return -ENOENT;
+}
+
+TEST(net_commands_ipconfig_ping_ibstat)
+{
+	struct fake_ibdev *f = setup(NULL);
+	char a0[] = "ipconfig", a1[] = "198.18.0.2/24", a2[] = "198.18.0.1";
+	char p0[] = "ping", p1[] = "198.18.0.1", p2[] = "2";
+	char bad[] = "198.18.0.2/33";
+	char *ipc[] = { a0, a1, a2 }, *ping[] = { p0, p1, p2 }, *ipbad[] = { a0, bad };
+
+	if (!f)
+		return;
+	CHECK_EQ(run_cmd("ipconfig", 2, ipbad), -EINVAL);
+	CHECK_EQ(run_cmd("ipconfig", 3, ipc), 0);
+	CHECK_EQ(ib0()->ip_addr, OUR_IP);
+	CHECK_EQ(ib0()->netmask, 0xffffff00u);
+	CHECK_EQ(ib0()->gateway, PEER_IP);
+	test_clock_autostep = 1;
+	test_console_clear();
+	/* a silent peer: ping times out after ARP + path + two requests */
+	CHECK_EQ(run_cmd("ping", 3, ping), -ETIMEDOUT);
+	CHECK(test_console_has("ping 198.18.0.1: 2 sent, 0 received"));
+	CHECK(peer_find(ETHERTYPE_IPV4, 1, &(size_t){ 0 }) != NULL);
+	/* a peer that answers */
+	peer.answer_ping = true;
+	test_console_clear();
+	CHECK_EQ(run_cmd("ping", 3, ping), 0);
+	CHECK(test_console_has("ping 198.18.0.1: reply icmp_seq=1 time="));
+	CHECK(test_console_has("ping 198.18.0.1: 2 sent, 2 received"));
+	test_clock_autostep = 0;
+	test_console_clear();
+	CHECK_EQ(run_cmd("ibstat", 1, ping), 0);
+	CHECK(test_console_has("fake0 port 1: ACTIVE (in use)\n"
+			       "  LID 0x0011  LMC 0  SM LID 0x0001  SM SL 0\n"
+			       "  GID fe80:0000:0000:0000:0002:c903:0000:1001\n"
+			       "  P_Key 0xffff  rate 4X QDR (40 Gb/s)  MTU 2048 (cap 4096)\n"));
+	CHECK(test_console_has("fake0 port 2: ACTIVE\n"));
+	teardown(f);
 }
