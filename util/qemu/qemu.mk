@@ -30,7 +30,10 @@ build/qemu/hcr-trace: util/qemu/tests/hcr-trace.c $(PRM_H)
 	$(HOST_CC) $(HOST_CFLAGS) -o $@ $<
 
 # Order: the cheap refusal test first; the iPXE boots need the built QEMU and the model.
-check-qemu-device: qemu build/qemu/hcr-trace
+check-qemu-device: qemu build/qemu/hcr-trace $(HCASIM_SO) bin/fabsim bin/ibboot.lkrn
 	@util/run-test qemu/device-refuses-bad-model $(QEMU_TESTS)/refuse-bad-model.sh
+	@util/run-test qemu/pci-identity $(QEMU_TESTS)/pci-identity.sh
+	@util/run-test qemu/ipxe-probe $(QEMU_TESTS)/ipxe-probe.sh
+	@util/run-test qemu/fabric-attach $(QEMU_TESTS)/fabric-attach.sh
 
 CHECK_TARGETS += check-qemu-device
