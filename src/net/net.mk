@@ -33,7 +33,7 @@ NET_FUZZ_CC    ?= clang
 NET_FUZZ_NAMES := $(patsubst src/net/fuzz/fuzz_%.c,%,$(wildcard src/net/fuzz/fuzz_*.c))
 NET_FUZZ_BINS  := $(patsubst %,build/ibcore/fuzz-%,$(NET_FUZZ_NAMES))
 NET_HAVE_CLANG := $(shell command -v $(NET_FUZZ_CC) >/dev/null 2>&1 && echo yes)
-NET_FUZZ_RUNS  ?= 20000
+NET_FUZZ_RUNS  ?= 100000
 build/ibcore/fuzz-%: src/net/fuzz/fuzz_%.c $(NET_SRCS) $(NET_IBLIB_SRCS) $(NET_HDRS) \
 		src/net/tests/net_test_env.c src/tests/fake_ibdev.c
 	@mkdir -p $(@D)

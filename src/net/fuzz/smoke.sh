@@ -7,7 +7,7 @@ name=$(basename "$bin")
 out=$("$bin" -runs="$runs" -seed=1 -max_len=4096 2>&1)
 status=$?
 if [ $status -eq 0 ]; then
-	echo "PASS: ibcore/$name ($(echo "$out" | grep -o 'Done [0-9]* runs' | tail -n1))"
+	echo "PASS: ibcore/$name ($(echo "$out" | grep -ao 'Done [0-9]* runs' | tail -n1))"
 else
 	echo "$out" | tail -n 40
 	echo "FAIL: ibcore/$name: libFuzzer exited with status $status"
