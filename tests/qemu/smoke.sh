@@ -180,6 +180,43 @@ fi
 exec 3>&-
 rm -f "$fifo"
 
+# 6b. The VGA text console: with a VGA card in text mode the console is mirrored on screen. The
+#    test reads the text buffer through the QEMU monitor (pmemsave) while ibboot waits at its
+#    prompt, then quits QEMU through the monitor.
+t=qemu/vga-console
+log=$OUT/vga-serial.log
+fifo=$OUT/vga-monitor.fifo
+rm -f "$fifo" "$OUT/vga-text.bin" "$log" && mkfifo "$fifo"
+"$QEMU" -display none -no-reboot -nodefaults -vga std -serial "file:$log" -monitor stdio \
+	-kernel "$IMAGE" -m 128 -append "ibboot.cmd=echo+shown-on-vga" <"$fifo" >"$OUT/vga-monitor.log" 2>&1 &
+qemu_pid=$!
+exec 3>"$fifo"
+for _ in $(seq $((QEMU_TIMEOUT * 10))); do
+	prompts=$(grep -ac '^ibboot> ' "$log" 2>/dev/null)
+	[ "${prompts:-0}" -ge 2 ] && break
+	kill -0 $qemu_pid 2>/dev/null || break
+	sleep 0.1
+done
+printf 'pmemsave 0xb8000 4000 %s\nquit\n' "$OUT/vga-text.bin" >&3
+for _ in $(seq $((QEMU_TIMEOUT * 10))); do
+	kill -0 $qemu_pid 2>/dev/null || break
+	sleep 0.1
+done
+if kill -0 $qemu_pid 2>/dev/null; then
+	kill $qemu_pid
+	wait $qemu_pid
+	fail $t "QEMU still running after ${QEMU_TIMEOUT}s; killed"
+else
+	wait $qemu_pid
+	# Text cells are (character, attribute 0x07) pairs: drop the attributes to read the screen.
+	tr -d '\007' <"$OUT/vga-text.bin" >"$OUT/vga-text.txt" 2>/dev/null
+	expect $t "$OUT/vga-text.txt" 'ibboot [^ ]+ \(pcbios\)' "banner not on the VGA screen" &&
+	expect $t "$OUT/vga-text.txt" 'shown-on-vga' "command output not on the VGA screen" &&
+	pass $t
+fi
+exec 3>&-
+rm -f "$fifo"
+
 # 7. A real boot loader: syslinux (Debian's package) on a FAT floppy loads the image with
 #    KERNEL, through the Linux boot protocol's real-mode entry.
 t=qemu/syslinux

@@ -7,6 +7,8 @@
 #include <ibboot/platform.h>
 
 void serial_init(void);
+void vga_init(void);
+void vga_putc(char c);
 
 void bootinfo_parse(uint32_t type, uint32_t info);
 /* True if the image was entered through its own real-mode setup code. */

@@ -39,6 +39,7 @@ void serial_init(void)
 
 void plat_putc(char c)
 {
+	vga_putc(c);
 	if (!uart_present)
 		return;
 	/* Bounded wait so a wedged UART cannot hang the firmware. */

@@ -18,6 +18,7 @@ void arch_main(uint32_t type, uint32_t info);
 void arch_main(uint32_t type, uint32_t info)
 {
 	serial_init();
+	vga_init();
 	idt_init();
 	paging_init();
 	bootinfo_parse(type, info);
