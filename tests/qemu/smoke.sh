@@ -13,6 +13,9 @@ QEMU=${QEMU:-qemu-system-x86_64}
 QEMU_TIMEOUT=${QEMU_TIMEOUT:-120}
 OUT=build/check/qemu-smoke
 mkdir -p "$OUT"
+# QEMU instances started in the background are stopped by PID whatever happens to this script.
+qemu_pid=
+trap 'if [ -n "$qemu_pid" ]; then kill "$qemu_pid" 2>/dev/null; fi' EXIT
 
 if ! command -v "$QEMU" >/dev/null; then
 	echo "SKIP: qemu-smoke: $QEMU is not installed (Debian package qemu-system-x86; util/deps.sh installs it)"
