@@ -30,7 +30,11 @@ build/qemu/hcr-trace: util/qemu/tests/hcr-trace.c $(PRM_H)
 	$(HOST_CC) $(HOST_CFLAGS) -o $@ $<
 
 # Order: the cheap refusal test first; the iPXE boots need the built QEMU and the model.
-check-qemu-device: qemu build/qemu/hcr-trace $(HCASIM_SO) bin/fabsim bin/ibboot.lkrn
+# bin/ibboot.lkrn belongs to the image: if it does not build, pci-identity says so (SKIP line) and
+# the device's own checks still run.
+check-qemu-device: qemu build/qemu/hcr-trace $(HCASIM_SO) bin/fabsim
+	-@mkdir -p build/qemu; $(MAKE) --no-print-directory bin/ibboot.lkrn > build/qemu/ibboot-image.log 2>&1 || \
+		echo "check-qemu-device: bin/ibboot.lkrn does not build (build/qemu/ibboot-image.log)"
 	@util/run-test qemu/device-refuses-bad-model $(QEMU_TESTS)/refuse-bad-model.sh
 	@util/run-test qemu/pci-identity $(QEMU_TESTS)/pci-identity.sh
 	@util/run-test qemu/ipxe-probe $(QEMU_TESTS)/ipxe-probe.sh
