@@ -78,7 +78,7 @@ check-iblib: $(IBLIB_LIB) $(IBLIB_FREESTANDING_OBJS) build/iblib/iblib-test $(IB
 	@util/run-test iblib-tshark util/iblib/tests/tshark-check.sh build/iblib/pcap-sample
 ifeq ($(IBLIB_HAVE_CLANG),yes)
 	@for f in $(IBLIB_FUZZ_NAMES); do \
-		util/run-test iblib-fuzz-$$f util/iblib/fuzz/smoke.sh build/iblib/fuzz-$$f 20000; done
+		util/run-test iblib-fuzz-$$f util/iblib/fuzz/smoke.sh build/iblib/fuzz-$$f 50000; done
 else
 	@util/run-test iblib-fuzz sh -c 'echo "SKIP: iblib-fuzz: clang not installed (util/deps.d/iblib.list)"; exit 77'
 endif
@@ -87,7 +87,7 @@ endif
 fuzz-iblib: $(IBLIB_FUZZ_BINS)
 	@for f in $(IBLIB_FUZZ_NAMES); do \
 		mkdir -p build/iblib/corpus-$$f; \
-		build/iblib/fuzz-$$f -max_total_time=120 -artifact_prefix=build/iblib/ build/iblib/corpus-$$f || exit 1; done
+		build/iblib/fuzz-$$f -max_total_time=120 -artifact_prefix=build/iblib/ build/iblib/corpus-$$f util/iblib/fuzz/seeds/$$f || exit 1; done
 
 ALL_TARGETS += $(IBLIB_LIB) $(IBLIB_FREESTANDING_OBJS)
 CHECK_TARGETS += check-iblib

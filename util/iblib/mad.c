@@ -143,7 +143,7 @@ static int dr_returning(uint8_t *mad, bool is_switch, unsigned in_port, unsigned
 	uint8_t *rpath = mad + IBLIB_SMP_RETURN_PATH_OFF;
 
 	if (in_port == 0)
-		return iblib_smp_dr_respond(mad, is_switch, out_port);
+		return iblib_smp_dr_respond(mad, is_switch, num_ports, out_port);
 	if (cnt != 0 && ptr >= 2 && ptr <= cnt) {
 		if (!is_switch)
 			return IBLIB_E_DR_PATH;
@@ -177,7 +177,7 @@ int iblib_smp_dr_recv(uint8_t *mad, bool is_switch, unsigned in_port, unsigned n
 	return dr_outgoing(mad, is_switch, in_port, num_ports, out_port);
 }
 
-int iblib_smp_dr_respond(uint8_t *resp, bool is_switch, unsigned *out_port)
+int iblib_smp_dr_respond(uint8_t *resp, bool is_switch, unsigned num_ports, unsigned *out_port)
 {
 	uint8_t ptr = resp[6], cnt = resp[7];
 	unsigned dummy;
@@ -192,9 +192,12 @@ int iblib_smp_dr_respond(uint8_t *resp, bool is_switch, unsigned *out_port)
 	if (cnt != 0 && ptr == cnt + 1) {
 		if (!dr_slid_permissive(resp))
 			return IBLIB_DR_LID_ROUTE;
-		resp[6] = cnt;
-		if (is_switch)
+		if (is_switch) {
 			*out_port = resp[IBLIB_SMP_RETURN_PATH_OFF + cnt];
+			if (*out_port == 0 || *out_port > num_ports)
+				return IBLIB_E_DR_PATH;
+		}
+		resp[6] = cnt;
 		return IBLIB_DR_SEND;
 	}
 	return IBLIB_E_DR_PATH;

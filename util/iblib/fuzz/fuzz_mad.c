@@ -30,14 +30,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	memcpy(copy, mad, sizeof(copy));
 	int rc = iblib_smp_dr_recv(copy, is_switch, in_port, num_ports, &out);
-	if (rc == IBLIB_DR_FORWARD || rc == IBLIB_DR_SEND) {
-		if (out == 0 || out > num_ports)
-			abort();
-	}
+	/* A switch only ever sends out of a port it has; a CA never relays, and its own sends
+	 * leave by the port the caller knows (out 0) or by InitialPath[1]. */
+	if (is_switch && (rc == IBLIB_DR_FORWARD || rc == IBLIB_DR_SEND) && (out == 0 || out > num_ports))
+		abort();
+	if (!is_switch && (rc == IBLIB_DR_FORWARD || out > num_ports))
+		abort();
 	if (copy[6] > IBLIB_SMP_MAX_HOPS + 1 && rc >= 0 && rc != IBLIB_DR_LOCAL)
 		abort();
 	iblib_mad_make_response(copy, copy, 0x1C);
-	(void)iblib_smp_dr_respond(copy, is_switch, &out);
+	rc = iblib_smp_dr_respond(copy, is_switch, num_ports, &out);
+	if (is_switch && rc == IBLIB_DR_SEND && (out == 0 || out > num_ports))
+		abort();
 
 	/* decode(encode(decode(x))) == decode(x) for every record */
 	struct iblib_path_record pr, pr2;

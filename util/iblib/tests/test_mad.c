@@ -119,7 +119,7 @@ TEST(dr_path_out_and_back)
 	CHECK_EQ(mad[IBLIB_SMP_RETURN_PATH_OFF + 2], 1);
 	/* its SMA answers */
 	iblib_mad_make_response(mad, mad, 0);
-	CHECK_EQ(iblib_smp_dr_respond(mad, false, &out), IBLIB_DR_SEND);
+	CHECK_EQ(iblib_smp_dr_respond(mad, false, 2, &out), IBLIB_DR_SEND);
 	CHECK_EQ(mad[6], 2);
 	/* back through the switch (arrives on port 3), out by ReturnPath[1] = 2 */
 	CHECK_EQ(iblib_smp_dr_recv(mad, true, 3, 8, &out), IBLIB_DR_FORWARD);
@@ -144,7 +144,12 @@ TEST(dr_path_switch_answers_and_errors)
 	CHECK_EQ(iblib_smp_dr_recv(mad, true, 5, 8, &out), IBLIB_DR_LOCAL);
 	CHECK_EQ(mad[IBLIB_SMP_RETURN_PATH_OFF + 1], 5);
 	iblib_mad_make_response(mad, mad, 0);
-	CHECK_EQ(iblib_smp_dr_respond(mad, true, &out), IBLIB_DR_SEND);
+	uint8_t bad[256];
+	memcpy(bad, mad, sizeof(bad));
+	bad[IBLIB_SMP_RETURN_PATH_OFF + 1] = 9;  /* a port this switch does not have */
+	CHECK_EQ(iblib_smp_dr_respond(bad, true, 8, &out), IBLIB_E_DR_PATH);
+	CHECK_EQ(bad[6], 2);                     /* untouched when refused */
+	CHECK_EQ(iblib_smp_dr_respond(mad, true, 8, &out), IBLIB_DR_SEND);
 	CHECK_EQ(out, 5);
 
 	/* a CA never relays */
@@ -173,7 +178,7 @@ TEST(dr_path_switch_answers_and_errors)
 	iblib_put_be16(mad + IBLIB_SMP_DR_DLID_OFF, 0xFFFF);
 	CHECK_EQ(iblib_smp_dr_recv(mad, false, 0, 2, &out), IBLIB_DR_LOCAL);
 	iblib_mad_make_response(mad, mad, 0);
-	CHECK_EQ(iblib_smp_dr_respond(mad, false, &out), IBLIB_DR_LOCAL);
+	CHECK_EQ(iblib_smp_dr_respond(mad, false, 2, &out), IBLIB_DR_LOCAL);
 }
 
 /* OpenSM's IPoIB broadcast group as a join reply carries it (fabric-opensm.md section 4). */

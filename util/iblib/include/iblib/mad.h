@@ -197,10 +197,11 @@ int iblib_smp_dr_recv(uint8_t *mad, bool is_switch, unsigned in_port, unsigned n
 /*
  * An SMA's response (D bit set, hop pointer as the request left it) is about to leave the node
  * that answered: step the hop pointer back (C14-13:1). *out_port = the port to send it on
- * (ReturnPath[hop_ptr] for switches; for a CA the caller's arrival port). Returns IBLIB_DR_SEND,
+ * (ReturnPath[hop_ptr] for switches, checked against num_ports; for a CA *out_port is 0: send
+ * it back on the port the request arrived on). Returns IBLIB_DR_SEND,
  * IBLIB_DR_LOCAL (hop count 0: the response is for this node's own SM) or IBLIB_E_DR_PATH.
  */
-int iblib_smp_dr_respond(uint8_t *resp, bool is_switch, unsigned *out_port);
+int iblib_smp_dr_respond(uint8_t *resp, bool is_switch, unsigned num_ports, unsigned *out_port);
 
 /* ---- SA (IBA 15.2.1.1) ---- */
 #define IBLIB_SA_RMPP_OFF        24
