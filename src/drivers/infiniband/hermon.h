@@ -260,6 +260,7 @@ struct hermon_qp {
 	} recv;
 	uint8_t *recv_pool;
 	size_t recv_buf_size, recv_pool_len;
+	uint8_t *mlx_hdr;        /* MLX QPs: one 128-byte header slot per send WQE */
 	unsigned mcast_groups;
 	void *owner;             /* the IB core's object for it */
 	struct hermon_qp *next_qp;
@@ -307,6 +308,7 @@ struct hermon_port {
 	unsigned log_max_pkey, log_max_gid;
 	uint64_t last_link_poll_ms;
 	struct hermon_port_attr attr;
+	struct hermon_port_attr ev_attr;   /* as of the last port event: what the next one changed */
 	bool attr_valid;
 	unsigned state_events, mgmt_events;
 };

@@ -121,8 +121,8 @@ static uint32_t hermon_port_changes(const struct hermon_port_attr *a,
 
 static void hermon_event_port(struct hermon *h, unsigned port, unsigned type)
 {
-	struct hermon_port_attr before;
 	struct hermon_port *p;
+	uint32_t changes;
 
 	if (port < 1 || port > h->num_ports) {
 		/* Unknown port: refresh them all rather than guess. */
@@ -135,11 +135,13 @@ static void hermon_event_port(struct hermon *h, unsigned port, unsigned type)
 		p->state_events++;
 	else
 		p->mgmt_events++;
-	before = p->attr;
 	if (p->open)
 		hermon_query_port_attr(h, port, &p->attr);
-	hermon_emit(h, type, port, 0, type == HERMON_EV_PORT_MGMNT_CHANGE ?
-		    hermon_port_changes(&before, &p->attr) : 0);
+	/* Compared with the previous event's view, not the last read: a forwarded Set re-reads the
+	 * attributes before its event arrives. */
+	changes = hermon_port_changes(&p->ev_attr, &p->attr);
+	p->ev_attr = p->attr;
+	hermon_emit(h, type, port, 0, type == HERMON_EV_PORT_MGMNT_CHANGE ? changes : 0);
 }
 
 static void hermon_handle_event(struct hermon *h, const uint8_t *eqe)

@@ -180,6 +180,7 @@ int hermon_open_port(struct hermon *h, unsigned port)
 	p->open = true;
 	p->last_link_poll_ms = clock_ms();
 	hermon_query_port_attr(h, port, &p->attr);
+	p->ev_attr = p->attr;
 	return 0;
 }
 

@@ -20,8 +20,8 @@
 #define DATA_SEG_BYTES HERMONPRM_WQE_SEGMENT_DATA_PTR_ST_BYTES
 #define CTRL_BYTES HERMONPRM_WQE_SEGMENT_CTRL_SEND_ST_BYTES
 #define UD_SEG_BYTES HERMONPRM_WQE_SEGMENT_UD_ST_BYTES
-#define MLX_HDR_OFFSET (CTRL_BYTES + 2 * DATA_SEG_BYTES)
-#define MLX_HDR_MAX (HERMON_SEND_WQE_SIZE - MLX_HDR_OFFSET)
+#define MLX_HDR_SLOT 128   /* LRH 8 + GRH 40 + BTH 12 + DETH 8 = 68 at most */
+#define MLX_WQE_BYTES (CTRL_BYTES + 3 * DATA_SEG_BYTES)   /* ctrl, headers, payload, ICRC */
 
 struct hermon_qp *hermon_find_qp(struct hermon *h, uint32_t qpn)
 {
@@ -114,6 +114,11 @@ static int hermon_qp_buffers(struct hermon *h, struct hermon_qp *qp,
 	memset(qp->recv.doorbell, 0, 4);
 	qp->send.doorbell_off = (uint64_t)HERMON_UAR_NON_EQ_PAGE * HERMON_PAGE_SIZE +
 				HERMON_DB_POST_SND_OFFSET;
+	if (p->type != HERMON_QPT_UD) {
+		qp->mlx_hdr = dma_alloc((size_t)qp->send.num_wqes * MLX_HDR_SLOT, MLX_HDR_SLOT);
+		if (!qp->mlx_hdr)
+			return -ENOMEM;
+	}
 	if (p->recv_buf_size) {
 		qp->recv_buf_size = p->recv_buf_size;
 		qp->recv_pool_len = p->recv_buf_size * qp->recv.num_wqes;
@@ -126,6 +131,8 @@ static int hermon_qp_buffers(struct hermon *h, struct hermon_qp *qp,
 
 static void hermon_qp_free_buffers(struct hermon_qp *qp)
 {
+	if (qp->mlx_hdr)
+		dma_free(qp->mlx_hdr, (size_t)qp->send.num_wqes * MLX_HDR_SLOT);
 	if (qp->recv_pool)
 		dma_free(qp->recv_pool, qp->recv_pool_len);
 	if (qp->recv.doorbell)
@@ -393,13 +400,16 @@ static void hermon_fill_ud_wqe(struct hermon *h, struct hermon_qp *qp, uint8_t *
 	hermon_fill_data_seg(ud + UD_SEG_BYTES, h->lkey, buf, len);
 }
 
+/* MLX: headers from the QP's header ring, the payload, then a 4-byte inline segment for the ICRC
+ * the HCA computes (as Linux mlx4 does) — the caller's buffer is never read past its end. */
 static void hermon_fill_mlx_wqe(struct hermon *h, struct hermon_qp *qp, uint8_t *wqe,
-				const struct hermon_av *av, const void *buf, size_t len)
+				unsigned idx, const struct hermon_av *av, const void *buf, size_t len)
 {
-	uint8_t *hdr = wqe + MLX_HDR_OFFSET;
+	uint8_t *hdr = qp->mlx_hdr + (size_t)idx * MLX_HDR_SLOT;
 	size_t hdr_len = hermon_build_mlx_headers(h, qp, av, len, hdr);
+	uint8_t *icrc = wqe + CTRL_BYTES + 2 * DATA_SEG_BYTES;
 
-	hermonprm_wqe_segment_ctrl_mlx_st_set_ds(wqe, MLX_HDR_OFFSET / 16);
+	hermonprm_wqe_segment_ctrl_mlx_st_set_ds(wqe, MLX_WQE_BYTES / 16);
 	hermonprm_wqe_segment_ctrl_mlx_st_set_c(wqe, 3);
 	hermonprm_wqe_segment_ctrl_mlx_st_set_icrc(wqe, 0);   /* HCA computes the ICRC */
 	hermonprm_wqe_segment_ctrl_mlx_st_set_sl(wqe, av->sl);
@@ -408,7 +418,9 @@ static void hermon_fill_mlx_wqe(struct hermon *h, struct hermon_qp *qp, uint8_t 
 	hermonprm_wqe_segment_ctrl_mlx_st_set_v15(wqe, qp->type == HERMON_QPT_SMI);
 	hermonprm_wqe_segment_ctrl_mlx_st_set_rlid(wqe, av->lid);
 	hermon_fill_data_seg(wqe + CTRL_BYTES, h->lkey, hdr, hdr_len);
-	hermon_fill_data_seg(wqe + CTRL_BYTES + DATA_SEG_BYTES, h->lkey, buf, len + 4 /* ICRC */);
+	hermon_fill_data_seg(wqe + CTRL_BYTES + DATA_SEG_BYTES, h->lkey, buf, len);
+	hermonprm_wqe_segment_data_inline_st_set_always1(icrc, 1);
+	hermonprm_wqe_segment_data_inline_st_set_byte_count(icrc, 4);   /* 4 zero bytes follow */
 }
 
 int hermon_post_send(struct hermon *h, struct hermon_qp *qp, const struct hermon_av *av,
@@ -433,7 +445,7 @@ int hermon_post_send(struct hermon *h, struct hermon_qp *qp, const struct hermon
 	if (qp->type == HERMON_QPT_UD)
 		hermon_fill_ud_wqe(h, qp, wqe, av, buf, len);
 	else
-		hermon_fill_mlx_wqe(h, qp, wqe, av, buf, len);
+		hermon_fill_mlx_wqe(h, qp, wqe, idx, av, buf, len);
 	wmb();
 	{
 		uint8_t dw0[4] = { 0 };   /* not the stamp: its reserved bits must be 0 */

@@ -255,8 +255,8 @@ TEST(hermon_model_ud_loopback_between_ports)
 
 	for (unsigned i = 0; i < sizeof(msg); i++)
 		msg[i] = (uint8_t)(i * 7 + 1);
-	/* More sends than ring slots: completions free them, the ring wraps. */
-	for (unsigned round = 0; round < 12; round++) {
+	/* More sends than ring slots and CQ entries: both rings wrap more than twice. */
+	for (unsigned round = 0; round < 40; round++) {
 		struct hermon_av av = { .qpn = s.b->qpn, .qkey = 0x1234, .lid = 0x22 };
 
 		msg[0] = (uint8_t)round;
@@ -278,7 +278,9 @@ TEST(hermon_model_ud_loopback_between_ports)
 		k1.n = k2.n = 0;
 	}
 	CHECK_EQ(s.b->recv.outstanding, 4);   /* refilled after every receive */
-	CHECK(s.cq1->next >= 12);
+	CHECK_EQ(s.cq1->next, 40);
+	CHECK_EQ(s.cq2->next, 40);
+	CHECK(s.cq1->next > 2 * s.cq1->num_cqes);
 	hermon_dump(&r.h);
 	CHECK(log_has("fwdump"));
 	hermon_quiesce(&r.h);
@@ -374,4 +376,127 @@ TEST(hermon_model_multicast_chains_past_bucket_collisions)
 	gid[15] = 1;
 	CHECK_EQ(hermon_mcast_attach(&r.h, s.a, gid), 0);
 	rig_destroy(&r);
+}
+
+/* QP1 on both ports: MLX sends with driver-built LRH/BTH/DETH reach the other port's QP1. */
+TEST(hermon_model_gsi_mlx_send_between_ports)
+{
+	static uint8_t mad[256];
+	struct rig r;
+	struct hermon_cq *cq1, *cq2;
+	struct hermon_qp *g1, *g2;
+	struct sink k1 = { 0 }, k2 = { 0 };
+	struct hermon_qp_params p = { .type = HERMON_QPT_GSI, .num_send = 4, .num_recv = 4,
+				      .recv_buf_size = 256 + 64 };
+
+	CHECK_EQ(up(&r), 0);
+	CHECK_EQ(hermon_open_port(&r.h, 1), 0);
+	CHECK_EQ(hermon_open_port(&r.h, 2), 0);
+	CHECK_EQ(make_active(&r.h, 1, 0x11), 0);
+	CHECK_EQ(make_active(&r.h, 2, 0x22), 0);
+	CHECK_EQ(hermon_create_cq(&r.h, 8, &cq1), 0);
+	CHECK_EQ(hermon_create_cq(&r.h, 8, &cq2), 0);
+	p.port = 1;
+	p.send_cq = p.recv_cq = cq1;
+	CHECK_EQ(hermon_create_qp(&r.h, &p, &g1), 0);
+	p.port = 2;
+	p.send_cq = p.recv_cq = cq2;
+	CHECK_EQ(hermon_create_qp(&r.h, &p, &g2), 0);
+	CHECK_EQ(g1->ext_qpn, 1);
+	CHECK_EQ(g1->qpn, r.h.plan.special_qpn_base + 2);
+	CHECK_EQ(g2->qpn, r.h.plan.special_qpn_base + 3);
+	CHECK_EQ(hermon_modify_qp(&r.h, g1, 0, 0, 0), 0);
+	CHECK_EQ(hermon_modify_qp(&r.h, g2, 0, 0, 0), 0);
+	CHECK_EQ(g1->qkey, HERMON_GSI_QKEY);
+
+	/* A vendor-class MAD (class 0x09 is free for us): the firmware passes it to QP1. */
+	memset(mad, 0, sizeof(mad));
+	mad[0] = 1; mad[1] = 0x09; mad[2] = 1; mad[3] = 0x01;
+	memcpy(mad + 8, "ibboot!", 8);
+	struct hermon_av av = { .qpn = 1, .qkey = HERMON_GSI_QKEY, .lid = 0x22, .pkey = 0xffff };
+
+	CHECK_EQ(hermon_post_send(&r.h, g1, &av, mad, sizeof(mad), mad), 0);
+	for (unsigned i = 0; i < 50; i++) {
+		rig_step(&r);
+		hermon_poll_cq(&r.h, cq1, 0, collect, &k1);
+		hermon_poll_cq(&r.h, cq2, 0, collect, &k2);
+	}
+	CHECK_EQ(k1.n, 1);
+	CHECK_EQ(k1.c[0].status, 0);
+	CHECK_EQ(k2.n, 1);
+	if (k2.n == 1) {
+		CHECK_EQ(k2.c[0].status, 0);
+		CHECK_EQ(k2.c[0].len, 256);
+		CHECK_EQ(k2.c[0].src_qpn, 1);
+		CHECK_EQ(k2.c[0].slid, 0x11);
+		CHECK_MEM(k2.data[0], mad, 256);
+	}
+	rig_destroy(&r);
+}
+
+/* Port events through the EQ, more of them than it has entries: ownership parity across wraps. */
+struct evlog {
+	unsigned mgmt, state, lid_changes;
+};
+
+static void on_event(void *ctx, const struct hermon_event *ev)
+{
+	struct evlog *l = ctx;
+
+	if (ev->type == HERMON_EV_PORT_MGMNT_CHANGE) {
+		l->mgmt++;
+		if (ev->info & HERMON_PORT_CHANGED_LID)
+			l->lid_changes++;
+	} else if (ev->type == HERMON_EV_PORT_STATE_CHANGE) {
+		l->state++;
+	}
+}
+
+TEST(hermon_model_eq_wraps_with_port_events)
+{
+	struct rig r;
+	struct evlog l = { 0 };
+	unsigned sets = 3 * HERMON_NUM_EQES;
+
+	CHECK_EQ(up(&r), 0);
+	r.h.event = on_event;
+	r.h.event_ctx = &l;
+	CHECK_EQ(hermon_open_port(&r.h, 1), 0);
+	CHECK_EQ(make_active(&r.h, 1, 0x11), 0);
+	hermon_poll(&r.h);
+	CHECK(l.state >= 1);   /* INIT -> ACTIVE */
+	CHECK_EQ(r.h.port[0].attr.state, 4);
+	unsigned before = l.lid_changes;
+
+	for (unsigned i = 0; i < sets; i++) {
+		CHECK_EQ(make_active(&r.h, 1, (uint16_t)(0x100 + i)), 0);
+		if (i % 4 == 3)
+			hermon_poll(&r.h);
+	}
+	hermon_poll(&r.h);
+	CHECK(r.h.eq.next > 2 * HERMON_NUM_EQES);
+	CHECK(l.lid_changes > before);
+	CHECK_EQ(r.h.port[0].attr.lid, 0x100 + sets - 1);
+	CHECK_EQ(r.h.eq.unknown_events, 0);
+	rig_destroy(&r);
+}
+
+/* Two HCAs in one process: no shared state between them. */
+TEST(hermon_model_two_hcas_side_by_side)
+{
+	struct rig a, b;
+
+	CHECK_EQ(up(&a), 0);
+	CHECK_EQ(rig_create(&b, 0x673c, false), 0);   /* a ConnectX-2 beside a ConnectX-3 */
+	CHECK_EQ(rig_probe(&b), 0);
+	CHECK_EQ(hermon_open_port(&a.h, 1), 0);
+	CHECK_EQ(hermon_open_port(&b.h, 2), 0);
+	CHECK(a.h.lkey != b.h.lkey || a.h.mpt_index != b.h.mpt_index);
+	hermon_quiesce(&a.h);
+	CHECK(hcasim_quiesced(a.sim));
+	CHECK(!hcasim_quiesced(b.sim));
+	CHECK_EQ(b.h.stage, HERMON_STAGE_RUNNING);
+	CHECK_EQ(hermon_cmd_nop(&b.h) == 0 || b.h.last_opcode == HERMON_CMD_NOP, 1);
+	rig_destroy(&b);
+	rig_destroy(&a);
 }
