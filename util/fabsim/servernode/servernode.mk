@@ -58,7 +58,7 @@ bin/tests/servernode-unit: $(SN_UNIT_TESTS:%=$(SN_BUILD)/san/tests/%.o) $(SN_BUI
 	$(HOST_CC) $(SAN_FLAGS) -o $@ $^
 
 # The integration test needs fabsim itself (util/fabsim/fabsim.mk, which includes this file).
-SN_FABSIM := $(if $(FABSIM_CORE_SRCS),bin/fabsim)
+SN_FABSIM := $(if $(FABSIM_CORE_SRCS),bin/fabsim bin/fabsimctl)
 
 .PHONY: check-servernode
 ifneq ($(wildcard util/hcasim/sma.c),)
@@ -66,6 +66,7 @@ check-servernode: bin/tests/servernode-unit bin/fabsim-servernode bin/tests/ipoi
 	@util/run-test servernode-unit bin/tests/servernode-unit
 	@util/run-test servernode-netboot $(SN_DIR)/tests/netboot-dhcp-tftp.sh
 	@util/run-test servernode-sm-restart $(SN_DIR)/tests/netboot-sm-restart.sh
+	@util/run-test servernode-faults $(SN_DIR)/tests/netboot-faults.sh
 else
 # Until the firmware SMA library lands, only the parts that do not answer SMPs can be tested.
 SN_EARLY_TESTS := test_ipoib_wire test_ud_pkt test_sa_msg test_netboot_proto

@@ -277,7 +277,8 @@ static int do_tftp(struct client *c, uint32_t server, const char *file, unsigned
 static void usage(void)
 {
 	fprintf(stderr, "usage: ipoib-client --socket PATH --guid PORT_GUID [--port-num N] --fetch FILE --out PATH\n"
-			"                    [--blksize N] [--expect-ip A.B.C.D] [--server A.B.C.D] [-v]\n");
+			"                    [--blksize N] [--expect-ip A.B.C.D] [--server A.B.C.D]\n"
+			"                    [--on-joined SHELL-COMMAND] [-v]\n");
 }
 
 int main(int argc, char **argv)
@@ -287,9 +288,11 @@ int main(int argc, char **argv)
 		{ "port-num", required_argument, NULL, 'p' }, { "fetch", required_argument, NULL, 'f' },
 		{ "out", required_argument, NULL, 'o' }, { "blksize", required_argument, NULL, 'b' },
 		{ "expect-ip", required_argument, NULL, 'e' }, { "server", required_argument, NULL, 'S' },
-		{ "verbose", no_argument, NULL, 'v' }, { 0, 0, 0, 0 },
+		{ "on-joined", required_argument, NULL, 'J' }, { "verbose", no_argument, NULL, 'v' },
+		{ 0, 0, 0, 0 },
 	};
 	const char *sock = NULL, *fetch = NULL, *outpath = NULL, *expect_ip = NULL, *server_s = "198.18.0.1";
+	const char *on_joined = NULL;
 	uint64_t guid = 0;
 	unsigned port_num = 1, blksize = 2048;
 	static struct client c;
@@ -306,6 +309,7 @@ int main(int argc, char **argv)
 		case 'b': blksize = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'e': expect_ip = optarg; break;
 		case 'S': server_s = optarg; break;
+		case 'J': on_joined = optarg; break;
 		case 'v': c.verbose = true; break;
 		default: usage(); return 2;
 		}
@@ -335,6 +339,13 @@ int main(int argc, char **argv)
 	if (pump(&c, 60000, is_joined) < 0 || !ipoib_node_joined(c.node))
 		return fail("%s", "port did not become ACTIVE and join the broadcast group within 60 s");
 	printf("client: port ACTIVE, LID %u, joined the IPoIB broadcast group\n", ipoib_node_lid(c.node));
+	/* A test hook: e.g. switch on fault injection once the SM is done with this port. */
+	if (on_joined) {
+		fflush(stdout);
+		int r = system(on_joined);
+		if (r != 0)
+			return fail("--on-joined command failed: %s", on_joined);
+	}
 
 	/* 2. DHCP (RFC 4390). */
 	uint8_t clid[20];
