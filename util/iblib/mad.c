@@ -105,21 +105,21 @@ static int dr_outgoing(uint8_t *mad, bool is_switch, unsigned in_port, unsigned 
 			return IBLIB_E_DR_PATH;
 		if (cnt == 0)
 			return dr_dlid_permissive(mad) ? IBLIB_DR_LOCAL : IBLIB_E_DR_PATH;
+		if (ipath[1] == 0 || ipath[1] > num_ports)
+			return IBLIB_E_DR_PATH;
 		mad[6] = 1;
 		*out_port = ipath[1];
-		if (*out_port == 0 || *out_port > num_ports)
-			return IBLIB_E_DR_PATH;
 		return IBLIB_DR_SEND;
 	}
 	if (cnt != 0 && ptr >= 1 && ptr < cnt) {
 		/* Intermediate hop: only a switch relays. */
 		if (!is_switch)
 			return IBLIB_E_DR_PATH;
+		if (ipath[ptr + 1] == 0 || ipath[ptr + 1] > num_ports)
+			return IBLIB_E_DR_PATH;
 		rpath[ptr] = (uint8_t)in_port;
 		mad[6] = ++ptr;
 		*out_port = ipath[ptr];
-		if (*out_port == 0 || *out_port > num_ports)
-			return IBLIB_E_DR_PATH;
 		return IBLIB_DR_FORWARD;
 	}
 	if (cnt != 0 && ptr == cnt) {
@@ -147,10 +147,10 @@ static int dr_returning(uint8_t *mad, bool is_switch, unsigned in_port, unsigned
 	if (cnt != 0 && ptr >= 2 && ptr <= cnt) {
 		if (!is_switch)
 			return IBLIB_E_DR_PATH;
+		if (rpath[ptr - 1] == 0 || rpath[ptr - 1] > num_ports)
+			return IBLIB_E_DR_PATH;
 		mad[6] = --ptr;
 		*out_port = rpath[ptr];
-		if (*out_port == 0 || *out_port > num_ports)
-			return IBLIB_E_DR_PATH;
 		return IBLIB_DR_FORWARD;
 	}
 	if (cnt != 0 && ptr == 1) {
@@ -193,9 +193,11 @@ int iblib_smp_dr_respond(uint8_t *resp, bool is_switch, unsigned num_ports, unsi
 		if (!dr_slid_permissive(resp))
 			return IBLIB_DR_LID_ROUTE;
 		if (is_switch) {
-			*out_port = resp[IBLIB_SMP_RETURN_PATH_OFF + cnt];
-			if (*out_port == 0 || *out_port > num_ports)
+			uint8_t port = resp[IBLIB_SMP_RETURN_PATH_OFF + cnt];
+
+			if (port == 0 || port > num_ports)
 				return IBLIB_E_DR_PATH;
+			*out_port = port;
 		}
 		resp[6] = cnt;
 		return IBLIB_DR_SEND;

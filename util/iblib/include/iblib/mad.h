@@ -185,7 +185,8 @@ uint16_t iblib_smp_status(const uint8_t *mad);
  *   IBLIB_DR_LID_ROUTE - the directed part is done and DrDLID/DrSLID is not permissive: route
  *                      the rest by LID (switches; the hop fields are already updated).
  *   IBLIB_E_DR_PATH  - discard (IBA C14-9/C14-13 conditions not met).
- * The hop pointer and the return path are updated in place as the spec requires.
+ * The hop pointer and the return path are updated in place as the spec requires; when the
+ * SMP is refused before any update (bad egress port) it is left unchanged and *out_port is 0.
  * `is_switch` selects the switch rules; num_ports bounds port numbers.
  */
 #define IBLIB_DR_LOCAL   1
