@@ -603,7 +603,7 @@ static int smp_process(struct hcasim_sma *s, unsigned port, const uint8_t *mad, 
 	iblib_mad_make_response(resp, resp, st);
 respond:
 	if (iblib_smp_is_dr(resp) && from_wire &&
-	    iblib_smp_dr_respond(resp, false, NULL) < 0)
+	    iblib_smp_dr_respond(resp, false, s->num_ports, NULL) < 0)
 		return HCASIM_SMA_E_MALFORMED;
 	return 1;
 }
