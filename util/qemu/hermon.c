@@ -57,6 +57,11 @@ typedef struct HermonModelApi {
     __typeof__(hcasim_step) *step;
 } HermonModelApi;
 
+/* Optional diagnostics of the model (NULL when an older model lacks them). */
+typedef struct HermonModelDiag {
+    __typeof__(hcasim_mem_usage) *mem_usage;
+} HermonModelDiag;
+
 typedef struct HermonFabricApi {
     __typeof__(fabsim_client_connect) *connect;
     __typeof__(fabsim_client_fd) *fd;
@@ -79,6 +84,7 @@ struct HermonState {
 
     void *model_lib;
     HermonModelApi api;
+    HermonModelDiag diag;
     struct hcasim *h;
     struct hcasim_config cfg;
     struct hcasim_host_ops ops;
@@ -92,6 +98,8 @@ struct HermonState {
     FILE *log;
     hwaddr last_read_off;               /* read de-duplication for the log (HCR polling) */
     uint64_t last_read_val;
+    struct hcasim_mem_usage last_mem;   /* host memory given to the HCA, as last logged */
+    uint64_t peak_mem;
 
     /* properties */
     char *model_path;
@@ -181,11 +189,31 @@ static void hermon_run(HermonState *s, unsigned max_steps)
     }
 }
 
+/* The model's account of host memory the driver handed over (FA, ICM AUX, ICM), when it changes. */
+static void hermon_log_memory(HermonState *s)
+{
+    struct hcasim_mem_usage u;
+
+    if (!s->log || !s->h || !s->diag.mem_usage) {
+        return;
+    }
+    s->diag.mem_usage(s->h, &u);
+    if (!memcmp(&u, &s->last_mem, sizeof(u))) {
+        return;
+    }
+    s->last_mem = u;
+    s->peak_mem = MAX(s->peak_mem, u.total);
+    hermon_log(s, "memory: fa %" PRIu64 " aux %" PRIu64 " icm %" PRIu64 " total %" PRIu64
+               " peak %" PRIu64 " bytes of host memory held by the HCA",
+               u.fa_bytes, u.aux_bytes, u.icm_bytes, u.total, s->peak_mem);
+}
+
 static void hermon_step_tick(void *opaque)
 {
     HermonState *s = opaque;
 
     hermon_run(s, HERMON_STEPS_PER_TICK);
+    hermon_log_memory(s);
     timer_mod(s->step_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + HERMON_STEP_PERIOD_NS);
 }
 
@@ -386,6 +414,7 @@ static bool hermon_load_model(HermonState *s, Error **errp)
             return false;
         }
     }
+    s->diag.mem_usage = dlsym(s->model_lib, "hcasim_mem_usage");
     return true;
 }
 
@@ -400,6 +429,7 @@ static bool hermon_create_model(HermonState *s, Error **errp)
         return false;
     }
     s->touched = false;
+    memset(&s->last_mem, 0, sizeof(s->last_mem));
     for (p = 0; p < s->cfg.num_ports; p++) {
         s->api.port_set_link(s->h, p + 1, s->port[p].link_up);
     }

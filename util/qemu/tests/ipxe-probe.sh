@@ -33,9 +33,22 @@ else
     pass query-fw-reached-model
 fi
 
+# The model's account of host memory the HCA holds (FA, ICM AUX, ICM): iPXE stops the HCA at the
+# end of its probe and on shutdown, so whatever it mapped must be back to 0 by the end.
+last_mem=$(grep '^memory: ' "$T/hcr-trace.txt" | tail -1)
+if [ -z "$last_mem" ]; then
+    echo "(the model reported no host memory in use: iPXE did not get as far as MAP_FA)"
+elif [[ "$last_mem" == *" total 0 "* ]]; then
+    pass hca-memory-released
+else
+    fail hca-memory-released "the HCA still holds host memory at the end: $last_mem"
+fi
+
 # On record: how far the stock iPXE got with this model.
 echo "--- HCR commands and completions seen by the model ($(grep -c '^command' "$T/hcr-trace.txt") commands):"
 grep -E '^(reset|command|completion|unfinished)' "$T/hcr-trace.txt" | tail -25
+echo "--- host memory held by the HCA (model's account):"
+grep '^memory: ' "$T/hcr-trace.txt" | tail -4
 echo "--- last model log lines:"
 grep '^model: ' "$T/hcr-trace.txt" | tail -10
 echo "--- iPXE console after its banner:"
