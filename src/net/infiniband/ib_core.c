@@ -207,29 +207,28 @@ int ib_port_query(struct ib_port *port)
 	return 0;
 }
 
+/* NodeInfo on every open port: the node GUID (unless the driver set it) and each PortGUID, which
+ * is known even on a port without link. */
 static int ib_query_node_guid(struct ib_device *dev)
 {
 	static const uint8_t zero[8];
 	uint8_t data[IBLIB_SMP_DATA_BYTES];
-	int rc;
+	int rc = -ENODEV;
 
-	if (memcmp(dev->node_guid, zero, 8))
-		return 0;
-	rc = ib_local_get(&dev->port[0], IBLIB_SM_ATTR_NODE_INFO, 0, data);
-	if (rc < 0)
-		return rc;
-	iblib_put_be64(dev->node_guid, iblib_nodeinfo_node_guid(data));
-	/* Port GUIDs are known from NodeInfo even on a port that has no link yet. */
 	for (unsigned p = 0; p < dev->num_ports; p++) {
-		if (p == 0) {
-			iblib_put_be64(dev->port[0].attr.port_guid, iblib_nodeinfo_port_guid(data));
-		} else if (ib_local_get(&dev->port[p], IBLIB_SM_ATTR_NODE_INFO, 0, data) == 0) {
-			iblib_put_be64(dev->port[p].attr.port_guid,
-				       iblib_nodeinfo_port_guid(data));
-		}
-		memcpy(dev->port[p].gid.s.guid, dev->port[p].attr.port_guid, 8);
+		struct ib_port *port = &dev->port[p];
+
+		if (!port->open)
+			continue;
+		rc = ib_local_get(port, IBLIB_SM_ATTR_NODE_INFO, 0, data);
+		if (rc < 0)
+			return rc;
+		if (!memcmp(dev->node_guid, zero, 8))
+			iblib_put_be64(dev->node_guid, iblib_nodeinfo_node_guid(data));
+		iblib_put_be64(port->attr.port_guid, iblib_nodeinfo_port_guid(data));
+		memcpy(port->gid.s.guid, port->attr.port_guid, 8);
 	}
-	return 0;
+	return rc;
 }
 
 /* ---- SM Set snooping (driver-owned QP0) ---- */
@@ -732,12 +731,7 @@ int ib_device_register(struct ib_device *dev)
 		kprintf("ib: device without operations or ports\n");
 		return -EINVAL;
 	}
-	rc = ib_query_node_guid(dev);
-	if (rc < 0)
-		return rc;
-	dev->registered = true;
-	dev->next = ib_dev_list;
-	ib_dev_list = dev;
+	/* Ports are opened (INIT_PORT) before the first local MAD, as the firmware expects. */
 	for (unsigned p = 0; p < dev->num_ports; p++) {
 		struct ib_port *port = &dev->port[p];
 
@@ -748,8 +742,23 @@ int ib_device_register(struct ib_device *dev)
 			continue;
 		}
 		port->open = true;
+	}
+	rc = ib_query_node_guid(dev);
+	if (rc < 0)
+		kprintf("%s: cannot read NodeInfo (%s); GUIDs are read again when a port comes up\n",
+			dev->name, ib_strerror(rc));
+	dev->registered = true;
+	dev->next = ib_dev_list;
+	ib_dev_list = dev;
+	for (unsigned p = 0; p < dev->num_ports; p++) {
+		struct ib_port *port = &dev->port[p];
+
+		if (!port->open)
+			continue;
 		if (ib_mad_agent_create(port) < 0 || ib_sa_client_create(port) < 0 ||
 		    ib_policy_create(port) < 0) {
+			kprintf("%s port %u: out of memory for the port's agents\n", dev->name,
+				port->num);
 			ib_port_teardown(port);
 			continue;
 		}
