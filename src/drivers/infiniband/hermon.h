@@ -80,6 +80,8 @@ struct pci_device;
 #define HERMON_OPCODE_NOP        0x00
 #define HERMON_OPCODE_SEND       0x0a
 #define HERMON_OPCODE_CQE_ERROR  0x1e   /* 5-bit field: iPXE's 0xfe/0xff can never match */
+#define HERMON_CQE_RECV_SEND     0x01
+#define HERMON_CQE_RECV_SEND_IMM 0x02
 
 /* Event types. */
 #define HERMON_EV_PORT_STATE_CHANGE 0x09

@@ -180,6 +180,15 @@ static int hermon_complete(struct hermon *h, struct hermon_cq *cq, const uint8_t
 			qp->state = HERMON_QPS_ERR;
 		hermon_report_cqe_error(h, cq, c);
 	}
+	else if (c->is_send ? opcode != HERMON_OPCODE_SEND && opcode != HERMON_OPCODE_NOP
+			    : opcode != HERMON_CQE_RECV_SEND && opcode != HERMON_CQE_RECV_SEND_IMM) {
+		/* Not a completion we can have asked for: never let it pass as a success. */
+		c->status = -EIO;
+		cq->errors++;
+		hermon_err(h, "CQ 0x%x: %s CQE with unexpected opcode 0x%02x on QP 0x%x, WQE %u — "
+			   "treated as an error", cq->cqn, c->is_send ? "send" : "receive", opcode,
+			   qpn, c->wqe_index);
+	}
 	if (!qp) {
 		hermon_err(h, "CQ 0x%x: completion for unknown QP 0x%x (opcode 0x%02x) dropped",
 			   cq->cqn, qpn, opcode);

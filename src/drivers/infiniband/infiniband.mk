@@ -24,12 +24,17 @@ bin/tests/hermon: $(HERMON_TEST_OBJS) $(HERMON_HCASIM_LIB)
 
 -include $(HERMON_TEST_OBJS:.o=.d)
 
-.PHONY: check-driver
+.PHONY: check-driver bench-driver
 check-driver: bin/tests/hermon
 	@util/run-test driver bin/tests/hermon
+
+# Host memory the driver gives the HCA on the model (FA + AUX + ICM) and MAP commands used.
+bench-driver: bin/tests/hermon
+	@bin/tests/hermon -k bringup_both_ports | grep '^INFO:'
 
 # The tests link the model: only once its fragment exists (it is written alongside this driver).
 ifneq ($(wildcard util/hcasim/hcasim.mk),)
 ALL_TARGETS += bin/tests/hermon
 CHECK_TARGETS += check-driver
+BENCH_TARGETS += bench-driver
 endif

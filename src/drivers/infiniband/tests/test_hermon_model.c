@@ -500,3 +500,44 @@ TEST(hermon_model_two_hcas_side_by_side)
 	rig_destroy(&b);
 	rig_destroy(&a);
 }
+
+/* A CQE whose opcode no driver knows (the model's corruption knob) fails the work request. */
+TEST(hermon_model_corrupt_cqe_is_an_error)
+{
+	static uint8_t msg[128];
+	struct rig r;
+	struct qpset s;
+	struct sink k1 = { 0 }, k2 = { 0 };
+	struct hermon_av av = { .qkey = 0x1234, .lid = 0x22 };
+
+	CHECK_EQ(up(&r), 0);
+	CHECK_EQ(hermon_open_port(&r.h, 1), 0);
+	CHECK_EQ(hermon_open_port(&r.h, 2), 0);
+	CHECK_EQ(make_active(&r.h, 1, 0x11), 0);
+	CHECK_EQ(make_active(&r.h, 2, 0x22), 0);
+	CHECK_EQ(make_qps(&r.h, &s, 256), 0);
+	av.qpn = s.b->qpn;
+	rig_log_clear();
+	hcasim_fault_corrupt_next_cqe(r.sim);
+	CHECK_EQ(hermon_post_send(&r.h, s.a, &av, msg, sizeof(msg), msg), 0);
+	drain(&r, &s, &k1, &k2);
+	CHECK_EQ(k1.n + k2.n, 2);
+	unsigned bad = 0;
+
+	for (unsigned i = 0; i < k1.n; i++)
+		bad += k1.c[i].status != 0;
+	for (unsigned i = 0; i < k2.n; i++)
+		bad += k2.c[i].status != 0;
+	CHECK_EQ(bad, 1);
+	CHECK(log_has("unexpected opcode 0x1f"));
+	CHECK(log_has("treated as an error"));
+	/* The next one is clean again. */
+	k1.n = k2.n = 0;
+	CHECK_EQ(hermon_post_send(&r.h, s.a, &av, msg, sizeof(msg), msg), 0);
+	drain(&r, &s, &k1, &k2);
+	CHECK_EQ(k1.n, 1);
+	CHECK_EQ(k2.n, 1);
+	CHECK_EQ(k1.c[0].status, 0);
+	CHECK_EQ(k2.c[0].status, 0);
+	rig_destroy(&r);
+}
