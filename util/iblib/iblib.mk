@@ -76,6 +76,7 @@ check-iblib: $(IBLIB_LIB) $(IBLIB_FREESTANDING_OBJS) build/iblib/iblib-test $(IB
 	@util/run-test iblib-test build/iblib/iblib-test
 	@util/run-test sma-test build/iblib/sma-test
 	@util/run-test iblib-tshark util/iblib/tests/tshark-check.sh build/iblib/pcap-sample
+	@util/run-test iblib-freestanding util/iblib/tests/freestanding-check.sh $(IBLIB_FREESTANDING_OBJS)
 ifeq ($(IBLIB_HAVE_CLANG),yes)
 	@for f in $(IBLIB_FUZZ_NAMES); do \
 		util/run-test iblib-fuzz-$$f util/iblib/fuzz/smoke.sh build/iblib/fuzz-$$f 50000; done
