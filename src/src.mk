@@ -5,6 +5,9 @@
 #   bin/tests/unit       unit tests (hosted, ASan/UBSan)
 #   make check-unit, check-qemu-smoke, demo-image
 
+# The fast unit tests run before the fragments included below add theirs.
+CHECK_TARGETS += check-unit
+
 IBBOOT_VERSION_DEF := -DIBBOOT_VERSION='"$(VERSION)"'
 # Objects that print the version are rebuilt when it changes (the stamp changes only then).
 IBBOOT_VERSION_STAMP := build/ibboot-version.stamp
@@ -14,7 +17,7 @@ build/image/src/core/main.o build/hosted/src/core/main.o build/unit/src/core/mai
 # Platform-independent code: identical in the image, the hosted program and the tests.
 CORE_SRCS := src/core/fmt.c src/core/console.c src/core/errno.c src/core/timer.c \
 	src/core/physmem.c src/core/dma.c src/core/mmio.c src/core/shell.c src/core/commands.c src/core/diag.c \
-	src/core/main.c
+	src/core/hooks.c src/core/main.c
 BUS_SRCS := src/drivers/bus/pci.c src/drivers/bus/pci_driver.c src/drivers/bus/pci_print.c
 HOSTED_PLAT_SRCS := src/platform/hosted/platform.c src/platform/hosted/pci.c \
 	src/platform/hosted/soft_cfg.c src/platform/hosted/fakedev.c
@@ -23,13 +26,19 @@ HOSTED_PLAT_SRCS := src/platform/hosted/platform.c src/platform/hosted/pci.c \
 # fragments, which the top Makefile includes after this one).
 DRIVER_SRCS := $(sort $(wildcard src/drivers/infiniband/*.c))
 
+# The IB core, IPoIB and IP layers: their fragment (owned by the ibcore work) defines their tests
+# and exports NET_SRCS, NET_IBLIB_SRCS and NET_CFLAGS for the programs built here.
+-include src/net/net.mk
+STACK_SRCS := $(if $(NET_SRCS),$(NET_SRCS) $(NET_IBLIB_SRCS) src/core/net_glue.c)
+
 # ---- hosted program ----
-HOSTED_SRCS := $(CORE_SRCS) $(BUS_SRCS) $(DRIVER_SRCS) $(HOSTED_PLAT_SRCS) src/platform/hosted/main.c
+HOSTED_SRCS := $(CORE_SRCS) $(BUS_SRCS) $(DRIVER_SRCS) $(STACK_SRCS) $(HOSTED_PLAT_SRCS) \
+	src/platform/hosted/main.c
 HOSTED_OBJS := $(patsubst %.c,build/hosted/%.o,$(HOSTED_SRCS))
 
 build/hosted/%.o: %.c $(PRM_H)
 	@mkdir -p $(@D)
-	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(IBBOOT_VERSION_DEF) -MMD -MP -c -o $@ $<
+	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(NET_CFLAGS) $(IBBOOT_VERSION_DEF) -MMD -MP -c -o $@ $<
 
 bin/ibboot-hosted: $(HOSTED_OBJS)
 	@mkdir -p $(@D)
@@ -58,7 +67,6 @@ check-unit: bin/tests/unit bin/ibboot-hosted
 	@util/run-test hosted-smoke tests/qemu/hosted-smoke.sh
 
 ALL_TARGETS += bin/tests/unit bin/ibboot-hosted
-CHECK_TARGETS += check-unit
 
 # ---- the freestanding image ----
 IMG_CC := gcc
@@ -68,13 +76,13 @@ IMG_CFLAGS := -std=c11 -Os -g -Wall -Wextra -Werror -ffreestanding -nostdinc \
 	-isystem $(shell $(IMG_CC) -print-file-name=include) -fno-pic -fno-pie -mno-red-zone \
 	-mgeneral-regs-only -mcmodel=small -fno-stack-protector -fno-asynchronous-unwind-tables \
 	-fno-unwind-tables -fno-tree-loop-distribute-patterns --param=min-pagesize=0 -fno-strict-aliasing \
-	-Isrc/include -Isrc/arch/x86_64/include $(IBBOOT_VERSION_DEF)
+	-Isrc/include -Isrc/arch/x86_64/include $(NET_CFLAGS) $(IBBOOT_VERSION_DEF)
 IMG_ASFLAGS := -Isrc/arch/x86_64 -D__ASSEMBLY__
 IMG_LDFLAGS := -nostdlib -static -z noexecstack --no-warn-rwx-segments --build-id=none \
 	-T src/arch/x86_64/ibboot.ld
 
 IMG_ASM_SRCS := src/arch/x86_64/setup16.S src/arch/x86_64/head.S
-IMG_C_SRCS := $(CORE_SRCS) $(BUS_SRCS) $(DRIVER_SRCS) src/core/string.c \
+IMG_C_SRCS := $(CORE_SRCS) $(BUS_SRCS) $(DRIVER_SRCS) $(STACK_SRCS) src/core/string.c \
 	src/arch/x86_64/paging.c src/arch/x86_64/exception.c \
 	src/platform/pcbios/start.c src/platform/pcbios/bootinfo.c src/platform/pcbios/serial.c src/platform/pcbios/vga.c \
 	src/platform/pcbios/tsc.c src/platform/pcbios/acpi.c src/platform/pcbios/pci_cfg.c \
@@ -100,9 +108,6 @@ bin/ibboot.lkrn: build/image/ibboot.elf
 -include $(IMG_OBJS:.o=.d)
 
 ALL_TARGETS += bin/ibboot.lkrn
-
-# The IB core, IPoIB and IP layers (their own fragment, owned by the ibcore work).
--include src/net/net.mk
 
 # ---- QEMU smoke test and the interim demo ----
 .PHONY: check-qemu-smoke demo-image

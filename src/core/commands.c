@@ -9,14 +9,21 @@
 #include <ibboot/string.h>
 #include <ibboot/version.h>
 #include <ibboot/ibboot.h>
+#include <ibboot/hooks.h>
 
 extern const struct shell_command shell_commands[];
 extern const size_t shell_n_commands;
 
+static void print_help(const struct shell_command *c)
+{
+	kprintf("  %-10s %s\n", c->name, c->help);
+}
+
 static int cmd_help(int argc __unused, char **argv __unused)
 {
 	for (size_t i = 0; i < shell_n_commands; i++)
-		kprintf("  %-10s %s\n", shell_commands[i].name, shell_commands[i].help);
+		print_help(&shell_commands[i]);
+	shell_for_each_extra(print_help);
 	return 0;
 }
 

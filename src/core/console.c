@@ -2,6 +2,7 @@
 /* Console output over the platform's character device, and line input for the command loop. */
 #include <ibboot/console.h>
 #include <ibboot/platform.h>
+#include <ibboot/hooks.h>
 
 void kputc(char c)
 {
@@ -54,6 +55,7 @@ int console_getline(char *buf, size_t size)
 		}
 		if (c == PLAT_GETC_NONE) {
 			plat_poll();
+			hooks_poll();
 			plat_cpu_relax();
 			continue;
 		}

@@ -8,6 +8,7 @@
 #include <ibboot/shell.h>
 #include <ibboot/version.h>
 #include <ibboot/timer.h>
+#include <ibboot/hooks.h>
 
 void print_memory_summary(void)
 {
@@ -46,6 +47,7 @@ void ibboot_main(void)
 	for (struct pci_device *d = pci_devices(); d; d = d->next)
 		pci_print_device(d);
 	pci_probe_drivers();
+	hooks_start();
 
 	shell_run_cmdline(plat_cmdline());
 	shell_loop();

@@ -9,13 +9,14 @@ OUT=build/check/hosted-smoke
 mkdir -p "$OUT"
 
 t=hosted/cmdline
-timeout 60 "$BIN" ibboot.cmd=pci,mem,poweroff </dev/null >"$OUT/cmdline.log" 2>&1
+timeout 60 "$BIN" ibboot.cmd=help,pci,mem,poweroff </dev/null >"$OUT/cmdline.log" 2>&1
 status=$?
 log=$OUT/cmdline.log
 expect $t "$log" '^ibboot [^ ]+ \(hosted\)$' "no banner" &&
 expect $t "$log" '^00:01\.0 1234:0b1b class ff0000' "the test device is not listed" &&
 expect $t "$log" '^    BAR2 mem64 0x[0-9a-f]{10,} size 64 KiB prefetchable$' "64-bit BAR not above 4 GiB" &&
 expect $t "$log" '^memory: 64 MiB RAM' "buffer arena not reported" &&
+{ [ ! -d src/net ] || expect $t "$log" '^  ping ' "network commands (linker table) missing from help"; } &&
 { [ "$status" -eq 0 ] || { fail $t "exit status $status, expected 0"; false; }; } &&
 pass $t
 

@@ -63,7 +63,7 @@ check_status() {
 # 1. Linux boot protocol (QEMU -kernel takes the setup header), i440fx, port 0xcf8 config access,
 #    plus a second e1000 on an extra root bus (pxb, bus 0x40) that no bridge on bus 0 leads to.
 t=qemu/linux-boot
-if boot linux-boot "$IMAGE" "ibboot.cmd=pci,mem,poweroff" -m 256 -device isa-debug-exit -device e1000 \
+if boot linux-boot "$IMAGE" "ibboot.cmd=help,pci,mem,poweroff" -m 256 -device isa-debug-exit -device e1000 \
 	-device pxb,id=pxb1,bus_nr=0x40 -device e1000,bus=pxb1,addr=2; then
 	log=$OUT/linux-boot.log
 	expect $t "$log" '^ibboot [^ ]+ \(pcbios\)$' "no banner" &&
@@ -75,6 +75,8 @@ if boot linux-boot "$IMAGE" "ibboot.cmd=pci,mem,poweroff" -m 256 -device isa-deb
 	expect $t "$log" '^    BAR1 io +0x[0-9a-f]+ size 64 B$' "e1000 I/O BAR (64 B) not sized" &&
 	expect $t "$log" 'config access: port 0xcf8' "unexpected config access method" &&
 	expect $t "$log" '^ibboot> mem$' "ibboot.cmd did not run" &&
+	expect $t "$log" '^  memcheck ' "built-in commands missing from help" &&
+	{ [ ! -d src/net ] || expect $t "$log" '^  ibstat ' "network commands (linker table) missing from help"; } &&
 	expect $t "$log" '^powering off$' "poweroff did not run" &&
 	check_status $t 1 "isa-debug-exit with value 0" &&
 	pass $t
