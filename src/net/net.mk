@@ -64,3 +64,16 @@ ALL_TARGETS   += bin/tests/ibcore $(NET_FREESTANDING_OBJS)
 CHECK_TARGETS += check-ibcore
 FUZZ_TARGETS  += fuzz-ibcore
 CLEAN_FILES   += build/ibcore
+
+# Instructions per packet (callgrind), make bench.
+build/ibcore/ibcore-bench: src/net/tests/bench_ibcore.c $(NET_SRCS) $(NET_IBLIB_SRCS) $(NET_HDRS) \
+		src/net/tests/net_test_env.c src/tests/fake_ibdev.c
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) $(NET_CFLAGS) -Isrc/tests -Isrc/net/tests -o $@ $< $(NET_SRCS) \
+		$(NET_IBLIB_SRCS) src/net/tests/net_test_env.c src/tests/fake_ibdev.c
+
+.PHONY: bench-ibcore
+bench-ibcore: build/ibcore/ibcore-bench
+	@src/net/tests/bench.sh build/ibcore/ibcore-bench 1000
+
+BENCH_TARGETS += bench-ibcore
