@@ -57,6 +57,22 @@ bin/tests/servernode-unit: $(SN_UNIT_TESTS:%=$(SN_BUILD)/san/tests/%.o) $(SN_BUI
 	@mkdir -p $(@D)
 	$(HOST_CC) $(SAN_FLAGS) -o $@ $^
 
+# libFuzzer target over everything the node parses from the wire (needs clang).
+SN_FUZZ_CC ?= clang
+SN_HAVE_CLANG := $(shell command -v $(SN_FUZZ_CC) >/dev/null 2>&1 && echo yes)
+SN_FUZZ_SRCS := $(SN_DIR)/fuzz/fuzz_servernode.c $(SN_CORE:%=$(SN_DIR)/%.c) $(SN_EXT_SRCS) \
+		$(SN_DIR)/tests/netboot_proto.c
+build/servernode/fuzz-servernode: $(SN_FUZZ_SRCS) $(SN_HDRS)
+	@mkdir -p $(@D)
+	$(SN_FUZZ_CC) -std=c11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+		$(SN_INCS) -I$(SN_DIR)/tests -o $@ $(SN_FUZZ_SRCS)
+
+.PHONY: fuzz-servernode
+fuzz-servernode: build/servernode/fuzz-servernode
+	@mkdir -p build/servernode/corpus
+	build/servernode/fuzz-servernode -max_total_time=120 -max_len=4300 build/servernode/corpus \
+		$(SN_DIR)/fuzz/seeds
+
 # The integration test needs fabsim itself (util/fabsim/fabsim.mk, which includes this file).
 SN_FABSIM := $(if $(FABSIM_CORE_SRCS),bin/fabsim bin/fabsimctl)
 
@@ -67,6 +83,12 @@ check-servernode: bin/tests/servernode-unit bin/fabsim-servernode bin/tests/ipoi
 	@util/run-test servernode-netboot $(SN_DIR)/tests/netboot-dhcp-tftp.sh
 	@util/run-test servernode-sm-restart $(SN_DIR)/tests/netboot-sm-restart.sh
 	@util/run-test servernode-faults $(SN_DIR)/tests/netboot-faults.sh
+ifeq ($(SN_HAVE_CLANG),yes)
+	@$(MAKE) --no-print-directory build/servernode/fuzz-servernode
+	@util/run-test servernode-fuzz $(SN_DIR)/fuzz/smoke.sh build/servernode/fuzz-servernode 20000
+else
+	@util/run-test servernode-fuzz sh -c 'echo "SKIP: servernode-fuzz: clang not installed (util/deps.d/servernode.list)"; exit 77'
+endif
 else
 # Until the firmware SMA library lands, only the parts that do not answer SMPs can be tested.
 SN_EARLY_TESTS := test_ipoib_wire test_ud_pkt test_sa_msg test_netboot_proto
@@ -85,4 +107,5 @@ ifneq ($(wildcard util/hcasim/sma.c),)
 ALL_TARGETS += bin/fabsim-servernode bin/tests/servernode-unit bin/tests/ipoib-client
 endif
 CHECK_TARGETS += check-servernode
+FUZZ_TARGETS += fuzz-servernode
 CLEAN_FILES += build/servernode
