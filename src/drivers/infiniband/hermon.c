@@ -83,9 +83,10 @@ static int hermon_init_hca(struct hermon *h)
 
 static void hermon_close_hca(struct hermon *h)
 {
-	if (h->stage >= HERMON_STAGE_HCA_INIT)
+	if (h->stage >= HERMON_STAGE_HCA_INIT) {
 		hermon_cmd_close_hca(h);
-	h->stage = HERMON_STAGE_ICM_MAPPED;
+		h->stage = HERMON_STAGE_ICM_MAPPED;
+	}
 }
 
 /* After a reset the device holds nothing of ours: forget every software shadow of it. */
@@ -130,8 +131,8 @@ err_eq:
 err_mpt:
 	hermon_close_hca(h);
 err_init_hca:
-	hermon_unmap_icm(h);
 err_icm:
+	hermon_unmap_icm(h);   /* whatever part of AUX/ICM got mapped */
 err_caps:
 	hermon_stop_firmware(h);
 err_firmware:

@@ -345,6 +345,7 @@ struct hermon {
 	struct mmio uar;         /* BAR2 */
 	unsigned toggle;
 	bool hcr_stuck;          /* a command timed out: the HCR is unusable until reset */
+	bool quiet;              /* failures are expected (probing): the caller reports them */
 	void *mbox_in, *mbox_out;
 	uint8_t last_status;     /* of the last failed command */
 	uint16_t last_opcode;

@@ -188,8 +188,9 @@ int hermon_cmd(struct hermon *h, unsigned opcode, unsigned op_mod, uint32_t in_m
 	if (status != 0) {
 		h->last_opcode = (uint16_t)opcode;
 		h->last_status = (uint8_t)status;
-		hermon_err(h, "%s failed: status 0x%02x (%s)", hermon_opcode_name(opcode), status,
-			   hermon_status_name(status));
+		if (!h->quiet)
+			hermon_err(h, "%s failed: status 0x%02x (%s)", hermon_opcode_name(opcode),
+				   status, hermon_status_name(status));
 		return hermon_status_errno(status);
 	}
 	rmb();

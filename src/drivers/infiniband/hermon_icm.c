@@ -51,8 +51,9 @@ int hermon_read_caps(struct hermon *h)
 	c->dmpt_entry_size = hermonprm_query_dev_cap_st_get_d_mpt_entry_sz(cap);
 	c->mtt_entry_size = hermonprm_query_dev_cap_st_get_mtt_entry_sz(cap);
 	c->num_ports = hermonprm_query_dev_cap_st_get_num_ports(cap);
-	c->log_max_qp_sz = hermonprm_query_dev_cap_st_get_log_max_qp_sz(cap);
-	c->log_max_cq_sz = hermonprm_query_dev_cap_st_get_log_max_cq_sz(cap);
+	/* Clamped: these only bound our ring sizes, and a shift must stay defined. */
+	c->log_max_qp_sz = MIN(hermonprm_query_dev_cap_st_get_log_max_qp_sz(cap), 16u);
+	c->log_max_cq_sz = MIN(hermonprm_query_dev_cap_st_get_log_max_cq_sz(cap), 22u);
 	c->dpdp = hermonprm_query_dev_cap_st_get_dpdp(cap);
 	kfree(cap);
 

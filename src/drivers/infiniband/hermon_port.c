@@ -130,14 +130,19 @@ static int hermon_set_port(struct hermon *h, struct hermon_port *p)
 	uint8_t sp[HERMONPRM_SET_PORT_IB_ST_BYTES];
 	int rc = -EIO;
 
-	/* Largest VL count the firmware accepts; each refusal halves it. */
-	for (unsigned vl = 8; vl >= 1; vl /= 2) {
+	/* Start at what QUERY_PORT reports, else 8; each refusal halves it (Linux mlx4 walks
+	 * 8, 4, 2, 1 the same way). */
+	unsigned start = (p->max_vl >= 1 && p->max_vl <= 8) ? p->max_vl : 8;
+
+	for (unsigned vl = start; vl >= 1; vl /= 2) {
 		memset(sp, 0, sizeof(sp));
 		hermonprm_set_port_ib_st_set_mmc(sp, 1);
 		hermonprm_set_port_ib_st_set_mtu_cap(sp, p->max_mtu);
 		hermonprm_set_port_ib_st_set_mvc(sp, 1);
 		hermonprm_set_port_ib_st_set_vl_cap(sp, vl);
+		h->quiet = vl > 1;   /* only the last refusal is worth a message */
 		rc = hermon_cmd_set_port(h, p->num, sp);
+		h->quiet = false;
 		if (rc == 0) {
 			p->vl_cap = (uint8_t)vl;
 			return 0;

@@ -54,6 +54,9 @@ TEST(hermon_model_bringup_both_ports)
 	CHECK_EQ(hcasim_dma_after_close(r.sim), 0);
 	hcasim_mem_usage(r.sim, &u);
 	CHECK_EQ(u.total, 0);
+	/* Bring-up, both ports and the full teardown without a single refused operation. */
+	if (hcasim_refused_count(r.sim) != 0)
+		test_fail(__FILE__, __LINE__, "model refused: %s", hcasim_refused(r.sim, 0));
 	rig_destroy(&r);
 }
 
@@ -119,6 +122,11 @@ TEST(hermon_model_fault_at_each_bringup_step_unwinds)
 				  hermon_opcode_name(ops[i]));
 		CHECK_EQ(hcasim_dma_after_close(r.sim), 0);
 		CHECK_EQ(r.h.stage, HERMON_STAGE_RESET);
+		/* The unwinding itself issued nothing the device had to refuse. */
+		if (hcasim_refused_count(r.sim) != 1)
+			test_fail(__FILE__, __LINE__, "%s: %u refused operations, newest \"%s\"",
+				  hermon_opcode_name(ops[i]), hcasim_refused_count(r.sim),
+				  hcasim_refused(r.sim, 0));
 		rig_destroy(&r);
 	}
 }
