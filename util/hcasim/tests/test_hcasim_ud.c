@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+/* hcasim: UD between two models cabled back to back — packets bit-exact, receive with the GRH
+ * area, Q_Key / P_Key drops, the privileged Q_Key rule, CQE ownership across ring wrap. */
+#include <string.h>
+
+#include <ibboot/hermon_prm.h>
+#include <iblib/crc.h>
+#include <iblib/packet.h>
+
+#include "rawhost.h"
+#include "test.h"
+
+#define G(st, f, b) hermonprm_##st##_st_get_##f(b)
+
+struct pair {
+	struct rawhost a, b;
+	struct rawhost_cq acq, bcq;
+	struct rawhost_qp aqp, bqp;
+};
+
+static int pair_up(struct pair *p, uint32_t qkey_b)
+{
+	struct rawhost_qp_attr qa = { .st = 3, .log_sq = 3, .log_rq = 3, .qkey = 0x1111,
+				      .cqn_snd = 130, .cqn_rcv = 130 };
+	int st;
+
+	if (rawhost_init(&p->a, NULL) || rawhost_init(&p->b, NULL))
+		return -1;
+	if ((st = rawhost_bringup(&p->a)) || (st = rawhost_bringup(&p->b)))
+		return st;
+	rawhost_cable(&p->a, 1, &p->b, 1);
+	if ((st = rawhost_set_port(&p->a, 1, 0x11, 4)) || (st = rawhost_set_port(&p->b, 1, 0x22, 4)))
+		return st;
+	if ((st = rawhost_create_cq(&p->a, &p->acq, 130, 2)) || (st = rawhost_create_cq(&p->b, &p->bcq, 130, 2)))
+		return st;
+	if ((st = rawhost_create_qp(&p->a, &p->aqp, 0x100, &qa)))
+		return st;
+	qa.qkey = qkey_b;
+	return rawhost_create_qp(&p->b, &p->bqp, 0x200, &qa);
+}
+
+static void pair_down(struct pair *p)
+{
+	rawhost_fini(&p->a);
+	rawhost_fini(&p->b);
+}
+
+TEST(hcasim_ud_send_is_bit_exact_and_received_with_grh_area)
+{
+	struct pair p;
+	struct rawhost_ud_dest d = { .dlid = 0x22, .dqpn = 0x200, .qkey = 0x5555, .sl = 3 };
+	uint8_t cqe[32], *pkt, expect[64];
+	uint64_t tx, rx;
+	static const char msg[] = "hello over UD";
+	struct iblib_pkt parsed;
+	size_t n = 0;
+
+	CHECK_EQ(pair_up(&p, 0x5555), 0);
+	tx = rawhost_alloc(&p.a, 4096, 64);
+	rx = rawhost_alloc(&p.b, 4096, 64);
+	memcpy(rawhost_ptr(&p.a, tx), msg, sizeof(msg));
+	memset(rawhost_ptr(&p.b, rx), 0xee, 64);
+	rawhost_post_recv(&p.b, &p.bqp, rx, 2048, 0);
+	rawhost_post_ud(&p.a, &p.aqp, &d, tx, sizeof(msg), 0);
+	rawhost_run(&p.a, &p.b);
+	CHECK_EQ(p.a.npkts, 1);
+	pkt = p.a.pkts[0].data;
+	/* LRH: VL0 LVer0 | SL3 LNH=2 | DLID 0x22 | PktLen | SLID 0x11 */
+	n = 8 + 12 + 8 + sizeof(msg) + (4 - sizeof(msg) % 4) % 4 + 4;
+	expect[0] = 0x00;
+	expect[1] = 0x32;
+	expect[2] = 0x00;
+	expect[3] = 0x22;
+	expect[4] = (uint8_t)((n / 4) >> 8);
+	expect[5] = (uint8_t)(n / 4);
+	expect[6] = 0x00;
+	expect[7] = 0x11;
+	/* BTH: UD SEND only, pad count, P_Key 0xffff, dest QP 0x200, PSN 0 */
+	expect[8] = 0x64;
+	expect[9] = (uint8_t)(((4 - sizeof(msg) % 4) % 4) << 4);
+	expect[10] = 0xff;
+	expect[11] = 0xff;
+	memcpy(expect + 12, "\x00\x00\x02\x00\x00\x00\x00\x00", 8);
+	/* DETH: Q_Key 0x5555, source QP 0x100 */
+	memcpy(expect + 20, "\x00\x00\x55\x55\x00\x00\x01\x00", 8);
+	CHECK_MEM(pkt, expect, 28);
+	CHECK_MEM(pkt + 28, msg, sizeof(msg));
+	CHECK_EQ(p.a.pkts[0].len, n + 2);
+	CHECK_EQ(iblib_get_icrc(pkt + n - 4), iblib_icrc(pkt, n - 4, NULL));
+	CHECK_EQ(iblib_get_vcrc(pkt + n), iblib_vcrc(pkt, n));
+	CHECK_EQ(iblib_pkt_parse(pkt, n + 2, &parsed, 0), 0);
+	/* sender completion */
+	CHECK_EQ(rawhost_poll_cq(&p.a, &p.acq, cqe), 1);
+	CHECK_EQ(G(completion_queue_entry, s_r, cqe), 1);
+	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x0a);
+	CHECK_EQ(G(completion_queue_entry, qpn, cqe), 0x100);
+	CHECK_EQ(G(completion_queue_entry, wqe_counter, cqe), 0);
+	/* receiver: no GRH came, so the 40-byte area is untouched; payload after it */
+	CHECK_EQ(rawhost_poll_cq(&p.b, &p.bcq, cqe), 1);
+	CHECK_EQ(G(completion_queue_entry, s_r, cqe), 0);
+	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x02);
+	CHECK_EQ(G(completion_queue_entry, byte_cnt, cqe), 40 + sizeof(msg));
+	CHECK_EQ(G(completion_queue_entry, srq_rqpn, cqe), 0x100);
+	CHECK_EQ(G(completion_queue_entry, slid_smac47_32, cqe), 0x11);
+	CHECK_EQ(G(completion_queue_entry, sl, cqe), 3);
+	CHECK_EQ(G(completion_queue_entry, g, cqe), 0);
+	CHECK_EQ(((uint8_t *)rawhost_ptr(&p.b, rx))[0], 0xee);
+	CHECK_MEM((uint8_t *)rawhost_ptr(&p.b, rx) + 40, msg, sizeof(msg));
+	CHECK_EQ(rawhost_poll_cq(&p.b, &p.bcq, cqe), 0);
+	pair_down(&p);
+}
+
+TEST(hcasim_ud_grh_fills_the_grh_area)
+{
+	struct pair p;
+	struct rawhost_ud_dest d = { .dlid = 0x22, .dqpn = 0x200, .qkey = 0x1111, .grh = true };
+	uint8_t cqe[32], *grh;
+	uint64_t tx, rx;
+
+	CHECK_EQ(pair_up(&p, 0x1111), 0);
+	for (int i = 0; i < 16; i++)
+		d.dgid[i] = (uint8_t)(0xa0 + i);
+	tx = rawhost_alloc(&p.a, 4096, 64);
+	rx = rawhost_alloc(&p.b, 4096, 64);
+	rawhost_post_recv(&p.b, &p.bqp, rx, 2048, 0);
+	rawhost_post_ud(&p.a, &p.aqp, &d, tx, 100, 0);
+	rawhost_run(&p.a, &p.b);
+	CHECK_EQ(p.a.pkts[0].data[1] & 3, 3); /* LNH: GRH follows */
+	CHECK_EQ(rawhost_poll_cq(&p.b, &p.bcq, cqe), 1);
+	CHECK_EQ(G(completion_queue_entry, g, cqe), 1);
+	CHECK_EQ(G(completion_queue_entry, byte_cnt, cqe), 140);
+	grh = rawhost_ptr(&p.b, rx);
+	CHECK_EQ(grh[0] >> 4, 6);      /* IPVer */
+	CHECK_EQ(grh[6], 0x1b);        /* NxtHdr */
+	CHECK_MEM(grh + 24, d.dgid, 16);
+	CHECK_EQ(grh[8], 0xfe);        /* SGID: default subnet prefix fe80:: */
+	pair_down(&p);
+}
+
+TEST(hcasim_ud_qkey_mismatch_dropped_and_privileged_qkey)
+{
+	struct pair p;
+	struct rawhost_ud_dest d = { .dlid = 0x22, .dqpn = 0x200, .qkey = 0x9999 };
+	struct hcasim_port_stats st;
+	uint8_t cqe[32];
+	uint64_t tx, rx;
+
+	CHECK_EQ(pair_up(&p, 0x1111), 0);
+	tx = rawhost_alloc(&p.a, 4096, 64);
+	rx = rawhost_alloc(&p.b, 4096, 64);
+	rawhost_post_recv(&p.b, &p.bqp, rx, 2048, 0);
+	rawhost_post_ud(&p.a, &p.aqp, &d, tx, 16, 0);
+	rawhost_run(&p.a, &p.b);
+	CHECK_EQ(rawhost_poll_cq(&p.a, &p.acq, cqe), 1);   /* the send itself completes */
+	CHECK_EQ(rawhost_poll_cq(&p.b, &p.bcq, cqe), 0);   /* dropped at the receiver */
+	CHECK_EQ(hcasim_port_stats(p.b.h, 1, &st), 0);
+	CHECK_EQ(st.rx_bad_qkey, 1);
+	CHECK(strstr(hcasim_refused(p.b.h, 0), "Q_Key") != NULL);
+	/* high bit set in the WQE: the sender's own QP Q_Key (0x1111) goes out — accepted */
+	d.qkey = 0x80000000;
+	rawhost_post_ud(&p.a, &p.aqp, &d, tx, 16, 0);
+	rawhost_run(&p.a, &p.b);
+	CHECK_EQ(rawhost_poll_cq(&p.b, &p.bcq, cqe), 1);
+	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x02);
+	CHECK_EQ(hcasim_port_stats(p.b.h, 3, &st), -1);
+	pair_down(&p);
+}
+
+TEST(hcasim_ud_bad_crc_and_pkey_dropped)
+{
+	struct pair p;
+	struct rawhost_ud_dest d = { .dlid = 0x22, .dqpn = 0x200, .qkey = 0x1111 };
+	struct hcasim_port_stats st;
+	uint8_t cqe[32], bad[128];
+	uint64_t tx, rx;
+	size_t len;
+
+	CHECK_EQ(pair_up(&p, 0x1111), 0);
+	tx = rawhost_alloc(&p.a, 4096, 64);
+	rx = rawhost_alloc(&p.b, 4096, 64);
+	rawhost_post_recv(&p.b, &p.bqp, rx, 2048, 0);
+	rawhost_post_recv(&p.b, &p.bqp, rx + 2048, 2048, 0);
+	/* capture one packet without delivering it, then corrupt it on the wire */
+	p.a.peer[1] = NULL;
+	rawhost_post_ud(&p.a, &p.aqp, &d, tx, 32, 0);
+	rawhost_run(&p.a, &p.b);
+	len = p.a.pkts[0].len;
+	memcpy(bad, p.a.pkts[0].data, len);
+	bad[30] ^= 1; /* payload bit: ICRC and VCRC both fail */
+	hcasim_packet_in(p.b.h, 1, bad, len);
+	rawhost_run(&p.b, NULL);
+	CHECK_EQ(hcasim_port_stats(p.b.h, 1, &st), 0);
+	CHECK_EQ(st.rx_bad_crc, 1);
+	/* the same packet with another partition's P_Key (CRCs made valid again) */
+	memcpy(bad, p.a.pkts[0].data, len);
+	bad[10] = 0x80;
+	bad[11] = 0x05;
+	CHECK(iblib_pkt_seal(bad, len - 6, sizeof(bad)) > 0);
+	hcasim_packet_in(p.b.h, 1, bad, len);
+	rawhost_run(&p.b, NULL);
+	CHECK_EQ(hcasim_port_stats(p.b.h, 1, &st), 0);
+	CHECK_EQ(st.rx_bad_pkey, 1);
+	CHECK_EQ(rawhost_poll_cq(&p.b, &p.bcq, cqe), 0);
+	/* the original is delivered */
+	hcasim_packet_in(p.b.h, 1, p.a.pkts[0].data, len);
+	rawhost_run(&p.b, NULL);
+	CHECK_EQ(rawhost_poll_cq(&p.b, &p.bcq, cqe), 1);
+	/* a packet for a QP that does not exist, and garbage */
+	hcasim_packet_in(p.b.h, 1, bad, 5);
+	rawhost_run(&p.b, NULL);
+	CHECK_EQ(hcasim_port_stats(p.b.h, 1, &st), 0);
+	CHECK_EQ(st.rx_bad_hdr, 1);
+	pair_down(&p);
+}
+
+TEST(hcasim_ud_cqe_ownership_across_wrap)
+{
+	struct pair p;
+	struct rawhost_ud_dest d = { .dlid = 0x22, .dqpn = 0x200, .qkey = 0x1111 };
+	uint8_t cqe[32];
+	uint64_t tx, rx;
+
+	CHECK_EQ(pair_up(&p, 0x1111), 0);
+	tx = rawhost_alloc(&p.a, 4096, 64);
+	rx = rawhost_alloc(&p.b, 8 * 2048, 64);
+	/* CQs have 4 entries, SQ 8: 13 sends wrap the CQ three times and the SQ once */
+	for (unsigned i = 0; i < 13; i++) {
+		uint8_t *e = (uint8_t *)rawhost_ptr(&p.a, p.acq.ring) + 32 * (i & 3);
+
+		rawhost_post_recv(&p.b, &p.bqp, rx + 2048 * (i % 8), 2048, 0);
+		rawhost_post_ud(&p.a, &p.aqp, &d, tx, 8 + i, 0);
+		rawhost_run(&p.a, &p.b);
+		/* the device wrote owner = pass parity */
+		CHECK_EQ(G(completion_queue_entry, owner, e), (i >> 2) & 1);
+		CHECK_EQ(rawhost_poll_cq(&p.a, &p.acq, cqe), 1);
+		CHECK_EQ(G(completion_queue_entry, wqe_counter, cqe), i);
+		CHECK_EQ(rawhost_poll_cq(&p.a, &p.acq, cqe), 0);
+		CHECK_EQ(rawhost_poll_cq(&p.b, &p.bcq, cqe), 1);
+		CHECK_EQ(G(completion_queue_entry, byte_cnt, cqe), 40 + 8 + i);
+	}
+	pair_down(&p);
+}
+
+TEST(hcasim_ud_cq_overrun_raises_cq_error_event)
+{
+	struct pair p;
+	struct rawhost_ud_dest d = { .dlid = 0x22, .dqpn = 0x200, .qkey = 0x1111 };
+	uint8_t eqe[32];
+	uint64_t tx;
+	int ev, seen = 0;
+
+	CHECK_EQ(pair_up(&p, 0x1111), 0);
+	tx = rawhost_alloc(&p.a, 4096, 64);
+	/* five completions into a 4-entry CQ nobody polls */
+	for (unsigned i = 0; i < 5; i++)
+		rawhost_post_ud(&p.a, &p.aqp, &d, tx, 8, 0);
+	rawhost_run(&p.a, &p.b);
+	while ((ev = rawhost_poll_eq(&p.a, eqe)) >= 0)
+		if (ev == 0x04)
+			seen++;
+	CHECK_EQ(seen, 1);
+	CHECK(strstr(hcasim_refused(p.a.h, 0), "overrun") != NULL);
+	pair_down(&p);
+}
+
+TEST(hcasim_ud_not_active_port_sends_nothing)
+{
+	struct rawhost a;
+	struct rawhost_cq cq;
+	struct rawhost_qp qp;
+	struct rawhost_qp_attr qa = { .st = 3, .log_sq = 3, .log_rq = 3, .cqn_snd = 130, .cqn_rcv = 130 };
+	struct rawhost_ud_dest d = { .dlid = 0x22, .dqpn = 0x200 };
+	uint8_t cqe[32];
+
+	CHECK_EQ(rawhost_init(&a, NULL), 0);
+	CHECK_EQ(rawhost_bringup(&a), 0);
+	hcasim_port_set_link(a.h, 1, true); /* INIT, no SM */
+	CHECK_EQ(rawhost_create_cq(&a, &cq, 130, 2), 0);
+	CHECK_EQ(rawhost_create_qp(&a, &qp, 0x100, &qa), 0);
+	rawhost_post_ud(&a, &qp, &d, rawhost_alloc(&a, 64, 64), 8, 0);
+	rawhost_run(&a, NULL);
+	CHECK_EQ(a.npkts, 0);
+	CHECK_EQ(rawhost_poll_cq(&a, &cq, cqe), 1); /* completes; the packet is lost */
+	rawhost_fini(&a);
+}
