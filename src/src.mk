@@ -85,6 +85,7 @@ IMG_ASM_SRCS := src/arch/x86_64/setup16.S src/arch/x86_64/head.S
 IMG_C_SRCS := $(CORE_SRCS) $(BUS_SRCS) $(DRIVER_SRCS) $(STACK_SRCS) src/core/string.c \
 	src/arch/x86_64/paging.c src/arch/x86_64/exception.c \
 	src/platform/pcbios/start.c src/platform/pcbios/bootinfo.c src/platform/pcbios/serial.c src/platform/pcbios/vga.c \
+	src/platform/pcbios/keyboard.c \
 	src/platform/pcbios/tsc.c src/platform/pcbios/acpi.c src/platform/pcbios/pci_cfg.c \
 	src/platform/pcbios/platform.c
 IMG_OBJS := $(patsubst %.S,build/image/%.o,$(IMG_ASM_SRCS)) $(patsubst %.c,build/image/%.o,$(IMG_C_SRCS))

@@ -185,9 +185,10 @@ fi
 exec 3>&-
 rm -f "$fifo"
 
-# 6b. The VGA text console: with a VGA card in text mode the console is mirrored on screen. The
-#    test reads the text buffer through the QEMU monitor (pmemsave) while ibboot waits at its
-#    prompt, then quits QEMU through the monitor.
+# 6b. The VGA text console and the PS/2 keyboard: with a VGA card in text mode the console is
+#    mirrored on screen. Once ibboot waits at its prompt the test types a command on the emulated
+#    keyboard (monitor sendkey), then reads the text buffer through the monitor (pmemsave) and
+#    quits QEMU through the monitor.
 t=qemu/vga-console
 log=$OUT/vga-serial.log
 fifo=$OUT/vga-monitor.fifo
@@ -199,6 +200,14 @@ exec 3>"$fifo"
 for _ in $(seq $((QEMU_TIMEOUT * 10))); do
 	prompts=$(grep -ac '^ibboot> ' "$log" 2>/dev/null)
 	[ "${prompts:-0}" -ge 2 ] && break
+	kill -0 $qemu_pid 2>/dev/null || break
+	sleep 0.1
+done
+for k in e c h o spc shift-k b d minus 1 ret; do
+	printf 'sendkey %s\n' "$k" >&3
+done
+for _ in $(seq $((QEMU_TIMEOUT * 10))); do
+	grep -aq '^Kbd-1' "$log" 2>/dev/null && break
 	kill -0 $qemu_pid 2>/dev/null || break
 	sleep 0.1
 done
@@ -217,6 +226,9 @@ else
 	tr -d '\007' <"$OUT/vga-text.bin" >"$OUT/vga-text.txt" 2>/dev/null
 	expect $t "$OUT/vga-text.txt" 'ibboot [^ ]+ \(pcbios\)' "banner not on the VGA screen" &&
 	expect $t "$OUT/vga-text.txt" 'shown-on-vga' "command output not on the VGA screen" &&
+	expect $t "$log" '^ibboot> echo Kbd-1' "keys typed on the PS/2 keyboard not echoed" &&
+	expect $t "$log" '^Kbd-1.?$' "command typed on the PS/2 keyboard did not run" &&
+	expect $t "$OUT/vga-text.txt" 'Kbd-1' "keyboard command output not on the VGA screen" &&
 	pass $t
 fi
 exec 3>&-

@@ -9,6 +9,7 @@
 void serial_init(void);
 void vga_init(void);
 void vga_putc(char c);
+int keyboard_getc(void);
 
 void bootinfo_parse(uint32_t type, uint32_t info);
 /* True if the image was entered through its own real-mode setup code. */

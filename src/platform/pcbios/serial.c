@@ -59,5 +59,5 @@ int plat_getc(void)
 	}
 	if (uart_present && (inb(COM1 + UART_LSR) & LSR_DATA_READY))
 		return inb(COM1 + UART_DATA);
-	return PLAT_GETC_NONE;
+	return keyboard_getc();
 }
