@@ -39,5 +39,6 @@ check-qemu-device: qemu build/qemu/hcr-trace $(HCASIM_SO) bin/fabsim
 	@util/run-test qemu/pci-identity $(QEMU_TESTS)/pci-identity.sh
 	@util/run-test qemu/ipxe-probe $(QEMU_TESTS)/ipxe-probe.sh
 	@util/run-test qemu/fabric-attach $(QEMU_TESTS)/fabric-attach.sh
+	@util/run-test qemu/guest-reboot $(QEMU_TESTS)/guest-reboot.sh
 
 CHECK_TARGETS += check-qemu-device
