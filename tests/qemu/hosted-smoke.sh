@@ -39,6 +39,17 @@ expect $t "$OUT/stdin.log" '^bogus: unknown command' "unknown command not report
 { [ "$status" -eq 5 ] || { fail $t "exit status $status, expected 5 from 'poweroff 5'"; false; }; } &&
 pass $t
 
+t=hosted/crlf
+# Terminals send CR, LF or CR LF: each of these lines must run exactly once, with no empty
+# command between them (which would show as an extra prompt).
+printf 'echo one\r\necho two\recho three\n' | timeout 60 "$BIN" >"$OUT/crlf.log" 2>&1
+prompts=$(grep -o 'ibboot> ' "$OUT/crlf.log" | wc -l)
+expect $t "$OUT/crlf.log" '^one$' "CR LF line did not run" &&
+expect $t "$OUT/crlf.log" '^two$' "CR line did not run" &&
+expect $t "$OUT/crlf.log" '^three$' "LF line did not run" &&
+{ [ "$prompts" -eq 4 ] || { fail $t "$prompts prompts for 3 lines (expected 4: one per line + the last)"; false; }; } &&
+pass $t
+
 t=hosted/eof
 timeout 60 "$BIN" </dev/null >"$OUT/eof.log" 2>&1
 status=$?
