@@ -205,15 +205,18 @@ void ib_sa_path_to_av(const struct ib_port *port, const struct ib_path_info *p,
 	av->pkey_index = 0;
 }
 
+/* Waiters are copied out first: a callback may look the GID up again and reuse this entry. */
 static void path_notify(struct ib_path_entry *e, int status)
 {
 	unsigned n = e->n_waiters;
 	union ib_gid dgid = e->info.dgid;
+	struct { ib_path_cb cb; void *ctx; } w[IB_SA_PATH_WAITERS];
 
+	memcpy(w, e->waiter, sizeof(w));
 	e->n_waiters = 0;
 	for (unsigned i = 0; i < n; i++)
-		if (e->waiter[i].cb)
-			e->waiter[i].cb(e->waiter[i].ctx, &dgid, status);
+		if (w[i].cb)
+			w[i].cb(w[i].ctx, &dgid, status);
 }
 
 static void path_done(void *ctx, int status, const uint8_t *resp)

@@ -537,3 +537,43 @@ TEST(ib_sm_lid_change_rejoins)
 	CHECK_EQ(log.calls, 2);
 	fx_teardown(f);
 }
+
+/* A waiter that looks the GID up again from its callback reuses the cache entry; the other
+ * waiters of the failed query must still be told. */
+static struct ib_port *relookup_port;
+static struct path_log relookup_a, relookup_b, relookup_c;
+
+static void relookup_cb_a(void *ctx, const union ib_gid *dgid, int status)
+{
+	struct ib_address_vector av;
+
+	path_cb(ctx, dgid, status);
+	if (status < 0)
+		(void)ib_sa_path_lookup(relookup_port, dgid, &av, path_cb, &relookup_c);
+}
+
+TEST(ib_path_failure_notifies_every_waiter_even_when_one_retries)
+{
+	struct fake_ibdev *f = fx_setup(NULL);
+	struct ib_address_vector av;
+	union ib_gid dgid = { .raw = { 0xfe, 0x80, [15] = 0x99 } };
+
+	if (!f)
+		return;
+	memset(&relookup_a, 0, sizeof(relookup_a));
+	memset(&relookup_b, 0, sizeof(relookup_b));
+	memset(&relookup_c, 0, sizeof(relookup_c));
+	relookup_port = &f->dev.port[0];
+	CHECK_EQ(ib_sa_path_lookup(relookup_port, &dgid, &av, relookup_cb_a, &relookup_a),
+		 IB_SA_PENDING);
+	CHECK_EQ(ib_sa_path_lookup(relookup_port, &dgid, &av, path_cb, &relookup_b), IB_SA_PENDING);
+	ib_poll();                               /* NO_RECORDS for this GID */
+	CHECK_EQ(relookup_a.calls, 1);
+	CHECK_EQ(relookup_b.calls, 1);
+	CHECK_EQ(relookup_b.last_status, -ENOENT);
+	CHECK_EQ(relookup_c.calls, 0);           /* its own query is under way */
+	CHECK_EQ(f->n_path_queries, 2);
+	ib_poll();
+	CHECK_EQ(relookup_c.calls, 1);
+	fx_teardown(f);
+}
