@@ -7,7 +7,8 @@
  *   2. runs DHCP as RFC 4390 describes (htype 32, hlen 0, broadcast flag, client-identifier)
  *      against the real dnsmasq behind the server node: DISCOVER, OFFER, REQUEST, ACK;
  *   3. fetches a file by TFTP (blksize option) from the server: ARP + PathRecord + unicast;
- *   4. writes the file to --out for the caller to compare (SHA-256).
+ *   4. writes the file to --out for the caller to compare (SHA-256);
+ *   5. optionally GETs a file from nginx over a minimal TCP (--http, --http-out).
  * Prints one line per step; exits 0 only when every step did what RFC 4390/2131/1350 say.
  * Timeouts only bound the wait (retries, then failure); nothing asserts on time.
  */
@@ -274,11 +275,145 @@ static int do_tftp(struct client *c, uint32_t server, const char *file, unsigned
 	}
 }
 
+/* Next TCP segment for local `port` within `ms`: 1, 0 on timeout, -1 fabsim gone. */
+static int recv_tcp(struct client *c, uint16_t port, uint64_t ms, struct tcp_seg *t, struct rx_dgram *store)
+{
+	uint64_t end = now_ms() + ms;
+	for (;;) {
+		while (c->rx_count) {
+			*store = c->rxq[c->rx_head];
+			c->rx_head = (c->rx_head + 1) % RXQ;
+			c->rx_count--;
+			if (tcp_parse(store->data, store->len, t, NULL) == 0 && t->dport == port)
+				return 1;
+		}
+		uint64_t now = now_ms();
+		if (now >= end)
+			return 0;
+		if (pump(c, end - now, NULL) < 0)
+			return -1;
+	}
+}
+
+static void send_tcp(struct client *c, struct tcp_seg *s)
+{
+	uint8_t dgram[4096];
+	size_t n = tcp_build(dgram, sizeof dgram, s, ++c->ip_id);
+	if (n)
+		ipoib_node_send_ipv4(c->node, dgram, n, now_ms());
+}
+
+/* HTTP/1.0 GET over a minimal TCP (in-order receive; duplicate ACKs ask for what is missing,
+ * the server's retransmission timer does the rest). The whole response goes to *resp. */
+static int do_http(struct client *c, uint32_t server, const char *path, uint8_t **resp, size_t *resp_len,
+		   size_t *max_seg)
+{
+	static struct rx_dgram store;
+	struct tcp_seg in, out = { .src = c->ip, .dst = server, .sport = (uint16_t)(50000 + now_ms() % 10000),
+				   .dport = 80, .seq = (uint32_t)now_ms() * 2654435761u, .window = 65535 };
+	char req[512];
+	int reqlen = snprintf(req, sizeof req, "GET /%s HTTP/1.0\r\nHost: %s\r\nUser-Agent: ipoib-client\r\n\r\n",
+			      path, ipstr(server));
+	size_t cap = 1 << 20, len = 0;
+	uint8_t *buf = malloc(cap);
+	uint32_t iss = out.seq, rcv_nxt = 0;
+	int tries = 0;
+
+	*max_seg = 0;
+	if (!buf || reqlen < 0 || (size_t)reqlen >= sizeof req)
+		goto fail;
+	/* Handshake; MSS = the TUN MTU 2044 - 40, as the far side offers too (RFC 879). */
+	for (;;) {
+		out.flags = TCP_SYN;
+		out.mss = 2004;
+		out.seq = iss;
+		send_tcp(c, &out);
+		int r = recv_tcp(c, out.sport, 1000, &in, &store);
+		if (r < 0)
+			goto fail;
+		if (r == 1 && (in.flags & (TCP_SYN | TCP_ACK)) == (TCP_SYN | TCP_ACK) && in.ack == iss + 1)
+			break;
+		if (++tries > 8)
+			goto fail;
+	}
+	rcv_nxt = in.seq + 1;
+	out.mss = 0;
+	out.seq = iss + 1;
+	out.ack = rcv_nxt;
+	out.flags = TCP_ACK;
+	send_tcp(c, &out);
+	out.flags = TCP_ACK | TCP_PSH;
+	out.data = (const uint8_t *)req;
+	out.len = (size_t)reqlen;
+	send_tcp(c, &out);
+	out.data = NULL;
+	out.len = 0;
+	bool request_acked = false;
+	tries = 0;
+	for (;;) {
+		int r = recv_tcp(c, out.sport, 1000, &in, &store);
+		if (r < 0)
+			goto fail;
+		if (r == 0) {
+			if (++tries > 10)
+				goto fail;
+			if (!request_acked) {   /* the request may have been lost: send it again */
+				out.flags = TCP_ACK | TCP_PSH;
+				out.data = (const uint8_t *)req;
+				out.len = (size_t)reqlen;
+				send_tcp(c, &out);
+				out.data = NULL;
+				out.len = 0;
+			}
+			continue;
+		}
+		tries = 0;
+		if (in.flags & TCP_RST)
+			goto fail;
+		if ((in.flags & TCP_ACK) && in.ack == iss + 1 + (uint32_t)reqlen)
+			request_acked = true;
+		if (in.len > *max_seg)
+			*max_seg = in.len;
+		if (in.seq == rcv_nxt) {
+			if (len + in.len > cap) {
+				uint8_t *nb = realloc(buf, 2 * (len + in.len));
+				if (!nb)
+					goto fail;
+				buf = nb;
+				cap = 2 * (len + in.len);
+			}
+			memcpy(buf + len, in.data, in.len);
+			len += in.len;
+			rcv_nxt += (uint32_t)in.len;
+			if (in.flags & TCP_FIN) {
+				rcv_nxt++;
+				out.seq = iss + 1 + (uint32_t)reqlen;
+				out.ack = rcv_nxt;
+				out.flags = TCP_ACK | TCP_FIN;
+				send_tcp(c, &out);
+				recv_tcp(c, out.sport, 500, &in, &store);   /* the last ACK; nothing depends on it */
+				*resp = buf;
+				*resp_len = len;
+				return 0;
+			}
+		}
+		if (in.len || (in.flags & TCP_FIN)) {
+			out.seq = iss + 1 + (uint32_t)reqlen;
+			out.ack = rcv_nxt;   /* a duplicate ACK when something was missing */
+			out.flags = TCP_ACK;
+			send_tcp(c, &out);
+		}
+	}
+fail:
+	free(buf);
+	return -1;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: ipoib-client --socket PATH --guid PORT_GUID [--port-num N] --fetch FILE --out PATH\n"
 			"                    [--blksize N] [--expect-ip A.B.C.D] [--server A.B.C.D]\n"
-			"                    [--on-joined SHELL-COMMAND] [-v]\n");
+			"                    [--on-joined SHELL-COMMAND] [--http PATH --http-out FILE] [-v]\n");
 }
 
 int main(int argc, char **argv)
@@ -288,11 +423,12 @@ int main(int argc, char **argv)
 		{ "port-num", required_argument, NULL, 'p' }, { "fetch", required_argument, NULL, 'f' },
 		{ "out", required_argument, NULL, 'o' }, { "blksize", required_argument, NULL, 'b' },
 		{ "expect-ip", required_argument, NULL, 'e' }, { "server", required_argument, NULL, 'S' },
-		{ "on-joined", required_argument, NULL, 'J' }, { "verbose", no_argument, NULL, 'v' },
+		{ "on-joined", required_argument, NULL, 'J' }, { "http", required_argument, NULL, 'H' },
+		{ "http-out", required_argument, NULL, 'O' }, { "verbose", no_argument, NULL, 'v' },
 		{ 0, 0, 0, 0 },
 	};
 	const char *sock = NULL, *fetch = NULL, *outpath = NULL, *expect_ip = NULL, *server_s = "198.18.0.1";
-	const char *on_joined = NULL;
+	const char *on_joined = NULL, *http = NULL, *http_out = NULL;
 	uint64_t guid = 0;
 	unsigned port_num = 1, blksize = 2048;
 	static struct client c;
@@ -310,6 +446,8 @@ int main(int argc, char **argv)
 		case 'e': expect_ip = optarg; break;
 		case 'S': server_s = optarg; break;
 		case 'J': on_joined = optarg; break;
+		case 'H': http = optarg; break;
+		case 'O': http_out = optarg; break;
 		case 'v': c.verbose = true; break;
 		default: usage(); return 2;
 		}
@@ -398,6 +536,32 @@ int main(int argc, char **argv)
 	printf("client: TFTP %s: %zu bytes, OACK blksize %ld tsize %ld\n", fetch, total, got_blk, got_tsize);
 	if (got_tsize >= 0 && (size_t)got_tsize != total)
 		return fail("%s", "received length differs from the OACK tsize");
+	/* 4. Optionally the same over HTTP from nginx (TCP through the fabric and the TUN). */
+	if (http && http_out) {
+		uint8_t *resp = NULL;
+		size_t rlen = 0, max_seg = 0;
+		if (do_http(&c, server, http, &resp, &rlen, &max_seg) < 0)
+			return fail("HTTP GET /%s failed", http);
+		uint8_t *body = memmem(resp, rlen, "\r\n\r\n", 4);
+		char status[64] = "";
+		sscanf((const char *)resp, "%63[^\r\n]", status);
+		if (!body) {
+			free(resp);
+			return fail("%s", "HTTP response without a header end");
+		}
+		body += 4;
+		FILE *hf = fopen(http_out, "wb");
+		size_t blen = rlen - (size_t)(body - resp);
+		if (!hf || fwrite(body, 1, blen, hf) != blen || fclose(hf) != 0) {
+			free(resp);
+			return fail("cannot write %s", http_out);
+		}
+		printf("client: HTTP GET /%s: '%s', %zu body bytes, largest TCP segment %zu\n", http, status, blen,
+		       max_seg);
+		free(resp);
+		if (strncmp(status, "HTTP/1.1 200", 12) != 0)
+			return fail("%s", "HTTP status is not 200");
+	}
 	const struct ipoib_node_stats *s = ipoib_node_stats(c.node);
 	printf("client: stats rx %" PRIu64 " ipv4 %" PRIu64 " arp %" PRIu64 " tx %" PRIu64 " path queries %" PRIu64
 	       " dropped(bad %" PRIu64 " pkey %" PRIu64 " qkey %" PRIu64 ")\n", s->rx_packets, s->rx_ipv4, s->rx_arp,

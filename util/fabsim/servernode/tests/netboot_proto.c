@@ -100,6 +100,98 @@ int udp_parse(const uint8_t *buf, size_t len, struct udp_dgram *u, const char **
 	return 0;
 }
 
+/* ---------------------------------------------------------------- TCP */
+
+static uint32_t l4_pseudo(uint32_t src, uint32_t dst, uint8_t proto, size_t len)
+{
+	uint8_t ph[12];
+	iblib_put_be32(ph, src);
+	iblib_put_be32(ph + 4, dst);
+	ph[8] = 0;
+	ph[9] = proto;
+	iblib_put_be16(ph + 10, (uint16_t)len);
+	return csum_add(0, ph, sizeof ph);
+}
+
+size_t tcp_build(uint8_t *buf, size_t cap, const struct tcp_seg *s, uint16_t ip_id)
+{
+	size_t hl = s->mss ? 24 : 20, total = 20 + hl + s->len;
+	if (total > cap || total > 0xFFFF)
+		return 0;
+	memset(buf, 0, 20 + hl);
+	buf[0] = 0x45;
+	iblib_put_be16(buf + 2, (uint16_t)total);
+	iblib_put_be16(buf + 4, ip_id);
+	iblib_put_be16(buf + 6, 0x4000);   /* DF: TCP does its own segmentation */
+	buf[8] = 64;
+	buf[9] = 6;
+	iblib_put_be32(buf + 12, s->src);
+	iblib_put_be32(buf + 16, s->dst);
+	iblib_put_be16(buf + 10, csum_fold(csum_add(0, buf, 20)));
+	uint8_t *t = buf + 20;
+	iblib_put_be16(t, s->sport);
+	iblib_put_be16(t + 2, s->dport);
+	iblib_put_be32(t + 4, s->seq);
+	iblib_put_be32(t + 8, s->ack);
+	t[12] = (uint8_t)((hl / 4) << 4);
+	t[13] = s->flags;
+	iblib_put_be16(t + 14, s->window);
+	if (s->mss) {
+		t[20] = 2;
+		t[21] = 4;
+		iblib_put_be16(t + 22, s->mss);
+	}
+	if (s->len)
+		memcpy(t + hl, s->data, s->len);
+	iblib_put_be16(t + 16, csum_fold(csum_add(l4_pseudo(s->src, s->dst, 6, hl + s->len), t, hl + s->len)));
+	return total;
+}
+
+int tcp_parse(const uint8_t *buf, size_t len, struct tcp_seg *s, const char **why)
+{
+	if (len < 20 || buf[0] >> 4 != 4)
+		return fail(why, "not an IPv4 datagram", -EINVAL);
+	size_t ihl = (size_t)(buf[0] & 15) * 4, total = iblib_get_be16(buf + 2);
+	if (ihl < 20 || total < ihl || total > len)
+		return fail(why, "IPv4 lengths inconsistent", -EINVAL);
+	if (csum_fold(csum_add(0, buf, ihl)) != 0)
+		return fail(why, "IPv4 header checksum wrong", -EBADMSG);
+	if (buf[9] != 6)
+		return fail(why, "not TCP", -EPROTONOSUPPORT);
+	const uint8_t *t = buf + ihl;
+	size_t tlen = total - ihl;
+	if (tlen < 20 || (size_t)(t[12] >> 4) * 4 < 20 || (size_t)(t[12] >> 4) * 4 > tlen)
+		return fail(why, "TCP header length inconsistent", -EINVAL);
+	s->src = iblib_get_be32(buf + 12);
+	s->dst = iblib_get_be32(buf + 16);
+	if (csum_fold(csum_add(l4_pseudo(s->src, s->dst, 6, tlen), t, tlen)) != 0)
+		return fail(why, "TCP checksum wrong", -EBADMSG);
+	size_t hl = (size_t)(t[12] >> 4) * 4;
+	s->sport = iblib_get_be16(t);
+	s->dport = iblib_get_be16(t + 2);
+	s->seq = iblib_get_be32(t + 4);
+	s->ack = iblib_get_be32(t + 8);
+	s->flags = t[13];
+	s->window = iblib_get_be16(t + 14);
+	s->mss = 0;
+	for (size_t i = 20; i < hl;) {   /* options: only MSS is read */
+		if (t[i] == 0)
+			break;
+		if (t[i] == 1) {
+			i++;
+			continue;
+		}
+		if (i + 1 >= hl || t[i + 1] < 2 || i + t[i + 1] > hl)
+			return fail(why, "TCP option runs past the header", -EINVAL);
+		if (t[i] == 2 && t[i + 1] == 4)
+			s->mss = iblib_get_be16(t + i + 2);
+		i += t[i + 1];
+	}
+	s->data = t + hl;
+	s->len = tlen - hl;
+	return 0;
+}
+
 /* ---------------------------------------------------------------- DHCP */
 
 #define DHCP_FIXED 236u

@@ -25,6 +25,28 @@ size_t udp_build(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst, uint16_t 
  * -EPROTONOSUPPORT for a valid IPv4 datagram that is not UDP. */
 int udp_parse(const uint8_t *buf, size_t len, struct udp_dgram *u, const char **why);
 
+/* ---- TCP (RFC 793): just segments; the test client keeps the connection state ---- */
+#define TCP_FIN 0x01
+#define TCP_SYN 0x02
+#define TCP_RST 0x04
+#define TCP_PSH 0x08
+#define TCP_ACK 0x10
+
+struct tcp_seg {
+	uint32_t src, dst;
+	uint16_t sport, dport;
+	uint32_t seq, ack;
+	uint8_t flags;
+	uint16_t window;
+	uint16_t mss;             /* option 2 on a SYN, 0 absent */
+	const uint8_t *data;
+	size_t len;
+};
+/* IPv4 + TCP with checksums; mss != 0 adds the MSS option. Returns the length or 0. */
+size_t tcp_build(uint8_t *buf, size_t cap, const struct tcp_seg *s, uint16_t ip_id);
+/* Checks IPv4 and TCP checksums and lengths; -EPROTONOSUPPORT for non-TCP. */
+int tcp_parse(const uint8_t *buf, size_t len, struct tcp_seg *s, const char **why);
+
 /* ---- DHCP ---- */
 #define DHCP_DISCOVER 1
 #define DHCP_OFFER 2

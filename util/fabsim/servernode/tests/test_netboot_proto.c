@@ -101,3 +101,36 @@ TEST(tftp_messages)
 	CHECK(tftp_parse(data, 3, &m, &why) < 0);
 	CHECK_EQ(tftp_build_ack(b, 3, 1), 0);
 }
+
+TEST(tcp_roundtrip_mss_and_malformed)
+{
+	uint8_t d[200], payload[7] = "GET /\r";
+	struct tcp_seg s = { .src = 0xC6120032, .dst = 0xC6120001, .sport = 50000, .dport = 80,
+			     .seq = 0xfffffff0u, .ack = 7, .flags = TCP_SYN, .window = 65535, .mss = 2004 }, r;
+	const char *why;
+	size_t n = tcp_build(d, sizeof d, &s, 9);
+
+	CHECK_EQ(n, 20 + 24);
+	CHECK_EQ(tcp_parse(d, n, &r, &why), 0);
+	CHECK_EQ(r.mss, 2004);
+	CHECK_EQ(r.seq, 0xfffffff0u);
+	CHECK_EQ(r.flags, TCP_SYN);
+	CHECK_EQ(r.len, 0);
+	s.mss = 0;
+	s.flags = TCP_ACK | TCP_PSH;
+	s.data = payload;
+	s.len = sizeof payload;
+	n = tcp_build(d, sizeof d, &s, 10);
+	CHECK_EQ(tcp_parse(d, n, &r, &why), 0);
+	CHECK_EQ(r.len, sizeof payload);
+	CHECK_MEM(r.data, payload, sizeof payload);
+	d[n - 1] ^= 0x40;
+	CHECK_EQ(tcp_parse(d, n, &r, &why), -EBADMSG);
+	d[n - 1] ^= 0x40;
+	d[32] = 0xF0;   /* data offset 60 > segment */
+	CHECK(tcp_parse(d, n, &r, &why) < 0);
+	for (size_t l = 0; l < 40; l++)
+		CHECK(tcp_parse(d, l, &r, &why) < 0);
+	d[9] = 17;
+	CHECK(tcp_parse(d, n, &r, &why) < 0);
+}
