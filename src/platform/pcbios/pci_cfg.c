@@ -46,17 +46,19 @@ static volatile uint8_t *ecam_addr(uint32_t bdf, unsigned off)
 		((uint64_t)(bdf - PCI_BDF(acpi.ecam_bus_start, 0, 0)) << 12) + off);
 }
 
-static bool access_ok(unsigned off, unsigned size)
+/* Port 0xcf8 reaches only the first 256 bytes (its register field is 8 bits wide): an extended
+ * offset on a bus outside the ECAM range must fail, not alias a low register. */
+static bool access_ok(volatile uint8_t *ecam, unsigned off, unsigned size)
 {
 	return (size == 1 || size == 2 || size == 4) && off % size == 0 &&
-	       off + size <= plat_pci_cfg_size();
+	       off + size <= (ecam ? 4096u : 256u);
 }
 
 uint32_t plat_pci_read(uint32_t bdf, unsigned off, unsigned size)
 {
 	volatile uint8_t *p = ecam_addr(bdf, off);
 
-	if (!access_ok(off, size))
+	if (!access_ok(p, off, size))
 		return size == 4 ? 0xffffffffu : (1u << (8 * size)) - 1;
 	if (p)
 		return size == 1 ? *p : size == 2 ? *(volatile uint16_t *)p : *(volatile uint32_t *)p;
@@ -69,7 +71,7 @@ void plat_pci_write(uint32_t bdf, unsigned off, unsigned size, uint32_t val)
 {
 	volatile uint8_t *p = ecam_addr(bdf, off);
 
-	if (!access_ok(off, size))
+	if (!access_ok(p, off, size))
 		return;
 	if (p) {
 		if (size == 1)
