@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/* hcasim: RC responder — SEND, RDMA WRITE, RDMA READ with R_Key checks. A remote write into a
+ * local-only region is NAK'd (remote access error), logged, and the memory stays unchanged. */
+#include <string.h>
+
+#include <ibboot/hermon_prm.h>
+
+#include "rawhost.h"
+#include "test.h"
+
+#define G(st, f, b) hermonprm_##st##_st_get_##f(b)
+
+struct rc {
+	struct rawhost a, b;
+	struct rawhost_cq acq, bcq;
+	struct rawhost_qp aqp, bqp;
+};
+
+static int rc_up(struct rc *r, bool rwe)
+{
+	struct rawhost_qp_attr qa = { .st = 0, .log_sq = 3, .log_rq = 3, .cqn_snd = 130,
+				      .cqn_rcv = 130, .remote_qpn = 0x200, .dlid = 2, .rre = true,
+				      .rwe = rwe };
+	int st;
+
+	if (rawhost_init(&r->a, NULL) || rawhost_init(&r->b, NULL))
+		return -1;
+	if ((st = rawhost_bringup(&r->a)) || (st = rawhost_bringup(&r->b)))
+		return st;
+	rawhost_cable(&r->a, 1, &r->b, 1);
+	if ((st = rawhost_set_port(&r->a, 1, 1, 4)) || (st = rawhost_set_port(&r->b, 1, 2, 4)))
+		return st;
+	if ((st = rawhost_create_cq(&r->a, &r->acq, 130, 3)) || (st = rawhost_create_cq(&r->b, &r->bcq, 130, 3)))
+		return st;
+	if ((st = rawhost_create_qp(&r->a, &r->aqp, 0x100, &qa)))
+		return st;
+	qa.remote_qpn = 0x100;
+	qa.dlid = 1;
+	return rawhost_create_qp(&r->b, &r->bqp, 0x200, &qa);
+}
+
+static void rc_down(struct rc *r)
+{
+	rawhost_fini(&r->a);
+	rawhost_fini(&r->b);
+}
+
+TEST(hcasim_rc_send_and_rdma_write_read)
+{
+	struct rc r;
+	uint8_t cqe[32];
+	uint64_t src, dst, back;
+	uint32_t rkey;
+
+	CHECK_EQ(rc_up(&r, true), 0);
+	src = rawhost_alloc(&r.a, 4096, 4096);
+	back = rawhost_alloc(&r.a, 4096, 4096);
+	dst = rawhost_alloc(&r.b, 4096, 4096);
+	memcpy(rawhost_ptr(&r.a, src), "remote write payload", 20);
+	/* SEND into a posted receive */
+	rawhost_post_recv(&r.b, &r.bqp, dst + 2048, 1024, 0);
+	rawhost_post_rc(&r.a, &r.aqp, 0x0a, src, 20, 0, 0, 0);
+	rawhost_run(&r.a, &r.b);
+	CHECK_EQ(rawhost_poll_cq(&r.a, &r.acq, cqe), 1);
+	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x0a);
+	CHECK_EQ(rawhost_poll_cq(&r.b, &r.bcq, cqe), 1);
+	CHECK_EQ(G(completion_queue_entry, byte_cnt, cqe), 20);
+	CHECK_MEM(rawhost_ptr(&r.b, dst + 2048), "remote write payload", 20);
+	/* RDMA WRITE into a region that grants remote write */
+	CHECK_EQ(rawhost_reg_mr(&r.b, 20, dst, dst, 1024, 0xf, false, RAWHOST_PD, &rkey), 0);
+	rawhost_post_rc(&r.a, &r.aqp, 0x08, src, 20, 0, dst + 100, rkey);
+	rawhost_run(&r.a, &r.b);
+	CHECK_EQ(rawhost_poll_cq(&r.a, &r.acq, cqe), 1);
+	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x08);
+	CHECK_MEM(rawhost_ptr(&r.b, dst + 100), "remote write payload", 20);
+	/* RDMA READ it back */
+	rawhost_post_rc(&r.a, &r.aqp, 0x10, back, 20, 0, dst + 100, rkey);
+	rawhost_run(&r.a, &r.b);
+	CHECK_EQ(rawhost_poll_cq(&r.a, &r.acq, cqe), 1);
+	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x10);
+	CHECK_MEM(rawhost_ptr(&r.a, back), "remote write payload", 20);
+	rc_down(&r);
+}
+
+TEST(hcasim_rc_remote_write_to_local_only_region_refused)
+{
+	struct rc r;
+	uint8_t cqe[32], before[64];
+	uint64_t src, dst;
+
+	CHECK_EQ(rc_up(&r, true), 0);
+	src = rawhost_alloc(&r.a, 4096, 4096);
+	dst = rawhost_alloc(&r.b, 4096, 4096);
+	memset(rawhost_ptr(&r.a, src), 0x66, 64);
+	memset(rawhost_ptr(&r.b, dst), 0x11, 64);
+	memcpy(before, rawhost_ptr(&r.b, dst), 64);
+	/* the boot driver's key: physical, all memory, lr/lw only */
+	rawhost_post_rc(&r.a, &r.aqp, 0x08, src, 64, 0, dst, r.b.lkey);
+	rawhost_run(&r.a, &r.b);
+	CHECK_EQ(rawhost_poll_cq(&r.a, &r.acq, cqe), 1);
+	CHECK_EQ(G(completion_with_error, opcode, cqe), 0x1e);
+	CHECK_EQ(G(completion_with_error, syndrome, cqe), 0x13); /* remote access error */
+	CHECK_MEM(rawhost_ptr(&r.b, dst), before, 64);
+	CHECK(strstr(hcasim_refused(r.b.h, 0), "remote WRITE") != NULL);
+	CHECK(strstr(hcasim_refused(r.b.h, 0), "access right") != NULL);
+	/* a remote read of it is refused the same way */
+	rc_down(&r);
+
+	CHECK_EQ(rc_up(&r, true), 0);
+	src = rawhost_alloc(&r.a, 4096, 4096);
+	dst = rawhost_alloc(&r.b, 4096, 4096);
+	memset(rawhost_ptr(&r.a, src), 0x77, 64);
+	rawhost_post_rc(&r.a, &r.aqp, 0x10, src, 64, 0, dst, r.b.lkey);
+	rawhost_run(&r.a, &r.b);
+	CHECK_EQ(rawhost_poll_cq(&r.a, &r.acq, cqe), 1);
+	CHECK_EQ(G(completion_with_error, syndrome, cqe), 0x13);
+	CHECK_EQ(((uint8_t *)rawhost_ptr(&r.a, src))[0], 0x77);
+	rc_down(&r);
+}
+
+TEST(hcasim_rc_qp_without_remote_write_refuses)
+{
+	struct rc r;
+	uint8_t cqe[32];
+	uint64_t src, dst;
+	uint32_t rkey;
+
+	CHECK_EQ(rc_up(&r, false), 0);
+	src = rawhost_alloc(&r.a, 4096, 4096);
+	dst = rawhost_alloc(&r.b, 4096, 4096);
+	CHECK_EQ(rawhost_reg_mr(&r.b, 20, dst, dst, 1024, 0xf, false, RAWHOST_PD, &rkey), 0);
+	rawhost_post_rc(&r.a, &r.aqp, 0x08, src, 16, 0, dst, rkey);
+	rawhost_run(&r.a, &r.b);
+	CHECK_EQ(rawhost_poll_cq(&r.a, &r.acq, cqe), 1);
+	CHECK_EQ(G(completion_with_error, syndrome, cqe), 0x13);
+	CHECK(strstr(hcasim_refused(r.b.h, 0), "remote write disabled") != NULL);
+	rc_down(&r);
+}
+
+TEST(hcasim_rc_send_without_receive_gets_rnr)
+{
+	struct rc r;
+	uint8_t cqe[32];
+
+	CHECK_EQ(rc_up(&r, true), 0);
+	rawhost_post_rc(&r.a, &r.aqp, 0x0a, rawhost_alloc(&r.a, 64, 64), 16, 0, 0, 0);
+	rawhost_run(&r.a, &r.b);
+	CHECK_EQ(rawhost_poll_cq(&r.a, &r.acq, cqe), 1);
+	CHECK_EQ(G(completion_with_error, opcode, cqe), 0x1e);
+	CHECK_EQ(G(completion_with_error, syndrome, cqe), 0x16);
+	rc_down(&r);
+}
