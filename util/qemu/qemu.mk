@@ -42,3 +42,9 @@ check-qemu-device: qemu build/qemu/hcr-trace $(HCASIM_SO) bin/fabsim
 	@util/run-test qemu/guest-reboot $(QEMU_TESTS)/guest-reboot.sh
 
 CHECK_TARGETS += check-qemu-device
+
+# The oracle (issue 5): the stock iPXE netboots over IPoIB through the model, fabsim, OpenSM,
+# dnsmasq and nginx. Not in CHECK_TARGETS until it passes; it reports where iPXE stops.
+.PHONY: check-qemu-oracle
+check-qemu-oracle: qemu build/qemu/hcr-trace $(HCASIM_SO) bin/fabsim bin/fabsim-servernode
+	@util/run-test qemu/ipxe-oracle $(QEMU_TESTS)/ipxe-oracle.sh

@@ -15,7 +15,9 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 cd "$TOP"
 TEST_NAME=$(basename "$0" .sh)
 T=$TOP/build/qemu/tests/$TEST_NAME
-rm -rf "$T"; mkdir -p "$T"
+# A test that re-runs itself inside an environment (ipxe-oracle) keeps the outer run's logs.
+[ -n "${QEMU_TEST_KEEP_DIR:-}" ] || rm -rf "$T"
+mkdir -p "$T"
 MODEL=$(realpath -m "${HCASIM_SO:-$TOP/bin/libhcasim.so}")
 FAILED=0
 QEMU_PID=
