@@ -252,7 +252,6 @@ int hermon_poll_cq(struct hermon *h, struct hermon_cq *cq, unsigned max, hermon_
 		int rc = hermon_complete(h, cq, cqe, &c);
 
 		cq->next++;
-		hermonprm_cq_db_record_st_set_update_ci(cq->doorbell, cq->next & HERMON_CQ_CI_MASK);
 		count++;
 		if (rc == 0) {
 			if (fn)
@@ -263,5 +262,8 @@ int hermon_poll_cq(struct hermon *h, struct hermon_cq *cq, unsigned max, hermon_
 				hermon_post_recv(h, c.qp, c.buf, c.qp->recv_buf_size, c.buf);
 		}
 	}
+	/* One consumer-index update per poll: the HCA needs it only to see free CQ slots. */
+	if (count)
+		hermonprm_cq_db_record_st_set_update_ci(cq->doorbell, cq->next & HERMON_CQ_CI_MASK);
 	return count;
 }

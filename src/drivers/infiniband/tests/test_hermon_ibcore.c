@@ -152,6 +152,18 @@ TEST(hermon_ibcore_register_send_receive_unregister)
 	CHECK_EQ(ga.sends, 20);
 	CHECK_EQ(ga.send_errors, 0);
 
+	/* The SM gives port 1 a new LID: the core hears of it as a management event naming LID. */
+	struct ib_event ev[8];
+	int nev;
+	bool lid_event = false;
+
+	CHECK_EQ(sm_activate(h, 1, 0x33), 0);
+	nev = dev->ops->poll_eq(dev, ev, 8);
+	for (int i = 0; i < nev; i++)
+		if (ev[i].type == IB_EVENT_PORT_MGMT && ev[i].port == 1 && (ev[i].flags & IB_MGMT_LID))
+			lid_event = true;
+	CHECK(lid_event);
+
 	/* Multicast through the core: attach, then detach. */
 	union ib_gid mgid = { .raw = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0,
 				       0xff, 0xff, 0xff, 0xff } };
