@@ -346,6 +346,7 @@ struct ib_device {
 	struct ib_port port[IB_MAX_PORTS];
 	/* Core: */
 	bool registered;
+	bool dead;                   /* catastrophic error reported: no longer polled */
 	struct ib_cq *cqs;
 	struct ib_qp *qps;
 	struct ib_device *next;

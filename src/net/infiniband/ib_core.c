@@ -654,8 +654,11 @@ static void ib_handle_event(struct ib_device *dev, const struct ib_event *ev)
 			ev->qp->state = IB_QPS_ERR;
 		break;
 	case IB_EVENT_CATASTROPHIC:
-		kprintf("%s: catastrophic error (syndrome 0x%x): the adapter needs a reset\n",
-			dev->name, ev->syndrome);
+		kprintf("%s: catastrophic error (syndrome 0x%x): the adapter needs a reset; "
+			"its ports are no longer used\n", dev->name, ev->syndrome);
+		dev->dead = true;
+		for (unsigned p = 0; p < dev->num_ports; p++)
+			ib_policy_port_dead(&dev->port[p]);
 		break;
 	}
 }
@@ -667,11 +670,13 @@ void ib_poll_device(struct ib_device *dev)
 	uint64_t now;
 	int n;
 
-	if (!dev->registered)
+	if (!dev->registered || dev->dead)
 		return;
 	n = dev->ops->poll_eq(dev, ev, IB_POLL_BATCH);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n && !dev->dead; i++)
 		ib_handle_event(dev, &ev[i]);
+	if (dev->dead)
+		return;
 	for (struct ib_cq *cq = dev->cqs; cq; cq = cq->next) {
 		do {
 			n = dev->ops->poll_cq(dev, cq, wc, IB_POLL_BATCH);

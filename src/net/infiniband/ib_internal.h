@@ -33,5 +33,7 @@ int ib_policy_create(struct ib_port *port);
 void ib_policy_destroy(struct ib_port *port);
 void ib_policy_tick(struct ib_port *port, uint64_t now);
 void ib_policy_event(struct ib_port *port, uint32_t mgmt_flags);
+/* The device died: the port is DOWN for good (ULPs and groups are told). */
+void ib_policy_port_dead(struct ib_port *port);
 
 #endif

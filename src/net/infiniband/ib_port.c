@@ -92,6 +92,8 @@ static void choose_port(void)
 	if (chosen_port)
 		return;
 	for (struct ib_device *dev = ib_devices(); dev; dev = dev->next) {
+		if (dev->dead)
+			continue;
 		for (unsigned p = 0; p < dev->num_ports; p++) {
 			struct ib_port *port = &dev->port[p];
 
@@ -142,6 +144,18 @@ static void left_active(struct ib_port *port)
 		chosen_port = NULL;
 		choose_port();
 	}
+}
+
+void ib_policy_port_dead(struct ib_port *port)
+{
+	if (!port->policy)
+		return;
+	if (port->attr.state == IB_PORT_ACTIVE) {
+		port->attr.state = IB_PORT_DOWN;
+		left_active(port);
+	}
+	port->attr.state = IB_PORT_DOWN;
+	port->policy->last_state = IB_PORT_DOWN;
 }
 
 static void sm_wait_report(struct ib_port *port, uint64_t now)

@@ -613,3 +613,25 @@ TEST(net_commands_ipconfig_ping_ibstat)
 	CHECK(test_console_has("fake0 port 2: ACTIVE\n"));
 	teardown(f);
 }
+
+TEST(ib_catastrophic_error_stops_the_device_and_takes_ib0_down)
+{
+	struct fake_ibdev *f = setup(NULL);
+	unsigned mads;
+
+	if (!f)
+		return;
+	CHECK(ib0()->link_up);
+	f->events[f->n_events++] = (struct ib_event){ .type = IB_EVENT_CATASTROPHIC,
+						       .syndrome = 0x3 };
+	ib_poll();
+	CHECK(test_console_has("fake0: catastrophic error (syndrome 0x3): the adapter needs a reset"));
+	CHECK(f->dev.dead);
+	CHECK(!ib0()->link_up);
+	CHECK(ib_active_port() == NULL);       /* port 2 of a dead device is not chosen either */
+	CHECK(!test_console_has("ib0: link up on fake0 port 2"));
+	mads = f->n_mad_ifc;
+	fx_run(10000, 100);
+	CHECK_EQ(f->n_mad_ifc, mads);          /* nothing touches the dead adapter any more */
+	teardown(f);
+}
