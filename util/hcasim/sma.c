@@ -378,63 +378,65 @@ static bool state_transition_ok(unsigned from, unsigned to)
 	}
 }
 
+/* PortInfo Set: validate everything first, then apply all of it (IBA 14.2.5.6: a Set with an
+ * invalid component changes nothing). Returns a MAD status. */
+static uint16_t portinfo_set(struct smp_ctx *c, struct sma_port *sp)
+{
+	uint8_t n[IBLIB_SMP_DATA_BYTES];
+	bool state_req = false;
+	unsigned new_state = 0, cur_state = iblib_portinfo_port_state(sp->pi), phys;
+	uint16_t st;
+
+	memcpy(n, sp->pi, sizeof(n));
+	st = portinfo_apply(sp, n, c->in, &state_req, &new_state);
+	if (!st && state_req && !state_transition_ok(cur_state, new_state))
+		st = IBLIB_MAD_STATUS_INVALID_FIELD;
+	if (st)
+		return st;
+
+	/* What the driver hears about through a port management change EQE (0x1d). */
+	if (iblib_portinfo_lid(n) != iblib_portinfo_lid(sp->pi) ||
+	    iblib_portinfo_lmc(n) != iblib_portinfo_lmc(sp->pi) ||
+	    iblib_portinfo_master_sm_lid(n) != iblib_portinfo_master_sm_lid(sp->pi) ||
+	    iblib_portinfo_master_sm_sl(n) != iblib_portinfo_master_sm_sl(sp->pi) ||
+	    iblib_portinfo_gid_prefix(n) != iblib_portinfo_gid_prefix(sp->pi))
+		*c->events |= HCASIM_SMA_EV_PORT_MGMT;
+	if (iblib_portinfo_client_reregister(c->in))
+		*c->events |= HCASIM_SMA_EV_PORT_MGMT | HCASIM_SMA_EV_CLIENT_REREG;
+	memcpy(sp->pi, n, sizeof(n));
+	update_active_speed(sp->pi);
+
+	phys = iblib_portinfo_port_phys_state(c->in);
+	if (phys == IBLIB_PHYS_STATE_DISABLED || phys == IBLIB_PHYS_STATE_POLLING)
+		sp->disabled = phys == IBLIB_PHYS_STATE_DISABLED;
+	/* DOWN means the link layer goes down and retrains: link_update() takes a cabled,
+	 * enabled port straight back to INIT. */
+	if (state_req)
+		iblib_portinfo_set_port_state(sp->pi, new_state);
+	link_update(sp);
+	if (iblib_portinfo_port_state(sp->pi) != cur_state)
+		*c->events |= HCASIM_SMA_EV_PORT_STATE;
+	return 0;
+}
+
 static uint16_t attr_port_info(struct smp_ctx *c)
 {
 	struct sma_port *sp = addressed_port(c, NULL);
+	uint16_t st = 0;
 
 	if (!sp)
 		return IBLIB_MAD_STATUS_INVALID_FIELD;
-	if (c->method == IBLIB_METHOD_SET) {
-		uint8_t n[IBLIB_SMP_DATA_BYTES];
-		bool state_req = false;
-		unsigned new_state = 0, cur_state = iblib_portinfo_port_state(sp->pi);
-		uint16_t st;
-
-		memcpy(n, sp->pi, sizeof(n));
-		st = portinfo_apply(sp, n, c->in, &state_req, &new_state);
-		if (!st && state_req && !state_transition_ok(cur_state, new_state))
-			st = IBLIB_MAD_STATUS_INVALID_FIELD;
-		if (st)
-			goto get;  /* nothing applied; the response carries the unchanged attribute */
-
-		if (iblib_portinfo_lid(n) != iblib_portinfo_lid(sp->pi) ||
-		    iblib_portinfo_lmc(n) != iblib_portinfo_lmc(sp->pi) ||
-		    iblib_portinfo_master_sm_lid(n) != iblib_portinfo_master_sm_lid(sp->pi) ||
-		    iblib_portinfo_master_sm_sl(n) != iblib_portinfo_master_sm_sl(sp->pi) ||
-		    iblib_portinfo_gid_prefix(n) != iblib_portinfo_gid_prefix(sp->pi))
-			*c->events |= HCASIM_SMA_EV_PORT_MGMT;
-		if (iblib_portinfo_client_reregister(c->in))
-			*c->events |= HCASIM_SMA_EV_PORT_MGMT | HCASIM_SMA_EV_CLIENT_REREG;
-		memcpy(sp->pi, n, sizeof(n));
-		update_active_speed(sp->pi);
-
-		unsigned phys = iblib_portinfo_port_phys_state(c->in);
-		if (phys == IBLIB_PHYS_STATE_DISABLED || phys == IBLIB_PHYS_STATE_POLLING)
-			sp->disabled = phys == IBLIB_PHYS_STATE_DISABLED;
-		if (state_req && new_state == IBLIB_PORT_STATE_DOWN) {
-			/* DOWN: the link layer goes down and retrains (back to INIT if cabled). */
-			iblib_portinfo_set_port_state(sp->pi, IBLIB_PORT_STATE_DOWN);
-		} else if (state_req) {
-			iblib_portinfo_set_port_state(sp->pi, new_state);
-		}
-		link_update(sp);
-		if (iblib_portinfo_port_state(sp->pi) != cur_state)
-			*c->events |= HCASIM_SMA_EV_PORT_STATE;
-get:
-		memcpy(c->out, sp->pi, IBLIB_SMP_DATA_BYTES);
-		if (c->hide_mkey)
-			iblib_portinfo_set_mkey(c->out, 0);
-		iblib_portinfo_set_local_port_num(c->out, c->port);
-		return st;
-	}
-	if (c->method != IBLIB_METHOD_GET)
+	if (c->method == IBLIB_METHOD_SET)
+		st = portinfo_set(c, sp);
+	else if (c->method != IBLIB_METHOD_GET)
 		return IBLIB_MAD_STATUS_UNSUP_METHOD_ATTR;
+	/* Get, and the answer to a Set (applied or refused): the attribute as it now is. */
 	memcpy(c->out, sp->pi, IBLIB_SMP_DATA_BYTES);
 	if (c->hide_mkey)
 		iblib_portinfo_set_mkey(c->out, 0);
 	/* LocalPortNum: the port the SMP came in on (IBA 14.2.5.6) */
 	iblib_portinfo_set_local_port_num(c->out, c->port);
-	return 0;
+	return st;
 }
 
 static uint16_t attr_pkey_table(struct smp_ctx *c)
@@ -689,14 +691,16 @@ static uint16_t pma_port_counters_ext(struct hcasim_sma *s, uint8_t method, cons
 static int pma_process(struct hcasim_sma *s, const uint8_t *mad, uint8_t *resp)
 {
 	uint8_t method = iblib_mad_method(mad);
-	const uint8_t *in = mad + IBLIB_PERF_DATA_OFF;
+	uint8_t req[IBLIB_MAD_BYTES];
+	const uint8_t *in = req + IBLIB_PERF_DATA_OFF;
 	uint8_t *out = resp + IBLIB_PERF_DATA_OFF;
 	uint16_t st = 0;
 
 	if (method & IBLIB_METHOD_RESP)
 		return 0;
-	memcpy(resp, mad, IBLIB_MAD_BYTES);
-	if (mad[2] != IBLIB_PERF_CLASS_VERSION) {
+	memcpy(req, mad, sizeof(req));  /* resp may be the request buffer itself */
+	memcpy(resp, req, IBLIB_MAD_BYTES);
+	if (req[2] != IBLIB_PERF_CLASS_VERSION) {
 		st = IBLIB_MAD_STATUS_BAD_VERSION;
 		goto out;
 	}
@@ -705,7 +709,7 @@ static int pma_process(struct hcasim_sma *s, const uint8_t *mad, uint8_t *resp)
 		goto out;
 	}
 	memset(out, 0, IBLIB_MAD_BYTES - IBLIB_PERF_DATA_OFF);
-	switch (iblib_mad_attr_id(mad)) {
+	switch (iblib_mad_attr_id(req)) {
 	case IBLIB_ATTR_CLASS_PORT_INFO: {
 		struct iblib_class_port_info cpi = {
 			.base_version = 1, .class_version = IBLIB_PERF_CLASS_VERSION,

@@ -775,3 +775,23 @@ TEST(smp_packet_roundtrip_through_sma)
 	CHECK_EQ(pc.rcv_data, (8 + 12 + 8 + 256 + 4) / 4);
 	hcasim_sma_destroy(s);
 }
+
+/* MAD_IFC may answer into the buffer the request came in. */
+TEST(answer_in_place)
+{
+	struct hcasim_sma *s = new_sma();
+	uint8_t buf[256];
+	unsigned ev = 0;
+
+	mk(buf, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_GET, IBLIB_SM_ATTR_NODE_INFO, 0);
+	CHECK_EQ(hcasim_sma_mad(s, 1, buf, buf, IFC, &ev), 1);
+	CHECK_EQ(buf[3], IBLIB_METHOD_GET_RESP);
+	CHECK_EQ(iblib_nodeinfo_node_guid(buf + 64), NODE_GUID);
+	mk(buf, IBLIB_MCLASS_PERF, IBLIB_METHOD_GET, IBLIB_PERF_ATTR_PORT_COUNTERS, 0);
+	buf[65] = 2;
+	CHECK_EQ(hcasim_sma_mad(s, 1, buf, buf, IFC, &ev), 1);
+	CHECK_EQ(buf[3], IBLIB_METHOD_GET_RESP);
+	CHECK_EQ(iblib_get_be16(buf + 4), 0);
+	CHECK_EQ(buf[65], 2);
+	hcasim_sma_destroy(s);
+}
