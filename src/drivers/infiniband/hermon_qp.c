@@ -167,7 +167,6 @@ static int hermon_rst2init(struct hermon *h, struct hermon_qp *qp)
 	hermonprm_queue_pair_ee_context_entry_st_set_log_sq_stride(qpc,
 		hermon_log2_roundup(HERMON_SEND_WQE_SIZE) - 4);
 	hermonprm_queue_pair_ee_context_entry_st_set_usr_page(qpc, HERMON_UAR_NON_EQ_PAGE);
-	hermonprm_queue_pair_ee_context_entry_st_set_local_qpn_een(qpc, qp->qpn);
 	hermonprm_address_path_st_set_sched_queue(path, hermon_sched_queue(qp));
 	hermonprm_address_path_st_set_pkey_index(path, 0);
 	hermonprm_queue_pair_ee_context_entry_st_set_cqn_snd(qpc, qp->send_cq->cqn);
