@@ -10,6 +10,8 @@ HCASIM_SO         ?= bin/libhcasim.so
 # The fabsim client as a shared object, so the device can attach ports without QEMU linking it.
 FABSIM_CLIENT_SO  := bin/libfabsim_client.so
 QEMU_TESTS        := util/qemu/tests
+# The binary for recipes of other fragments (empty until `make qemu` has run; expanded only when used).
+QEMU_BIN           = $(shell $(QEMU_BUILD_SCRIPT) --print-path 2>/dev/null)
 
 .PHONY: qemu check-qemu-device
 
