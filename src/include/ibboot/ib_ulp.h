@@ -34,7 +34,12 @@ struct ib_port_policy {
 	uint64_t link_up_ms;         /* when the port was first seen INIT in this link-up */
 	uint64_t next_sm_report_ms;
 	bool sm_warned;
+	uint64_t created_ms;         /* for "no link" when no port of any device comes up */
+	bool nolink_warned;
 };
+
+/* PortPhysicalState name (IBA 14.2.5.6): "Polling", "LinkUp", ... */
+const char *ib_phys_state_name(unsigned phys_state);
 
 /* `ibstat`: one port's state, LID, SM LID, GID, P_Key, rate and MTU; returns the length. */
 int ibstat_format(const struct ib_port *port, char *buf, size_t size);

@@ -65,6 +65,15 @@ const char *ib_port_rate_string(const struct ib_port_attr *a, char *buf, size_t 
 	return buf;
 }
 
+const char *ib_phys_state_name(unsigned phys_state)
+{
+	static const char *const names[] = { "no state change", "Sleep", "Polling", "Disabled",
+					     "PortConfigurationTraining", "LinkUp",
+					     "LinkErrorRecovery", "PhyTest" };
+
+	return phys_state < ARRAY_SIZE(names) ? names[phys_state] : "unknown";
+}
+
 static void notify_up(struct ib_port *port)
 {
 	for (struct ib_ulp *u = ulp_list; u; u = u->next)
@@ -223,6 +232,13 @@ void ib_policy_tick(struct ib_port *port, uint64_t now)
 	}
 	if (port->attr.state == IB_PORT_INIT || port->attr.state == IB_PORT_ARMED)
 		sm_wait_report(port, now);
+	if (port->attr.state == IB_PORT_DOWN && !pol->nolink_warned && !chosen_port &&
+	    now - pol->created_ms >= IB_SM_WAIT_WARN_MS) {
+		kprintf("%s port %u: no link after %u s (physical state %s) — is a cable connected "
+			"to a switch?\n", port->dev->name, port->num, IB_SM_WAIT_WARN_MS / 1000,
+			ib_phys_state_name(port->attr.phys_state));
+		pol->nolink_warned = true;
+	}
 	ib_sa_tick(port, now);
 }
 
@@ -235,6 +251,7 @@ int ib_policy_create(struct ib_port *port)
 	/* Start from DOWN so the first query reports what it finds. */
 	port->attr.state = IB_PORT_DOWN;
 	pol->last_state = IB_PORT_DOWN;
+	pol->created_ms = ib_now_ms(port->dev);
 	port->policy = pol;
 	return 0;
 }
@@ -260,12 +277,12 @@ int ibstat_format(const struct ib_port *port, char *buf, size_t size)
 	char gid[48], rate[32];
 
 	return ksnprintf(buf, size,
-			 "%s port %u: %s%s\n"
+			 "%s port %u: %s (%s)%s\n"
 			 "  LID 0x%04x  LMC %u  SM LID 0x%04x  SM SL %u\n"
 			 "  GID %s\n"
 			 "  P_Key 0x%04x  rate %s  MTU %u (cap %u)\n",
 			 port->dev->name, port->num, ib_port_state_name(a->state),
-			 port == chosen_port ? " (in use)" : "", a->lid, a->lmc, a->sm_lid,
+			 ib_phys_state_name(a->phys_state), port == chosen_port ? " (in use)" : "", a->lid, a->lmc, a->sm_lid,
 			 a->sm_sl, ib_gid_format(&port->gid, gid, sizeof(gid)), a->pkey,
 			 a->state >= IB_PORT_INIT ? ib_port_rate_string(a, rate, sizeof(rate))
 						  : "- (no link)",

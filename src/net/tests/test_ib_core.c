@@ -577,3 +577,38 @@ TEST(ib_path_failure_notifies_every_waiter_even_when_one_retries)
 	CHECK_EQ(relookup_c.calls, 1);
 	fx_teardown(f);
 }
+
+static void no_cables(struct fake_ibdev *f)
+{
+	f->port[0].state = IB_PORT_DOWN;
+	f->port[0].phys_state = 2;
+}
+
+TEST(ib_no_link_anywhere_is_reported_once)
+{
+	struct fake_ibdev *f = fx_setup(no_cables);
+
+	if (!f)
+		return;
+	fx_run(29000, 100);
+	CHECK(!test_console_has("no link"));
+	fx_run(2000, 100);
+	CHECK(test_console_has("fake0 port 1: no link after 30 s (physical state Polling) — is a "
+			       "cable connected to a switch?"));
+	CHECK(test_console_has("fake0 port 2: no link after 30 s"));
+	test_console_clear();
+	fx_run(60000, 1000);
+	CHECK(!test_console_has("no link"));
+	fx_teardown(f);
+}
+
+TEST(ib_no_link_warning_not_printed_for_a_spare_port)
+{
+	struct fake_ibdev *f = fx_setup(NULL);   /* port 1 ACTIVE, port 2 empty */
+
+	if (!f)
+		return;
+	fx_run(40000, 1000);
+	CHECK(!test_console_has("no link"));
+	fx_teardown(f);
+}

@@ -606,11 +606,11 @@ TEST(net_commands_ipconfig_ping_ibstat)
 	test_clock_autostep = 0;
 	test_console_clear();
 	CHECK_EQ(run_cmd("ibstat", 1, ping), 0);
-	CHECK(test_console_has("fake0 port 1: ACTIVE (in use)\n"
+	CHECK(test_console_has("fake0 port 1: ACTIVE (LinkUp) (in use)\n"
 			       "  LID 0x0011  LMC 0  SM LID 0x0001  SM SL 0\n"
 			       "  GID fe80:0000:0000:0000:0002:c903:0000:1001\n"
 			       "  P_Key 0xffff  rate 4X QDR (40 Gb/s)  MTU 2048 (cap 4096)\n"));
-	CHECK(test_console_has("fake0 port 2: ACTIVE\n"));
+	CHECK(test_console_has("fake0 port 2: ACTIVE (LinkUp)\n"));
 	teardown(f);
 }
 
