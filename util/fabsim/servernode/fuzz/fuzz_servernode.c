@@ -9,7 +9,7 @@
  *   3  a MAD on QP1 from the SM (SA responses);
  *   4  a MAD on QP0 (the SMA library behind the node);
  *   5  an IPv4 datagram from the TUN side (ipoib_node_send_ipv4);
- *   6  the test client's UDP/DHCP/TFTP parsers.
+ *   6  the test client's UDP/TCP/DHCP/TFTP parsers.
  * Each input starts from a fresh node brought to ACTIVE and joined with SMPs and an SA answer as
  * OpenSM sends them, so an input's effect does not depend on the ones before it.
  */
@@ -167,6 +167,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct udp_dgram u;
 		struct dhcp_msg m;
 		struct tftp_msg t;
+		struct tcp_seg seg;
+		(void)tcp_parse(d, n, &seg, NULL);
 		if (udp_parse(d, n, &u, NULL) == 0) {
 			(void)dhcp_parse(u.data, u.len, &m, NULL);
 			(void)tftp_parse(u.data, u.len, &t, NULL);
