@@ -13,6 +13,8 @@ int hermon_ib_probe(struct pci_device *pdev, struct ib_device **out);
 void hermon_ib_remove(struct pci_device *pdev);
 /* The console's `fwdump` for one IB device driven by hermon. */
 void hermon_ib_dump(struct ib_device *dev);
+/* Dumps every registered Hermon device (the shell's `fwdump`); -ENODEV if there is none. */
+int hermon_fwdump_all(void);
 struct hermon *hermon_from_ib(struct ib_device *dev);
 
 #endif

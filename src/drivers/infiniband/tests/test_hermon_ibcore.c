@@ -171,11 +171,18 @@ TEST(hermon_ibcore_register_send_receive_unregister)
 	CHECK_EQ(ib_mcast_attach(qb, &mgid), 0);
 	ib_mcast_detach(qb, &mgid);
 
-	hermon_ib_dump(dev);
-	CHECK(strstr(rig_log(), "fwdump") != NULL);
+	rig_log_clear();
+	CHECK_EQ(hermon_fwdump_all(), 0);
+	CHECK(strstr(rig_log(), "fwdump: firmware") != NULL);
+	CHECK(strstr(rig_log(), "catastrophic error buffer") != NULL);
+	char qline[48];
+
+	snprintf(qline, sizeof(qline), "QP 0x%x (UD, port 1)", ((struct hermon_qp *)qa->drv_priv)->qpn);
+	CHECK(strstr(rig_log(), qline) != NULL);
 out:
 	hermon_ib_remove(&r.pdev);
 	CHECK(hcasim_quiesced(r.sim));
+	CHECK_EQ(hermon_fwdump_all(), -ENODEV);   /* nothing registered any more */
 	CHECK_EQ(hcasim_dma_after_close(r.sim), 0);
 	rig_destroy(&r);
 }
