@@ -13,6 +13,22 @@
  *   SM Set PortState=DOWN   -> link retrains: back to INIT (IBA 14.2.5.6 note on DOWN)
  * Any other requested transition is refused (the Set answers with status 0x001C and changes
  * nothing), as IBA 14.2.5.6 requires.
+ *
+ * What it answers (SMP class 0x01/0x81, class version 1; PMA class 0x04, class version 1):
+ *   NodeDescription, NodeInfo            Get            (Set -> 0x000C)
+ *   PortInfo                             Get, Set       mod 0 = receiving port, 1..N, else 0x001C
+ *   P_KeyTable (128 entries, 4 blocks)   Get, Set       index 0 defaults to 0xFFFF
+ *   GUIDInfo (128 GUIDs, 16 blocks)      Get, Set       index 0 (the port GUID) is read-only
+ *   SLtoVLMappingTable, VLArbitration    Get, Set       stored only
+ *   MlnxExtPortInfo (0xFF90)             Get, Set       all zero: no FDR10
+ *   SMInfo, SwitchInfo, LFT/MFT, others  -> 0x000C      (a CA running no SM)
+ *   methods other than Get/Set           -> 0x0008; wrong class version -> 0x0004
+ *   PMA ClassPortInfo, PortCounters, PortCountersExtended (PortSelect 1..N, else 0x001C)
+ * M_Key (IBA 14.2.4): checked on every SMP unless HCASIM_SMA_SKIP_MKEY; protection bits 0..3
+ * honoured, violations counted in PortInfo:M_KeyViolations, failing MADs dropped unanswered.
+ * Directed route: from the wire the CA is the end of the path (C14-9, C14-13:1); through
+ * MAD_IFC only the D bit is set - Linux's SMI layer steps the hop pointer around MAD_IFC, and
+ * iPXE (ib_mi_send) fills the return path itself.
  */
 #ifndef HCASIM_SMA_H
 #define HCASIM_SMA_H
