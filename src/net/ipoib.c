@@ -213,6 +213,7 @@ static void neigh_resolve_path(struct ipoib *ip, struct ipoib_neigh *n)
 /* RFC 826 "merge": a sender's address is learnt, replacing an older one. */
 static void neigh_learn(struct ipoib *ip, struct ipoib_neigh *n, const uint8_t *hw)
 {
+	n->confirmed_ms = clock_ms();
 	if (n->state == NEIGH_VALID && !memcmp(n->hwaddr, hw, IPOIB_ALEN))
 		return;
 	if (n->state == NEIGH_PATH && !memcmp(n->hwaddr, hw, IPOIB_ALEN))
@@ -338,6 +339,14 @@ static void ipoib_poll(struct net_device *nd, uint64_t now)
 	for (unsigned i = 0; i < IPOIB_NEIGHBOURS; i++) {
 		struct ipoib_neigh *n = &ip->neigh[i];
 
+		/* A known neighbour is asked again now and then: a rebooted peer has a new QPN,
+		 * and its answer (or any ARP from it) replaces the old address (RFC 826 merge). */
+		if (n->state == NEIGH_VALID && now - n->confirmed_ms >= IPOIB_NEIGH_PROBE_MS &&
+		    ip->nd.link_up) {
+			n->confirmed_ms = now;
+			(void)arp_send(ip, ARP_OP_REQUEST, n->ip, NULL, NULL);
+			continue;
+		}
 		if (n->state != NEIGH_ARP || now - n->arp_sent_ms < IPOIB_ARP_RETRY_MS)
 			continue;
 		if (n->arp_tries >= IPOIB_ARP_TRIES) {

@@ -23,6 +23,7 @@
 #define IPOIB_NEIGH_QUEUE   4      /* packets held per neighbour while ARP/path resolve */
 #define IPOIB_ARP_TRIES     3
 #define IPOIB_ARP_RETRY_MS  1000
+#define IPOIB_NEIGH_PROBE_MS 60000  /* re-ARP a known neighbour this often (it may have rebooted) */
 
 /* Link address helpers: flags/QPN in the first 4 bytes (QPN is the low 24 bits), then the GID. */
 static inline uint32_t ipoib_addr_qpn(const uint8_t *a)
@@ -54,6 +55,7 @@ struct ipoib_neigh {
 	uint8_t hwaddr[IPOIB_ALEN];
 	struct ib_address_vector av;
 	uint64_t used_ms, arp_sent_ms;
+	uint64_t confirmed_ms;         /* last time its link address was (re)learnt or probed */
 	unsigned arp_tries;
 	struct net_buf *queue;         /* FIFO of packets waiting for resolution */
 	unsigned qlen;

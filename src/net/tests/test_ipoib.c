@@ -635,3 +635,51 @@ TEST(ib_catastrophic_error_stops_the_device_and_takes_ib0_down)
 	CHECK_EQ(f->n_mad_ifc, mads);          /* nothing touches the dead adapter any more */
 	teardown(f);
 }
+
+/* The peer "reboots" with a new QPN: the periodic probe learns it and traffic follows. */
+TEST(ipoib_neighbour_follows_a_peer_that_changed_qpn)
+{
+	struct fake_ibdev *f = setup(NULL);
+	struct ib_qp_config cfg = {
+		.type = IB_QPT_UD, .qkey = 0x0b1b, .send_wqes = 16, .recv_wqes = 16,
+		.recv_payload = 4096, .send_bufs = 16, .send_buf_size = 4096,
+		.owner = &peer_owner,
+	};
+	struct ipoib_neigh *n;
+	uint32_t old_qpn;
+	size_t len;
+
+	if (!f)
+		return;
+	ipv4_configure(ib0(), OUR_IP, 0xffffff00u, 0);
+	icmp_send_echo(ib0(), PEER_IP, 1, 1, 8);
+	for (int i = 0; i < 5; i++)
+		ib_poll();
+	n = &ipoib_instance()->neigh[0];
+	CHECK_EQ(n->state, NEIGH_VALID);
+	old_qpn = ipoib_addr_qpn(n->hwaddr);
+	CHECK_EQ(old_qpn, peer.qp->qpn);
+	/* new QP for the peer (same port, same GID), the old one is gone */
+	ib_sa_leave(peer.g);
+	ib_destroy_qp(peer.qp);
+	cfg.send_cq = cfg.recv_cq = peer.cq;
+	peer.qp = ib_create_qp(&f->dev.port[1], &cfg);
+	{
+		union ib_gid mgid;
+
+		ib_ipv4_broadcast_mgid(&mgid, 0xffff);
+		peer.g = ib_sa_join(&f->dev.port[1], &mgid, peer.qp, NULL, NULL);
+	}
+	ib_poll();
+	CHECK(peer.qp->qpn != old_qpn);
+	fx_run(IPOIB_NEIGH_PROBE_MS + 500, 500);   /* the probe goes out and is answered */
+	for (int i = 0; i < 4; i++)
+		ib_poll();
+	CHECK_EQ(ipoib_addr_qpn(n->hwaddr), peer.qp->qpn);
+	peer.n = 0;
+	icmp_send_echo(ib0(), PEER_IP, 1, 2, 8);
+	for (int i = 0; i < 4; i++)
+		ib_poll();
+	CHECK(peer_find(ETHERTYPE_IPV4, 0, &len) != NULL);
+	teardown(f);
+}
