@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Hermon: reset, bring-up, full teardown and the PCI glue.
+ * Hermon: reset, bring-up and full teardown (the PCI and IB-core glue is in hermon_ib.c).
  *
  * Bring-up (hermon-interface.md §1(b)): reset → QUERY_FW → MAP_FA → RUN_FW → QUERY_DEV_CAP →
  * SET_ICM_SIZE → MAP_ICM_AUX → MAP_ICM → INIT_HCA → SW2HW_MPT → SW2HW_EQ → MAP_EQ →
@@ -100,6 +100,23 @@ static void hermon_after_reset(struct hermon *h)
 	h->stage = HERMON_STAGE_RESET;
 }
 
+/* The reset ends every DMA; only a reset that worked makes the device's memory ours again. */
+static void hermon_reset_and_release(struct hermon *h)
+{
+	if (hermon_reset(h) == 0) {
+		hermon_after_reset(h);
+		return;
+	}
+	hermon_err(h, "HCA did not reset: its %zu KiB of host memory stay reserved so no DMA can "
+		   "land in reused memory", (h->fa.len + h->aux.len +
+					     (size_t)h->plan.mapped_len) / 1024);
+	memset(&h->fa, 0, sizeof(h->fa));
+	memset(&h->aux, 0, sizeof(h->aux));
+	memset(h->icm, 0, sizeof(h->icm));
+	memset(&h->eq, 0, sizeof(h->eq));
+	h->stage = HERMON_STAGE_RESET;
+}
+
 int hermon_start(struct hermon *h)
 {
 	int rc;
@@ -137,8 +154,7 @@ err_caps:
 	hermon_stop_firmware(h);
 err_firmware:
 	/* Whatever the firmware still holds, the reset takes away; then our memory is free. */
-	hermon_reset(h);
-	hermon_after_reset(h);
+	hermon_reset_and_release(h);
 	hermon_err(h, "bring-up failed (%s); HCA reset and left idle", ib_strerror(rc));
 	return rc;
 }
@@ -159,8 +175,7 @@ void hermon_quiesce(struct hermon *h)
 	hermon_close_hca(h);
 	hermon_unmap_icm(h);
 	hermon_stop_firmware(h);
-	hermon_reset(h);
-	hermon_after_reset(h);
+	hermon_reset_and_release(h);
 }
 
 void hermon_poll(struct hermon *h)

@@ -549,3 +549,23 @@ TEST(hermon_model_corrupt_cqe_is_an_error)
 	CHECK_EQ(k2.c[0].status, 0);
 	rig_destroy(&r);
 }
+
+/* A device that stays unreachable after reset: the probe gives up with a message, nothing hangs. */
+TEST(hermon_model_reset_that_never_finishes)
+{
+	struct rig r;
+
+	rig_set_quiet(true);
+	rig_log_clear();
+	CHECK_EQ(rig_create(&r, 0, true), 0);
+	hcasim_set_reset_time(r.sim, 60ull * 1000000000ull);   /* a minute: longer than we wait */
+	CHECK_EQ(rig_probe(&r), -ETIMEDOUT);
+	CHECK(log_has("no answer on PCI 3000 ms after reset"));
+	rig_destroy(&r);
+
+	/* Within the PRM's second it is fine, however long the vendor ID poll takes. */
+	CHECK_EQ(rig_create(&r, 0, true), 0);
+	hcasim_set_reset_time(r.sim, 1500ull * 1000000ull);
+	CHECK_EQ(rig_probe(&r), 0);
+	rig_destroy(&r);
+}
