@@ -38,12 +38,25 @@ build/fabsim/fabsim-test: $(FABSIM_TEST_SRCS) $(FABSIM_CORE_SRCS) $(FABSIM_CLIEN
 		$(FABSIM_TEST_SRCS) $(FABSIM_CORE_SRCS) $(FABSIM_CLIENT_SRCS) $(FABSIM_IBLIB_SRCS) \
 		src/tests/test_runner.c
 
+# An HCA stand-in for the OpenSM test: the HCA model's firmware SMA (util/hcasim/sma.c) behind
+# fabsim's socket, used until the whole model can be driven through raw commands.
+FABSIM_STANDIN_SRCS := $(FABSIM_DIR)/tests/hca_standin.c util/hcasim/sma.c $(FABSIM_CLIENT_SRCS)
+build/fabsim/hca-standin: $(FABSIM_STANDIN_SRCS) util/hcasim/sma.h util/hcasim/include/hcasim.h \
+		$(FABSIM_HDRS) $(FABSIM_IBLIB_SRCS) $(FABSIM_IBLIB_HDRS)
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(FABSIM_CFLAGS) -Iutil/hcasim -Iutil/hcasim/include \
+		-o $@ $(FABSIM_STANDIN_SRCS) $(FABSIM_IBLIB_SRCS)
+
 # The server node (helper "servernode") may add its program here.
 -include $(FABSIM_DIR)/servernode/servernode.mk
 
 .PHONY: check-fabsim
-check-fabsim: bin/fabsim bin/fabsimctl build/fabsim/san/fabsim build/fabsim/fabsim-test
+check-fabsim: bin/fabsim bin/fabsimctl build/fabsim/san/fabsim build/fabsim/fabsim-test \
+		build/fabsim/hca-standin
 	@util/run-test fabsim-unit build/fabsim/fabsim-test
+	@SUITE=fabsim-opensm-standin RIG_JOINS=1 util/run-test fabsim-opensm-standin \
+		$(FABSIM_DIR)/tests/opensm-test.sh build/fabsim/san/fabsim bin/fabsimctl \
+		build/fabsim/hca-standin --join
 
 ALL_TARGETS += bin/fabsim bin/fabsimctl
 CHECK_TARGETS += check-fabsim

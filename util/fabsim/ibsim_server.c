@@ -25,6 +25,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +166,21 @@ static struct sim_client *find_sm(struct port *p)
 	return NULL;
 }
 
+/* A client killed without DISCONNECT (SIGKILL, crash) leaves its slot behind; an SM restarted
+ * after that must still get in. Its pid is gone: free the slot. */
+static void reap_dead_clients(struct fabric *f)
+{
+	for (unsigned i = 0; i < SIM_MAX_CLIENTS; i++) {
+		struct sim_client *c = &srv.cl[i];
+
+		if (c->used && kill((pid_t)c->pid, 0) < 0 && errno == ESRCH) {
+			fabsim_log(f, 0, "ibsim client %u (pid %u) died without detaching; slot freed", i,
+				   c->pid);
+			client_drop(c);
+		}
+	}
+}
+
 static bool ctl_connect(struct fabric *f, struct sim_ctl_msg *m)
 {
 	char want[NODEID_LEN + 1];
@@ -179,6 +195,7 @@ static bool ctl_connect(struct fabric *f, struct sim_ctl_msg *m)
 	memcpy(&issm, m->data + CONNECT_ISSM, 4);
 	memcpy(want, m->data + CONNECT_NODEID, NODEID_LEN);
 	want[NODEID_LEN] = 0;
+	reap_dead_clients(f);
 	p = find_attach_port(f, want);
 	if (!p) {
 		fabsim_log(f, 0, "ibsim client pid %u asked for node '%s': no such sm-host", pid, want);
