@@ -19,6 +19,39 @@ TEST(crc32_check_value)
 	CHECK_EQ(iblib_crc32_update(0xFFFFFFFFu, ones, 8), 0xDEBB20E3u);
 }
 
+/*
+ * Real hardware: a RoCEv2 CNP captured on a ConnectX-4 Lx (published with scapy's RoCE tests).
+ * RoCE computes the ICRC exactly like IBA 7.8.1 for a global packet - the absent LRH counts as
+ * eight bytes of ones - with the IPv4/UDP variant fields (TOS, TTL, header checksum, UDP
+ * checksum) masked like the GRH's, and BTH:Resv8a masked. The CRC must match the captured one
+ * byte for byte, which pins down both the CRC and the byte order iblib_put_icrc() uses.
+ */
+TEST(icrc_matches_connectx_capture)
+{
+	static const uint8_t ipv4_udp_bth_pad[] = {
+		0x45, 0xc2, 0x00, 0x3c, 0x71, 0x8c, 0x40, 0x00, 0x40, 0x11, 0x91, 0x61,
+		0x0a, 0x00, 0x11, 0x01, 0x0a, 0x00, 0x12, 0x01,                         /* IPv4 */
+		0x00, 0x00, 0x12, 0xb7, 0x00, 0x28, 0x00, 0x00,                         /* UDP 4791 */
+		0x81, 0x00, 0xff, 0xff, 0x40, 0x00, 0x01, 0x18, 0x00, 0x00, 0x00, 0x00, /* BTH (CNP) */
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,                         /* padding */
+	};
+	static const uint8_t captured_icrc[4] = { 0x82, 0xfd, 0x00, 0x2a };
+	uint8_t m[sizeof(ipv4_udp_bth_pad)], ones[8], out[4];
+
+	memcpy(m, ipv4_udp_bth_pad, sizeof(m));
+	m[1] = 0xff;                 /* TOS */
+	m[8] = 0xff;                 /* TTL */
+	m[10] = m[11] = 0xff;        /* IPv4 header checksum */
+	m[26] = m[27] = 0xff;        /* UDP checksum */
+	m[28 + 4] = 0xff;            /* BTH:Resv8a (here the BECN bit) */
+	memset(ones, 0xff, sizeof(ones));
+	uint32_t crc = iblib_crc32_update(0xFFFFFFFFu, ones, sizeof(ones));
+	crc = iblib_crc32_update(crc, m, sizeof(m));
+	iblib_put_icrc(out, ~crc);
+	CHECK_MEM(out, captured_icrc, 4);
+	CHECK_EQ(iblib_get_icrc(captured_icrc), ~crc);
+}
+
 /* VCRC against an independent formulation: MSB-first polynomial division by 0x100B on
  * bit-reversed bytes, result bit-reversed. */
 static uint16_t rev16(uint16_t v)
