@@ -32,17 +32,23 @@ DRIVER_SRCS := $(sort $(wildcard src/drivers/infiniband/*.c))
 STACK_SRCS := $(if $(NET_SRCS),$(NET_SRCS) $(NET_IBLIB_SRCS) src/core/net_glue.c)
 
 # ---- hosted program ----
+# It carries the HCA model (libhcasim, built by util/hcasim/hcasim.mk) and fabsim's attachment
+# client, so --hca/--fabric put a simulated ConnectX-3 on its PCI bus.
+HOSTED_MODEL_SRCS := $(if $(wildcard util/hcasim/hcasim.mk),src/platform/hosted/hca.c \
+	util/fabsim/hca_attach.c util/fabsim/fabsim_client.c)
+HOSTED_MODEL_LIBS := $(if $(HOSTED_MODEL_SRCS),build/hcasim/libhcasim.a build/iblib/libiblib.a)
 HOSTED_SRCS := $(CORE_SRCS) $(BUS_SRCS) $(DRIVER_SRCS) $(STACK_SRCS) $(HOSTED_PLAT_SRCS) \
-	src/platform/hosted/main.c
+	$(HOSTED_MODEL_SRCS) src/platform/hosted/main.c
 HOSTED_OBJS := $(patsubst %.c,build/hosted/%.o,$(HOSTED_SRCS))
 
 build/hosted/%.o: %.c $(PRM_H)
 	@mkdir -p $(@D)
-	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(NET_CFLAGS) $(IBBOOT_VERSION_DEF) -MMD -MP -c -o $@ $<
+	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(NET_CFLAGS) -Iutil/hcasim/include -Iutil/fabsim \
+		$(IBBOOT_VERSION_DEF) -MMD -MP -c -o $@ $<
 
-bin/ibboot-hosted: $(HOSTED_OBJS)
+bin/ibboot-hosted: $(HOSTED_OBJS) $(HOSTED_MODEL_LIBS)
 	@mkdir -p $(@D)
-	$(HOST_CC) $(SAN_FLAGS) -o $@ $^
+	$(HOST_CC) $(SAN_FLAGS) -o $@ $(HOSTED_OBJS) $(HOSTED_MODEL_LIBS)
 
 -include $(HOSTED_OBJS:.o=.d)
 
@@ -65,6 +71,7 @@ bin/tests/unit: $(UNIT_OBJS)
 check-unit: bin/tests/unit bin/ibboot-hosted
 	@util/run-test unit bin/tests/unit
 	@util/run-test hosted-smoke tests/qemu/hosted-smoke.sh
+	@util/run-test hosted-hca tests/qemu/hosted-hca.sh
 
 ALL_TARGETS += bin/tests/unit bin/ibboot-hosted
 

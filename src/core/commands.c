@@ -27,13 +27,12 @@ static int cmd_help(int argc __unused, char **argv __unused)
 	return 0;
 }
 
+/* Lists what the start-up scan found; it never rescans, since a rescan would unbind drivers. */
 static int cmd_pci(int argc __unused, char **argv __unused)
 {
-	int n = pci_scan();
+	int n = 0;
 
-	if (n < 0)
-		return n;
-	for (struct pci_device *d = pci_devices(); d; d = d->next)
+	for (struct pci_device *d = pci_devices(); d; d = d->next, n++)
 		pci_print_device(d);
 	kprintf("%d PCI functions\n", n);
 	return 0;
@@ -111,7 +110,7 @@ int cmd_mmio(int argc, char **argv);
 
 const struct shell_command shell_commands[] = {
 	{ "help", "list commands", cmd_help },
-	{ "pci", "rescan and list PCI functions with their BARs", cmd_pci },
+	{ "pci", "list PCI functions with their BARs and drivers", cmd_pci },
 	{ "mem", "show the firmware memory map and free buffer memory", cmd_mem },
 	{ "memcheck", "write and verify every chunk of buffer memory, then free it", cmd_memcheck },
 	{ "mmio", "BB:DD.F BAR [OFF [VAL]]: read (or write) a 32-bit register in a BAR", cmd_mmio },

@@ -46,6 +46,19 @@ int fakedev_register(uint32_t bdf);
 #define FAKEDEV_DEVICE 0x0b1b
 #define FAKEDEV_ID_VALUE 0x1b1b0001u
 
+/* The Hermon model (libhcasim) as a PCI function, optionally cabled to fabsim (only in
+ * bin/ibboot-hosted, which links the model). Port p's GUID is node_guid + p - 1. */
+struct hosted_hca_options {
+	uint16_t device_id;    /* 0: ConnectX-3 (0x1003) */
+	uint64_t node_guid;    /* 0: HOSTED_HCA_DEFAULT_GUID */
+	unsigned num_ports;    /* 0: 2 */
+	const char *fabric;    /* fabsim's HCA socket, or NULL for unplugged ports */
+	bool log;              /* model log lines on stderr */
+};
+#define HOSTED_HCA_DEFAULT_GUID 0x0002c90300b0b001ull
+/* Returns 0, or -1 with a reason in err. */
+int hosted_hca_add(uint32_t bdf, const struct hosted_hca_options *o, char *err, size_t errlen);
+
 /* The boot command line plat_cmdline() returns (the program's arguments, joined). */
 void hosted_set_cmdline(const char *s);
 
