@@ -1,9 +1,9 @@
 #!/bin/bash
 # Debian's stock iPXE drives -device hermon,device-id=0x673c (a ConnectX-2, which its hermon driver
-# knows): it must reset the HCA and then issue QUERY_FW through the HCR, and the model must see
-# both (device log, decoded by hcr-trace). Everything iPXE does after that depends on the model's
-# completeness: the test prints the command trace and iPXE's console so the stopping point is
-# on record, without asserting on it.
+# knows): it must reset the HCA and issue QUERY_FW through the HCR, and the model must see both
+# (device log, decoded by hcr-trace); the probe must end with iPXE registering net0, and the host
+# memory it lent the HCA must be back by the end. The command trace and iPXE's console are printed
+# so that wherever a model change makes iPXE stop is on record.
 source "$(dirname "$0")/lib.sh"
 need_model
 HCR_TRACE=$TOP/build/qemu/hcr-trace
@@ -32,6 +32,11 @@ elif [ -n "$reset_line" ] && [ "$fw_line" -lt "$reset_line" ]; then
 else
     pass query-fw-reached-model
 fi
+
+# The whole probe (firmware start, ICM, INIT_HCA, MAD_IFC port queries: every mailbox moves by DMA
+# through the device) ends with iPXE registering an IPoIB device on our PCI function.
+grep -q '^net0: .* using mt26428 on 0000:00:03.0' "$T/serial.txt" && pass ipxe-registers-ib-netdev ||
+    fail ipxe-registers-ib-netdev "iPXE lists no net0 on 0000:00:03.0 (see the trace below)"
 
 # The model's account of host memory the HCA holds (FA, ICM AUX, ICM): iPXE stops the HCA at the
 # end of its probe and on shutdown, so whatever it mapped must be back to 0 by the end.
