@@ -80,6 +80,7 @@ SN_FABSIM := $(if $(FABSIM_CORE_SRCS),bin/fabsim bin/fabsimctl)
 ifneq ($(wildcard util/hcasim/sma.c),)
 check-servernode: bin/tests/servernode-unit bin/fabsim-servernode bin/tests/ipoib-client $(SN_FABSIM)
 	@util/run-test servernode-unit bin/tests/servernode-unit
+	@util/run-test netboot-env-pieces $(SN_DIR)/tests/netboot-env-pieces.sh
 	@util/run-test servernode-netboot $(SN_DIR)/tests/netboot-dhcp-tftp.sh
 	@util/run-test servernode-sm-restart $(SN_DIR)/tests/netboot-sm-restart.sh
 	@util/run-test servernode-faults $(SN_DIR)/tests/netboot-faults.sh
@@ -100,6 +101,7 @@ bin/tests/servernode-unit-early: $(SN_EARLY_TESTS:%=$(SN_BUILD)/san/tests/%.o) $
 	$(HOST_CC) $(SAN_FLAGS) -o $@ $^
 check-servernode: bin/tests/servernode-unit-early
 	@util/run-test servernode-unit bin/tests/servernode-unit-early -s servernode-unit
+	@util/run-test netboot-env-pieces $(SN_DIR)/tests/netboot-env-pieces.sh
 	@util/run-test servernode-netboot sh -c 'echo "SKIP: servernode-netboot: util/hcasim/sma.c (firmware SMA library) not in the tree yet"; exit 77'
 endif
 
