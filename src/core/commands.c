@@ -10,6 +10,7 @@
 #include <ibboot/version.h>
 #include <ibboot/ibboot.h>
 #include <ibboot/hooks.h>
+#include <ibboot/errno.h>
 
 extern const struct shell_command shell_commands[];
 extern const size_t shell_n_commands;
@@ -70,6 +71,27 @@ static int cmd_echo(int argc, char **argv)
 	return 0;
 }
 
+/* Waits while everything keeps running (devices, the network stack): for scripts that give a
+ * subnet manager time, say. */
+static int cmd_sleep(int argc, char **argv)
+{
+	uint64_t ms = 0;
+	const char *p = argc == 2 ? argv[1] : "";
+
+	for (; *p >= '0' && *p <= '9'; p++)
+		ms = ms * 10 + (uint64_t)(*p - '0');
+	if (argc != 2 || *p || ms > 3600000) {
+		kprintf("usage: sleep MILLISECONDS (at most an hour)\n");
+		return -EINVAL;
+	}
+	for (uint64_t end = clock_ms() + ms; clock_ms() < end;) {
+		plat_poll();
+		hooks_poll();
+		plat_cpu_relax();
+	}
+	return 0;
+}
+
 static int cmd_uptime(int argc __unused, char **argv __unused)
 {
 	kprintf("up %llu ms\n", (unsigned long long)clock_ms());
@@ -116,6 +138,7 @@ const struct shell_command shell_commands[] = {
 	{ "mmio", "BB:DD.F BAR [OFF [VAL]]: read (or write) a 32-bit register in a BAR", cmd_mmio },
 	{ "echo", "print the arguments", cmd_echo },
 	{ "uptime", "milliseconds since start", cmd_uptime },
+	{ "sleep", "MS: wait, keeping devices and the network running", cmd_sleep },
 	{ "fault", "touch an unmapped address (tests the CPU exception report)", cmd_fault },
 	{ "reboot", "reset the machine", cmd_reboot },
 	{ "poweroff", "switch off (optional exit status for tests)", cmd_poweroff },
