@@ -4,7 +4,7 @@
 #   build/iblib/iblib-test   unit tests (ASan/UBSan)
 #   build/iblib/sma-test     the HCA model's firmware SMA (util/hcasim/sma.c) tested standalone
 #   build/iblib/fuzz-*       libFuzzer targets (clang)
-#   make check-iblib, fuzz-iblib, bench-iblib
+#   make check-iblib, fuzz-iblib, bench-iblib, coverage-iblib (gcovr)
 
 IBLIB_SRCS := util/iblib/crc.c util/iblib/packet.c util/iblib/mad.c
 IBLIB_HDRS := $(wildcard util/iblib/include/iblib/*.h)
@@ -67,7 +67,19 @@ build/iblib/bench-crc: util/iblib/tests/bench_crc.c $(IBLIB_SRCS) $(IBLIB_HDRS)
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) $(IBLIB_CFLAGS) -o $@ $< $(IBLIB_SRCS)
 
-.PHONY: check-iblib fuzz-iblib bench-iblib
+# Line coverage of util/iblib and util/hcasim/sma.c by the two test programs (gcovr).
+IBLIB_COV_SRCS := $(IBLIB_TEST_SRCS) $(IBLIB_SRCS) util/hcasim/tests/test_sma.c $(SMA_SRCS) \
+	src/tests/test_runner.c
+coverage-iblib: $(IBLIB_COV_SRCS) $(IBLIB_HDRS) util/hcasim/sma.h
+	@rm -rf build/iblib-cov && mkdir -p build/iblib-cov
+	cd build/iblib-cov && $(HOST_CC) -std=c11 -O0 -g --coverage -D_GNU_SOURCE \
+		$(addprefix -I../../,util/iblib/include util/hcasim/include util/hcasim src/tests) \
+		-o iblib-cov $(addprefix ../../,$(IBLIB_COV_SRCS))
+	cd build/iblib-cov && ./iblib-cov > run.log 2>&1 || (tail -20 run.log; exit 1)
+	gcovr -r . --object-directory build/iblib-cov --filter 'util/iblib/[^/]*\.c$$' \
+		--filter 'util/hcasim/sma\.c$$'
+
+.PHONY: check-iblib fuzz-iblib bench-iblib coverage-iblib
 bench-iblib: build/iblib/bench-crc
 	@build/iblib/bench-crc
 

@@ -441,3 +441,25 @@ TEST(random_corruption_is_detected)
 		CHECK(iblib_pkt_parse(buf, n, &p, 0) < 0);
 	}
 }
+
+TEST(icrc_refuses_what_it_cannot_cover)
+{
+	uint8_t buf[64];
+	int err = 1;
+
+	memcpy(buf, ud_local_expected, sizeof(ud_local_expected));
+	CHECK_EQ(iblib_icrc(buf, 4, &err), 0);
+	CHECK_EQ(err, IBLIB_E_SHORT);
+	CHECK_EQ(iblib_icrc(buf, 12, &err), 0);       /* LRH but not the whole BTH */
+	CHECK_EQ(err, IBLIB_E_SHORT);
+	buf[1] = (uint8_t)((buf[1] & ~3) | IBLIB_LNH_IBA_GLOBAL);
+	CHECK_EQ(iblib_icrc(buf, 30, &err), 0);       /* a GRH would not fit */
+	CHECK_EQ(err, IBLIB_E_SHORT);
+	buf[1] = (uint8_t)(buf[1] & ~3);               /* raw: no ICRC at all */
+	CHECK_EQ(iblib_icrc(buf, 36, &err), 0);
+	CHECK_EQ(err, IBLIB_E_LNH);
+	(void)iblib_icrc(buf, 36, NULL);               /* err is optional */
+	CHECK_EQ(iblib_icrc(ud_local_expected, 36, &err), 0xc1f61fc6u);
+	CHECK_EQ(err, 0);
+	CHECK_EQ(iblib_pkt_update_vcrc(buf, 3), IBLIB_E_SHORT);
+}
