@@ -28,6 +28,13 @@ build/ibcore/freestanding/%.o: src/net/%.c $(NET_HDRS)
 		-isystem $(shell $(HOST_CC) -print-file-name=include) -Isrc/include $(NET_CFLAGS) \
 		-c -o $@ $<
 
+# Writes ib0's wire traffic as a pcap for the tshark cross-check (src/net/tests/tshark-check.sh).
+build/ibcore/ipoib-pcap: src/net/tests/pcap_ipoib.c $(NET_SRCS) $(NET_IBLIB_SRCS) $(NET_HDRS) \
+		src/net/tests/net_test_env.c src/tests/fake_ibdev.c
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(NET_CFLAGS) -Isrc/tests -Isrc/net/tests -o $@ $< \
+		$(NET_SRCS) $(NET_IBLIB_SRCS) src/net/tests/net_test_env.c src/tests/fake_ibdev.c
+
 # libFuzzer targets: one per parser family (src/net/fuzz/fuzz_*.c).
 NET_FUZZ_CC    ?= clang
 NET_FUZZ_NAMES := $(patsubst src/net/fuzz/fuzz_%.c,%,$(wildcard src/net/fuzz/fuzz_*.c))
@@ -43,8 +50,10 @@ build/ibcore/fuzz-%: src/net/fuzz/fuzz_%.c $(NET_SRCS) $(NET_IBLIB_SRCS) $(NET_H
 		src/tests/fake_ibdev.c
 
 .PHONY: check-ibcore fuzz-ibcore
-check-ibcore: bin/tests/ibcore $(NET_FREESTANDING_OBJS) $(if $(NET_HAVE_CLANG),$(NET_FUZZ_BINS))
+check-ibcore: bin/tests/ibcore $(NET_FREESTANDING_OBJS) build/ibcore/ipoib-pcap \
+		$(if $(NET_HAVE_CLANG),$(NET_FUZZ_BINS))
 	@util/run-test ibcore bin/tests/ibcore
+	@util/run-test ibcore-tshark src/net/tests/tshark-check.sh build/ibcore/ipoib-pcap
 ifeq ($(NET_HAVE_CLANG),yes)
 	@for f in $(NET_FUZZ_NAMES); do \
 		util/run-test ibcore-fuzz-$$f src/net/fuzz/smoke.sh build/ibcore/fuzz-$$f $(NET_FUZZ_RUNS); \

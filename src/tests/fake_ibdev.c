@@ -159,6 +159,8 @@ static void route(struct fake_ibdev *f, const struct ib_qp *src, const struct ib
 	fake_port_gid(f, sport, &sgid);
 	if (f->port[sport - 1].state != IB_PORT_ACTIVE && src->type != IB_QPT_SMI)
 		return;   /* nothing leaves a port that is not ACTIVE */
+	if (f->capture)
+		f->capture(f, sport, av, src->qpn, data, len);
 	if (av->qpn == IB_MCAST_QPN) {
 		struct fake_sa_group *g = group_by_mlid(f, av->lid);
 
@@ -239,6 +241,12 @@ static void sa_respond(struct fake_ibdev *f, unsigned port, uint32_t qpn, uint8_
 	union ib_gid dgid;
 
 	fake_port_gid(f, port, &dgid);
+	if (f->capture) {
+		struct ib_address_vector av = { .qpn = qpn, .qkey = IB_GSI_QKEY,
+						.lid = f->port[port - 1].lid };
+
+		f->capture(f, 0, &av, 1, resp, IB_MAD_SIZE);   /* port 0: from the SA */
+	}
 	if (dst)
 		deliver(f, dst, f->port[port - 1].sm_lid, 1, NULL, &dgid, resp, IB_MAD_SIZE,
 			IB_GSI_QKEY);

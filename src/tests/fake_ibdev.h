@@ -92,6 +92,9 @@ struct fake_ibdev {
 
 	fake_peer_rx_fn peer_rx;
 	void *peer_priv;
+	/* Sees every datagram that leaves a port (what a wire capture would show). */
+	void (*capture)(struct fake_ibdev *f, unsigned port, const struct ib_address_vector *av,
+			uint32_t src_qpn, const uint8_t *data, size_t len);
 };
 
 /* Two ports: port 1 ACTIVE at LID 0x11, port 2 DOWN; SM/SA at LID 1; prefix fe80::, GUIDs
