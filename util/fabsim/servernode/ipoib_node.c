@@ -149,6 +149,7 @@ static void send_ud(struct ipoib_node *n, uint8_t vl, uint8_t sl, uint16_t dlid,
 		return;
 	}
 	n->st.tx_packets++;
+	sn_sma_count(n->sma, true, plen);
 	n->cfg.send_packet(n->cfg.ctx, n->txbuf, plen);
 }
 
@@ -464,7 +465,16 @@ static void handle_gsi(struct ipoib_node *n, const struct ud_pkt *p, uint64_t no
 		handle_sa_response(n, p, now_ms);
 		return;
 	}
-	/* Unsolicited GMPs (PerfMgt, CM, SA reports): this host has no agents for them. */
+	/* PerfMgt (perfquery, OpenSM's PerfMgr): the port's PMA in the firmware library. */
+	if (p->payload_len >= IBLIB_MAD_HDR_BYTES && p->payload[1] == IBLIB_MCLASS_PERF) {
+		uint8_t resp[SA_MAD_LEN];
+		bool rereg;
+		if (sn_sma_mad(n->sma, p->payload, p->payload_len, resp, &rereg))
+			send_ud(n, DATA_VL, p->sl, p->slid, n->port.lid, NULL, n->port.pkey, p->sqpn,
+				UD_QP1_QKEY, 1, resp, sizeof resp);
+		return;
+	}
+	/* Other unsolicited GMPs (CM, SA reports...): this host has no agents for them. */
 	if (p->payload_len >= IBLIB_MAD_HDR_BYTES && !iblib_mad_is_response(p->payload) &&
 	    (p->payload[3] == IBLIB_METHOD_GET || p->payload[3] == IBLIB_METHOD_SET)) {
 		uint8_t resp[SA_MAD_LEN] = { 0 };
@@ -573,6 +583,7 @@ void ipoib_node_packet_in(struct ipoib_node *n, const uint8_t *pkt, size_t len, 
 		nlog(n, "dropped a %zu-byte packet: %s", len, why);
 		return;
 	}
+	sn_sma_count(n->sma, false, len);
 	if (p.dqpn == 0) {
 		if (p.vl != 15) {   /* IBA 7.6.5: QP0 traffic only on VL15 */
 			n->st.rx_bad_packet++;

@@ -54,8 +54,8 @@ bool sn_sma_mad(struct sn_sma *s, const uint8_t *mad, size_t len, uint8_t resp[2
 	unsigned events = 0;
 
 	*client_rereg = false;
-	/* SMPs are exactly one 256-byte MAD (IBA 13.4.1); SMInfo and traps are for an SM, which
-	 * this node does not run. */
+	/* MADs are exactly 256 bytes (IBA 13.4.1); SMInfo and traps are for an SM, which this node
+	 * does not run; the library answers SM and PerfMgt classes. */
 	if (len != 256 || hcasim_sma_for_driver(mad))
 		return false;
 	int r = hcasim_sma_mad(s->sma, SN_PORT, mad, resp, 0, &events);
@@ -73,4 +73,9 @@ void sn_sma_state(const struct sn_sma *s, struct sn_port_state *out)
 	out->pkey = hcasim_sma_pkey(s->sma, SN_PORT, 0);
 	if (!out->pkey)
 		out->pkey = 0xFFFF;   /* empty entry 0: the default partition until the SM sets one */
+}
+
+void sn_sma_count(struct sn_sma *s, bool xmit, size_t bytes)
+{
+	hcasim_sma_count(s->sma, SN_PORT, xmit, bytes);
 }

@@ -28,10 +28,13 @@ struct sn_sma *sn_sma_create(uint64_t node_guid, uint64_t port_guid, const char 
 			     char *err, size_t errlen);
 void sn_sma_destroy(struct sn_sma *s);
 void sn_sma_link(struct sn_sma *s, bool up);
-/* Process one SMP (256-byte MAD that arrived on QP0). Returns true when `resp` holds a response
- * to send back; *client_rereg is set when a PortInfo Set carried ClientReregister (IBA 14.4.11). */
+/* Process one SMP (256-byte MAD from QP0) or PerfMgt MAD (from QP1). Returns true when `resp`
+ * holds a response to send back; *client_rereg is set when a PortInfo Set carried
+ * ClientReregister (IBA 14.4.11). */
 bool sn_sma_mad(struct sn_sma *s, const uint8_t *mad, size_t len, uint8_t resp[256],
 		bool *client_rereg);
 void sn_sma_state(const struct sn_sma *s, struct sn_port_state *out);
+/* PMA counters (PortCounters, IBA 16.1.3.5): one packet of `bytes` sent or received. */
+void sn_sma_count(struct sn_sma *s, bool xmit, size_t bytes);
 
 #endif

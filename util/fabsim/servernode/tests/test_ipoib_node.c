@@ -413,3 +413,34 @@ TEST(node_retries_join_and_arp_then_gives_up)
 	CHECK_EQ(ipoib_node_stats(h->n)->tx_dropped_unresolved, 1);
 	h_free(h);
 }
+
+TEST(node_answers_perfmgt_on_qp1_and_counts_packets)
+{
+	struct harness *h = h_new();
+	struct ud_pkt p;
+	uint8_t mad[256] = { 0 };
+	struct iblib_mad_hdr mh = { .base_version = 1, .mgmt_class = IBLIB_MCLASS_PERF,
+				    .class_version = 1, .method = IBLIB_METHOD_GET, .tid = 99,
+				    .attr_id = IBLIB_PERF_ATTR_PORT_COUNTERS };
+
+	bring_up(h);
+	iblib_mad_hdr_put(mad, &mh);
+	mad[IBLIB_PERF_DATA_OFF + 1] = 1;   /* PortSelect */
+	struct ud_pkt q = { .dlid = SERVER_LID, .slid = SM_LID, .pkey = 0xFFFF, .dqpn = 1, .sqpn = 1,
+			    .qkey = UD_QP1_QKEY, .payload = mad, .payload_len = sizeof mad };
+	h->nout = 0;
+	inject(h, &q);
+	CHECK_EQ(h->nout, 1);
+	CHECK_EQ(h_pkt(h, 0, &p), 0);
+	CHECK_EQ(p.dlid, SM_LID);
+	CHECK_EQ(p.dqpn, 1);
+	CHECK_EQ(p.qkey, UD_QP1_QKEY);
+	CHECK_EQ(p.payload[1], IBLIB_MCLASS_PERF);
+	CHECK_EQ(p.payload[3], IBLIB_METHOD_GET_RESP);
+	CHECK_EQ(iblib_get_be16(p.payload + 4), 0);
+	struct iblib_port_counters pc;
+	iblib_port_counters_get(p.payload + IBLIB_PERF_DATA_OFF, &pc);
+	CHECK(pc.rcv_pkts > 0);    /* the SMPs and the join answer bring_up() sent */
+	CHECK(pc.xmit_pkts > 0);
+	h_free(h);
+}
