@@ -47,13 +47,24 @@ build/fabsim/hca-standin: $(FABSIM_STANDIN_SRCS) util/hcasim/sma.h util/hcasim/i
 	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(FABSIM_CFLAGS) -Iutil/hcasim -Iutil/hcasim/include \
 		-o $@ $(FABSIM_STANDIN_SRCS) $(FABSIM_IBLIB_SRCS)
 
+# The whole HCA model on fabsim, brought up by raw commands (util/hcasim/tests/rawhost).
+FABSIM_RIG_SRCS := $(FABSIM_DIR)/tests/hca_rig.c $(FABSIM_ATTACH_SRCS) util/hcasim/tests/rawhost.c \
+	$(sort $(wildcard util/hcasim/*.c))
+build/fabsim/hca-rig: $(FABSIM_RIG_SRCS) $(wildcard util/hcasim/*.h util/hcasim/include/*.h) \
+		util/hcasim/tests/rawhost.h $(FABSIM_HDRS) $(FABSIM_IBLIB_SRCS) $(FABSIM_IBLIB_HDRS) $(PRM_H)
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(FABSIM_CFLAGS) -Iutil/hcasim -Iutil/hcasim/include \
+		-Iutil/hcasim/tests -o $@ $(FABSIM_RIG_SRCS) $(FABSIM_IBLIB_SRCS)
+
 # The server node (helper "servernode") may add its program here.
 -include $(FABSIM_DIR)/servernode/servernode.mk
 
 .PHONY: check-fabsim
 check-fabsim: bin/fabsim bin/fabsimctl build/fabsim/san/fabsim build/fabsim/fabsim-test \
-		build/fabsim/hca-standin
+		build/fabsim/hca-standin build/fabsim/hca-rig
 	@util/run-test fabsim-unit build/fabsim/fabsim-test
+	@SUITE=fabsim-opensm-hcasim util/run-test fabsim-opensm-hcasim \
+		$(FABSIM_DIR)/tests/opensm-test.sh build/fabsim/san/fabsim bin/fabsimctl build/fabsim/hca-rig
 	@SUITE=fabsim-opensm-standin RIG_JOINS=1 util/run-test fabsim-opensm-standin \
 		$(FABSIM_DIR)/tests/opensm-test.sh build/fabsim/san/fabsim bin/fabsimctl \
 		build/fabsim/hca-standin --join

@@ -2,6 +2,7 @@
 #include "hca_attach.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,7 +91,7 @@ int hca_attach_pollfds(const struct hca_attach *a, struct pollfd *pfd, int max)
 	return n;
 }
 
-int hca_attach_poll(struct hca_attach *a)
+int hca_attach_poll_max(struct hca_attach *a, int max)
 {
 	int handled = 0, err = 0;
 
@@ -98,7 +99,7 @@ int hca_attach_poll(struct hca_attach *a)
 		struct hca_port_attach *p = &a->port[i];
 		int r;
 
-		while (p->c && (r = fabsim_client_recv(p->c, &a->msg)) != 0) {
+		while (handled < max && p->c && (r = fabsim_client_recv(p->c, &a->msg)) != 0) {
 			if (r < 0) {
 				snprintf(p->why, sizeof(p->why), "fabsim connection lost: %s",
 					 strerror(-r));
@@ -116,6 +117,11 @@ int hca_attach_poll(struct hca_attach *a)
 		}
 	}
 	return err ? err : handled;
+}
+
+int hca_attach_poll(struct hca_attach *a)
+{
+	return hca_attach_poll_max(a, INT_MAX);
 }
 
 void hca_attach_close(struct hca_attach *a)

@@ -42,6 +42,8 @@ int hca_attach_pollfds(const struct hca_attach *a, struct pollfd *pfd, int max);
  * the number of messages handled, or a negative errno if fabsim went away (the ports are then
  * set down). */
 int hca_attach_poll(struct hca_attach *a);
+/* The same, handling at most `max` messages (a host that must act after each one). */
+int hca_attach_poll_max(struct hca_attach *a, int max);
 
 void hca_attach_close(struct hca_attach *a);
 
