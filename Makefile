@@ -31,6 +31,7 @@ include util/prmgen/prmgen.mk
 -include util/iblib/iblib.mk
 -include util/hcasim/hcasim.mk
 -include util/fabsim/fabsim.mk
+-include src/net/apps.mk
 -include util/payload/payload.mk
 -include util/qemu/qemu.mk
 
