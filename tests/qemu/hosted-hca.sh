@@ -25,8 +25,8 @@ expect $t "$log" '^    BAR0 mem64 0x[0-9a-f]+ size 1 MiB$' "BAR0 of the model no
 expect $t "$log" '^pci 00:04\.0: .*\(hermon\)$' "the Hermon driver did not claim the model" &&
 expect $t "$log" 'ConnectX-3 registered' "driver bring-up did not complete" &&
 expect $t "$log" 'port 1: DOWN' "port 1 state not reported" &&
-expect $t "$log" 'GID 0000:0000:0000:0000:0002:c903:00ab:cd10$' "port 1 GUID differs from --hca-guid" &&
-expect $t "$log" 'GID 0000:0000:0000:0000:0002:c903:00ab:cd11$' "port 2 GUID is not --hca-guid + 1" &&
+expect $t "$log" 'GID 0000:0000:0000:0000:0002:c903:00ab:cd11$' "port 1 GUID is not --hca-guid + 1" &&
+expect $t "$log" 'GID 0000:0000:0000:0000:0002:c903:00ab:cd12$' "port 2 GUID is not --hca-guid + 2" &&
 { ! grep -q 'ERROR: AddressSanitizer\|runtime error' "$log" || { fail $t "sanitizer report"; false; }; } &&
 { [ "$status" -eq 0 ] || { fail $t "exit status $status"; false; }; } &&
 pass $t

@@ -47,7 +47,8 @@ int fakedev_register(uint32_t bdf);
 #define FAKEDEV_ID_VALUE 0x1b1b0001u
 
 /* The Hermon model (libhcasim) as a PCI function, optionally cabled to fabsim (only in
- * bin/ibboot-hosted, which links the model). Port p's GUID is node_guid + p - 1. */
+ * bin/ibboot-hosted, which links the model). Port p's GUID is node_guid + p (as on mlx4, and as
+ * util/netboot-env numbers its HCA slots: pass NETBOOT_HCA<i>_NODE_GUID). */
 struct hosted_hca_options {
 	uint16_t device_id;    /* 0: ConnectX-3 (0x1003) */
 	uint64_t node_guid;    /* 0: HOSTED_HCA_DEFAULT_GUID */
@@ -55,7 +56,7 @@ struct hosted_hca_options {
 	const char *fabric;    /* fabsim's HCA socket, or NULL for unplugged ports */
 	bool log;              /* model log lines on stderr */
 };
-#define HOSTED_HCA_DEFAULT_GUID 0x0002c90300b0b001ull
+#define HOSTED_HCA_DEFAULT_GUID 0x0002c90300b0b000ull
 /* Returns 0, or -1 with a reason in err. */
 int hosted_hca_add(uint32_t bdf, const struct hosted_hca_options *o, char *err, size_t errlen);
 

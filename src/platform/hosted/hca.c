@@ -116,10 +116,11 @@ int hosted_hca_add(uint32_t bdf, const struct hosted_hca_options *o, char *err, 
 	struct hosted_hca *hh = calloc(1, sizeof(*hh));
 	unsigned ports = o->num_ports ? o->num_ports : 2;
 	uint64_t guid = o->node_guid ? o->node_guid : HOSTED_HCA_DEFAULT_GUID;
-	/* Port GUIDs set explicitly: fabsim cables ports by GUID, so both sides must agree. */
+	/* Port GUIDs set explicitly (mlx4's convention, and util/netboot-env's: port p is the node
+	 * GUID + p): fabsim cables ports by GUID, so the model and the fabric must agree. */
 	struct hcasim_config cfg = {
 		.device_id = o->device_id, .node_guid = guid, .num_ports = ports,
-		.port_guid = { guid, guid + 1 }, .node_desc = "ibboot-hosted",
+		.port_guid = { guid + 1, guid + 2 }, .node_desc = "ibboot-hosted",
 	};
 	struct hcasim_host_ops ops = {
 		.dma_read = hca_dma_read, .dma_write = hca_dma_write, .packet_out = hca_packet_out,

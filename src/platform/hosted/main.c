@@ -3,7 +3,8 @@
  * bin/ibboot-hosted: ibboot as a Linux program. Options first, then the boot command line:
  *   bin/ibboot-hosted [--hca] [--hca-guid=N] [--hca-ports=N] [--hca-device=ID] [--hca-log]
  *                     [--fabric=SOCKET] [--ram=MIB] [ibboot.cmd=pci,mem,poweroff ...]
- * --hca puts the Hermon model (libhcasim) at 00:04.0; --fabric cables its ports to fabsim.
+ * --hca puts the Hermon model (libhcasim) at 00:04.0 (node GUID --hca-guid, port p = GUID + p);
+ * --fabric cables its ports to fabsim.
  * A test device (1234:0b1b) always sits at 00:01.0. Commands are then read from stdin until it
  * ends.
  */
