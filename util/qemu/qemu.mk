@@ -50,3 +50,10 @@ CHECK_TARGETS += check-qemu-device
 .PHONY: check-qemu-oracle
 check-qemu-oracle: qemu build/qemu/hcr-trace $(HCASIM_SO) bin/fabsim bin/fabsim-servernode
 	@util/run-test qemu/ipxe-oracle $(QEMU_TESTS)/ipxe-oracle.sh
+
+# Baseline figures of the stock iPXE on the same QEMU + model + fabric + servers (make bench).
+.PHONY: bench-qemu-ipxe
+bench-qemu-ipxe: qemu $(HCASIM_SO) bin/fabsim bin/fabsim-servernode
+	@util/qemu/bench-ipxe.sh
+
+BENCH_TARGETS += bench-qemu-ipxe
