@@ -1,0 +1,40 @@
+#!/bin/bash
+# End to end for the IB core + IPoIB + IPv4/ICMP: bin/ibboot.lkrn in QEMU with -device hermon
+# (port 1 cabled into fabsim), the stock OpenSM managing the fabric, the server node bridging IPoIB
+# to a TUN where the Linux kernel answers 198.18.0.1 (util/netboot-env). The command line makes
+# ibboot configure 198.18.0.50/24, ping the server and print ibstat; the serial console must show
+# the port ACTIVE, ib0 up with the group's MTU and Q_Key, and ICMP echo replies from the kernel.
+# Logs: build/ibcore/e2e/. Not part of check-ibcore (needs QEMU with the hermon device).
+set -uo pipefail
+TOP=$(cd "$(dirname "$0")/../../.." && pwd)
+cd "$TOP"
+T=$TOP/build/ibcore/e2e
+if [ "${1:-}" != --inside ]; then
+    rm -rf "$T"; mkdir -p "$T"
+    util/netboot-env run "$T/env" --hcas 1 -- "$0" --inside > "$T/netboot-env.log" 2>&1
+    rc=$?
+    grep -E '^(PASS|FAIL|SKIP)' "$T/netboot-env.log"
+    [ "$rc" -eq 77 ] && exit 77
+    grep -q '^PASS: ' "$T/netboot-env.log" || { echo "FAIL: ibcore-e2e: the environment did not come up (status $rc): $(tail -5 "$T/netboot-env.log")"; exit 1; }
+    exit 0
+fi
+
+QEMU=$(util/qemu/build --print-path 2>/dev/null) || { echo "SKIP: ibcore-e2e: QEMU with the hermon device is not built (make qemu)"; exit 77; }
+S=$NETBOOT_SERVER_IP
+CMD="ibboot.cmd=ipconfig+198.18.0.50/24,ping+$S+3,ibstat,ifstat,poweroff"
+timeout --kill-after=5 300 "$QEMU" -display none -machine graphics=off -monitor none -no-reboot \
+    -m 256 -net none -serial "file:$T/serial.log" -kernel bin/ibboot.lkrn -append "$CMD" \
+    -device "hermon,model=$TOP/bin/libhcasim.so,device-id=0x1003,guid=$NETBOOT_HCA1_PORT1_GUID,port2=off,fabric=$FABSIM_HCA_SOCKET,fabric-lib=$TOP/bin/libfabsim_client.so,log=$T/device.log" \
+    > "$T/qemu.out" 2>&1
+rc=$?
+sed -e 's/\r//g' -e 's/\x1b\[[0-9;]*[a-zA-Z]//g' "$T/serial.log" > "$T/serial.txt"
+step() {  # step NAME REGEX WHY
+    if grep -Eq "$2" "$T/serial.txt"; then echo "PASS: ibcore-e2e/$1"; else echo "FAIL: ibcore-e2e/$1: $3"; fi
+}
+[ "$rc" -eq 0 ] && echo "PASS: ibcore-e2e/qemu-runs" || echo "FAIL: ibcore-e2e/qemu-runs: QEMU status $rc: $(head -c 300 "$T/qemu.out")"
+step port-active 'port 1: ACTIVE, LID 0x' "port 1 never became ACTIVE under OpenSM"
+step ipoib-up 'ib0: link up on .* MTU (2044|4092), broadcast MLID 0xc[0-9a-f]{3}, Q_Key 0x00000b1b' "ib0 did not join the broadcast group"
+step ping "ping $S: reply icmp_seq=1" "no ICMP echo reply from the server's kernel"
+step ping-all "ping $S: 3 sent, 3 received" "not every echo was answered"
+step ibstat 'port 1: ACTIVE \(LinkUp\) \(in use\)' "ibstat does not show the port in use"
+echo "--- serial console:"; tail -n 40 "$T/serial.txt"
