@@ -24,9 +24,13 @@ bin/tests/hermon: $(HERMON_TEST_OBJS) $(HERMON_HCASIM_LIB)
 
 -include $(HERMON_TEST_OBJS:.o=.d)
 
-.PHONY: check-driver bench-driver
+.PHONY: check-driver bench-driver check-driver-qemu
 check-driver: bin/tests/hermon
 	@util/run-test driver bin/tests/hermon
+
+# Bare metal: the image in QEMU with the model on fabsim + OpenSM, ICMP echo (about a minute).
+check-driver-qemu: bin/ibboot.lkrn bin/libhcasim.so bin/fabsim bin/fabsim-servernode
+	@util/run-test driver-qemu src/drivers/infiniband/tests/qemu-icmp.sh
 
 # Host memory the driver gives the HCA on the model (FA + AUX + ICM) and MAP commands used.
 bench-driver: bin/tests/hermon

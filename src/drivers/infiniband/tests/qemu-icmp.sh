@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The driver on bare metal: bin/ibboot.lkrn in QEMU with `-device hermon` (the model), cabled to
+# fabsim with the stock OpenSM (util/netboot-env): the port must reach ACTIVE under the SM, IPoIB
+# must join the broadcast group and ICMP echoes to the server node (the Linux kernel behind the
+# TUN) must be answered; `fwdump` must show the local-only key and no error CQE; poweroff must
+# quiesce. Results as PASS:/FAIL: lines; logs in build/driver/qemu-icmp/.
+set -uo pipefail
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../.." && pwd)
+cd "$TOP"
+T=$TOP/build/driver/qemu-icmp
+rm -rf "$T"
+mkdir -p "$T"
+FAILED=0
+pass() { echo "PASS: driver-qemu/$1"; }
+fail() { echo "FAIL: driver-qemu/$1: $2"; FAILED=1; }
+
+if ! QEMU=$(util/qemu/build --print-path 2>/dev/null); then
+	# The device wrapper changed since the last build: the previous QEMU still runs the same
+	# model (it dlopens bin/libhcasim.so), so it is good enough to test the driver.
+	QEMU=$(cat build/qemu/qemu-path 2>/dev/null)
+	if [ -z "$QEMU" ] || [ ! -x "$QEMU" ]; then
+		echo "FAIL: driver-qemu: QEMU with the hermon device is not built (run: make qemu)"
+		exit 1
+	fi
+	echo "note: using the last built QEMU, $QEMU"
+fi
+for f in bin/ibboot.lkrn bin/libhcasim.so bin/fabsim bin/fabsim-servernode; do
+	[ -e "$f" ] || { echo "FAIL: driver-qemu: $f missing (run: make all)"; exit 1; }
+done
+
+cat > "$T/guest.sh" <<INNER
+#!/usr/bin/env bash
+# Runs inside util/netboot-env (env.sh sourced): one HCA slot, port 1 cabled.
+timeout --kill-after=5 150 "$QEMU" -display none -machine graphics=off -monitor none -no-reboot \\
+	-m 256 -net none -nodefaults -serial "file:$T/serial.log" -device isa-debug-exit \\
+	-device hermon,model=$TOP/bin/libhcasim.so,guid=\$NETBOOT_HCA1_PORT1_GUID,fabric=\$FABSIM_HCA_SOCKET,log=$T/device.log \\
+	-kernel $TOP/bin/ibboot.lkrn \\
+	-append "ibboot.cmd=ipconfig+198.18.0.60/24,ping+198.18.0.1+3,ibstat,fwdump,poweroff" \\
+	> "$T/qemu.out" 2>&1
+echo \$? > "$T/qemu.status"
+INNER
+chmod +x "$T/guest.sh"
+
+util/netboot-env run "$T/env" --hcas 1 -- "$T/guest.sh" > "$T/netboot-env.log" 2>&1
+rc=$?
+if [ "$rc" -eq 77 ]; then
+	echo "SKIP: driver-qemu: this machine cannot create the test network (see $T/netboot-env.log)"
+	exit 0
+fi
+[ -f "$T/serial.log" ] || { fail run "QEMU produced no serial log (netboot-env status $rc; see $T)"; exit 1; }
+S=$(tr -d '\r' < "$T/serial.log")
+# isa-debug-exit: `poweroff` (status 0) makes QEMU exit with 1.
+[ "$(cat "$T/qemu.status" 2>/dev/null)" = 1 ] && pass poweroff || fail poweroff "QEMU exit $(cat "$T/qemu.status" 2>/dev/null)"
+grep -q 'registered' <<<"$S" && pass probe || fail probe "no 'registered' line"
+grep -Eq 'port 1: ACTIVE, LID 0x[0-9a-f]+, SM LID' <<<"$S" && pass port-active || fail port-active "port 1 never ACTIVE under OpenSM"
+grep -q 'ping 198.18.0.1: 3 sent, 3 received' <<<"$S" && pass icmp-echo || fail icmp-echo "echo replies missing"
+grep -q 'local read/write only' <<<"$S" && pass fwdump || fail fwdump "no fwdump output"
+if grep -Eq 'completion error|treated as an error|failed: status' <<<"$S"; then
+	fail no-errors "$(grep -Em1 'completion error|treated as an error|failed: status' <<<"$S")"
+else
+	pass no-errors
+fi
+exit "$FAILED"
