@@ -156,6 +156,7 @@ void fault_set(struct fabric *f, struct link *l, const struct fault_cfg *c);
 /* ---- switch forwarding (switch.c) ---- */
 void switch_receive(struct fabric *f, struct port *in, uint8_t *pkt, size_t len,
 		    const struct pkt_hdrs *h);
+void switch_send_trap128(struct fabric *f, struct node *sw);
 
 /* ---- SMA for nodes fabsim owns (sma.c) ---- */
 /* Process the SMP in `mad` (256 bytes, Get/Set) arriving at `at`; writes the response in place

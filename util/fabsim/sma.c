@@ -104,9 +104,10 @@ void port_set_phys(struct fabric *f, struct port *p, bool up)
 					   p->pi.link_down_default == PHYS_DISABLED)
 					  ? PHYS_DISABLED : PHYS_POLLING;
 	p->pi.state = up ? PORT_INIT : PORT_DOWN;
-	if (p->node->kind == NODE_SWITCH && old != p->pi.state)
+	if (p->node->kind == NODE_SWITCH && old != p->pi.state) {
 		p->node->port_state_change = true;  /* SwitchInfo:PortStateChange (14.2.5.4) */
-	(void)f;
+		switch_send_trap128(f, p->node);
+	}
 }
 
 static int port_info_set(struct fabric *f, struct port *p, const uint8_t *d)

@@ -36,6 +36,7 @@
 
 #define SMP_DIRECTION 0x8000  /* D bit in MAD_STATUS: 1 = returning to the requester */
 
+#define ATTR_NOTICE 0x0002
 #define ATTR_NODE_DESC 0x0010
 #define ATTR_NODE_INFO 0x0011
 #define ATTR_SWITCH_INFO 0x0012

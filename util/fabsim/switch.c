@@ -162,6 +162,37 @@ static void switch_directed_route(struct fabric *f, struct node *sw, struct port
 	port_transmit(f, &sw->ports[out], pkt, len);
 }
 
+/* Trap 128 "link state of a switch port changed" (a generic Notice, IBA 14.2.5.1 / 14.3: Urgent,
+ * producer type switch, DataDetails = the switch's LID), LID-routed to the SM so it sweeps at once
+ * instead of at its next periodic sweep. Sent once; a lost trap only delays the SM. */
+void switch_send_trap128(struct fabric *f, struct node *sw)
+{
+	const struct port_info_state *pi = &sw->ports[0].pi;
+	uint8_t mad[MAD_BYTES] = { 0 }, out[FABSIM_MAX_PKT];
+	struct pkt_hdrs h;
+	size_t n;
+
+	if (!pi->lid || !pi->smlid || switch_owns_lid(sw, pi->smlid))
+		return;
+	mad[MAD_BASE_VERSION] = 1;
+	mad[MAD_MGMT_CLASS] = MGMT_CLASS_SUBN_LID;
+	mad[MAD_CLASS_VERSION] = 1;
+	mad[MAD_METHOD] = METHOD_TRAP;
+	iblib_put_be64(mad + MAD_TID, 0x7472617000000000ull | sw->ports[0].psn);
+	iblib_put_be16(mad + MAD_ATTR_ID, ATTR_NOTICE);
+	mad[SMP_DATA + 0] = 0x80 | 1;                 /* IsGeneric, Type 1 (urgent) */
+	iblib_put_be24(mad + SMP_DATA + 1, 2);        /* ProducerType: switch */
+	iblib_put_be16(mad + SMP_DATA + 4, 128);      /* TrapNumber */
+	iblib_put_be16(mad + SMP_DATA + 6, pi->lid);  /* IssuerLID */
+	iblib_put_be16(mad + SMP_DATA + 10, pi->lid); /* DataDetails: LIDADDR */
+	n = pkt_build_ud(out, sizeof(out), 15, 0, pi->smlid, pi->lid, 0xffff, 0, 0, 0,
+			 sw->ports[0].psn++, mad, MAD_BYTES);
+	if (!n || pkt_parse(out, n, &h) != PKT_OK)
+		return;
+	fabsim_log(f, 1, "%s: trap 128 to SM LID %u", sw->name, pi->smlid);
+	forward_unicast(f, sw, &sw->ports[0], out, n, &h);
+}
+
 void switch_receive(struct fabric *f, struct port *in, uint8_t *pkt, size_t len,
 		    const struct pkt_hdrs *h)
 {

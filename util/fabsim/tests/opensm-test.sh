@@ -245,7 +245,16 @@ else
 	fail link_down_cuts_hca1 "$("$fabsimctl" "$dir/ctl" ports)"
 fi
 "$fabsimctl" "$dir/ctl" counters hca1
+# Plugged back: the switch sends trap 128, OpenSM sweeps and brings hca1 back to Active.
 "$fabsimctl" "$dir/ctl" link hca1 up >/dev/null
+hca1_active() { diag smpquery portinfo "$lid1" 0 | grep -qE 'LinkState:\.*Active'; }
+if wait_until 60 hca1_active && grep -q "Notice type:1 num:128 (Link state change) Producer:2 (Switch)" \
+	"$dir/osm/opensm.log"; then
+	pass replugged_hca1_active_again
+	grep -m1 "num:128" "$dir/osm/opensm.log"
+else
+	fail replugged_hca1_active_again "$(diag smpquery portinfo "$lid1" 0 | grep State)"
+fi
 
 # --- the SM dies without a word (SIGKILL) and a new one takes over the same fabric
 kill -9 "$osm_pid"
