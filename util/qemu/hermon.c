@@ -89,6 +89,7 @@ struct HermonState {
     struct hcasim_config cfg;
     struct hcasim_host_ops ops;
     bool touched;                       /* guest accessed a BAR since the model was created */
+    bool in_model;                      /* inside a model call (its DMA may hit our own BARs) */
 
     void *fabric_lib;
     HermonFabricApi fab;
@@ -114,14 +115,15 @@ struct HermonState {
 
 static void G_GNUC_PRINTF(2, 3) hermon_log(HermonState *s, const char *fmt, ...)
 {
-    int64_t ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
-    int64_t sec = ns / NANOSECONDS_PER_SECOND;
-    int64_t usec = ns % NANOSECONDS_PER_SECOND / 1000;
+    int64_t ns, sec, usec;
     va_list ap;
 
     if (!s->log) {
         return;
     }
+    ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    sec = ns / NANOSECONDS_PER_SECOND;
+    usec = ns % NANOSECONDS_PER_SECOND / 1000;
     fprintf(s->log, "[%5" PRId64 ".%06" PRId64 "] ", sec, usec);
     va_start(ap, fmt);
     vfprintf(s->log, fmt, ap);
@@ -183,10 +185,34 @@ static void hermon_packet_out(void *ctx, unsigned port, const void *pkt, size_t 
 
 /* ---- driving the model ---- */
 
+/*
+ * The model is not re-entrant. A DMA address that points into our own BARs would call back into
+ * it from inside a model call (QEMU 7.2 has no re-entrancy guard of its own): such an access is
+ * refused here, like a transaction nobody decodes.
+ */
+static bool hermon_enter(HermonState *s, const char *what)
+{
+    if (s->in_model) {
+        hermon_log(s, "refused: %s from inside the model (DMA aimed at the HCA's own BAR?)", what);
+        return false;
+    }
+    s->in_model = true;
+    return true;
+}
+
+static void hermon_leave(HermonState *s)
+{
+    s->in_model = false;
+}
+
 static void hermon_run(HermonState *s, unsigned max_steps)
 {
-    while (s->h && max_steps-- && s->api.step(s->h)) {
+    if (!s->h || !hermon_enter(s, "step")) {
+        return;
     }
+    while (max_steps-- && s->api.step(s->h)) {
+    }
+    hermon_leave(s);
 }
 
 /* The model's account of host memory the driver handed over (FA, ICM AUX, ICM), when it changes. */
@@ -222,9 +248,10 @@ static uint64_t hermon_bar_read(HermonState *s, unsigned bar, hwaddr off, unsign
     uint8_t bytes[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
     uint64_t val;
 
-    if (s->h) {
+    if (s->h && hermon_enter(s, "BAR read")) {
         s->touched = true;
         s->api.bar_read(s->h, bar, off, bytes, size);
+        hermon_leave(s);
     }
     /* DEVICE_LITTLE_ENDIAN: the value's little-endian bytes are the bus-order bytes. */
     val = ldn_le_p(bytes, size);
@@ -241,7 +268,7 @@ static void hermon_bar_write(HermonState *s, unsigned bar, hwaddr off, uint64_t 
 {
     uint8_t bytes[8];
 
-    if (!s->h) {
+    if (!s->h || !hermon_enter(s, "BAR write")) {
         return;
     }
     stn_le_p(bytes, size, val);
@@ -252,6 +279,7 @@ static void hermon_bar_write(HermonState *s, unsigned bar, hwaddr off, uint64_t 
     }
     s->touched = true;
     s->api.bar_write(s->h, bar, off, bytes, size);
+    hermon_leave(s);
     hermon_run(s, 1);
 }
 
@@ -468,7 +496,7 @@ static void hermon_fabric_readable(void *opaque)
             hermon_port_detach(p);
             return;
         }
-        if (!s->h) {
+        if (!s->h || !hermon_enter(s, "fabric message")) {
             continue;
         }
         if (s->rx.type == FABSIM_MSG_PACKET) {
@@ -478,6 +506,7 @@ static void hermon_fabric_readable(void *opaque)
             hermon_log(s, "fabric port %u: link %s", p->num, p->link_up ? "up" : "down");
             s->api.port_set_link(s->h, p->num, p->link_up);
         }
+        hermon_leave(s);
         hermon_run(s, 1);
     }
 }
