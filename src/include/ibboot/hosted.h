@@ -15,7 +15,9 @@ struct soft_pci_ops {
 	void (*cfg_write)(void *ctx, unsigned off, uint32_t val, unsigned size);
 	void (*bar_read)(void *ctx, unsigned bar, uint64_t off, void *data, unsigned size);
 	void (*bar_write)(void *ctx, unsigned bar, uint64_t off, const void *data, unsigned size);
-	void (*poll)(void *ctx);   /* optional: run the device (called from plat_poll) */
+	/* Optional: run the device (called from plat_poll); true if it did any work, so the
+	 * platform knows not to doze in plat_cpu_relax() while a device is busy. */
+	bool (*poll)(void *ctx);
 };
 
 /* -EEXIST if bdf is taken, -ENOSPC if the registry is full, -EINVAL for bad arguments. */
@@ -59,6 +61,9 @@ struct hosted_hca_options {
 #define HOSTED_HCA_DEFAULT_GUID 0x0002c90300b0b000ull
 /* Returns 0, or -1 with a reason in err. */
 int hosted_hca_add(uint32_t bdf, const struct hosted_hca_options *o, char *err, size_t errlen);
+
+/* True if a software device did work on the last plat_poll(). */
+bool hosted_devices_busy(void);
 
 /* The boot command line plat_cmdline() returns (the program's arguments, joined). */
 void hosted_set_cmdline(const char *s);

@@ -90,17 +90,20 @@ static void hca_bar_write(void *ctx, unsigned bar, uint64_t off, const void *dat
 	hcasim_step(hh->h);   /* a doorbell or HCR go bit starts work at once, as on hardware */
 }
 
-static void hca_poll(void *ctx)
+static bool hca_poll(void *ctx)
 {
 	struct hosted_hca *hh = ctx;
+	int msgs = 0, steps = 0;
 
-	if (hh->fabric && hca_attach_poll(hh->fabric) < 0) {
+	if (hh->fabric && (msgs = hca_attach_poll(hh->fabric)) < 0) {
 		fprintf(stderr, "hosted: fabsim went away; the HCA's ports are down\n");
 		hca_attach_close(hh->fabric);
 		hh->fabric = NULL;
+		msgs = 0;
 	}
-	for (int i = 0; i < HCA_STEPS_PER_POLL && hcasim_step(hh->h); i++)
-		;
+	while (steps < HCA_STEPS_PER_POLL && hcasim_step(hh->h))
+		steps++;
+	return msgs > 0 || steps > 0;
 }
 
 static const struct soft_pci_ops hca_ops = {

@@ -173,9 +173,19 @@ void plat_mmio_write(const struct mmio *m, uint64_t off, const void *bytes, unsi
 		s->ops->bar_write(s->ctx, m->bar, off, bytes, size);
 }
 
+static bool devices_busy;
+
 void plat_poll(void)
 {
+	bool busy = false;
+
 	for (unsigned i = 0; i < SOFT_PCI_MAX; i++)
 		if (slots[i].used && slots[i].ops->poll)
-			slots[i].ops->poll(slots[i].ctx);
+			busy |= slots[i].ops->poll(slots[i].ctx);
+	devices_busy = busy;
+}
+
+bool hosted_devices_busy(void)
+{
+	return devices_busy;
 }

@@ -93,9 +93,18 @@ uint64_t plat_counter_mask(void)
 	return UINT64_MAX;
 }
 
+/* Waiting loops spin on plat_poll() + plat_cpu_relax(). While a device is busy, stay hot (the
+ * driver is in a handshake with it); otherwise doze a little, so a hosted run waiting for a
+ * subnet manager does not burn a whole CPU. */
 void plat_cpu_relax(void)
 {
-	__builtin_ia32_pause();
+	if (hosted_devices_busy()) {
+		__builtin_ia32_pause();
+		return;
+	}
+	struct timespec nap = { 0, 20000 };
+
+	nanosleep(&nap, NULL);
 }
 
 void hosted_set_ram_size(uint64_t bytes)
