@@ -139,6 +139,11 @@ static int check_new_qpc(struct hcasim *h, uint32_t qpn, uint8_t *q)
 		hcasim_refuse(h, "RST2INIT_QP: QP %#x: service type %#x not supported", qpn, st);
 		return ST_BAD_PARAM;
 	}
+	if (!special && hcasim_qp_index(h, qpn) < HCASIM_RSVD_QPS) {
+		hcasim_refuse(h, "RST2INIT_QP: QP %#x is one of the firmware's %u reserved QPs", qpn,
+			      HCASIM_RSVD_QPS);
+		return ST_BAD_PARAM;
+	}
 	if ((st == QPST_MLX) != special) {
 		hcasim_refuse(h, "RST2INIT_QP: QP %#x: MLX transport %s (special QP block at %#x%s)",
 			      qpn, special ? "required for QP0/QP1" : "only for QP0/QP1",
@@ -185,24 +190,19 @@ int cmd_qp_modify(struct hcasim *h, struct hcasim_cmd *c)
 	uint32_t mask;
 	int st;
 
-	if (qpn >= (1u << h->lay.log_num_qp)) {
-		hcasim_refuse(h, "%s: QPN %#x beyond the QPC table (2^%u)", hcasim_cmd_name(c->opcode),
-			      qpn, h->lay.log_num_qp);
-		return ST_BAD_INDEX;
-	}
-	from = h->qp_state[qpn];
+	from = QP_STATE(h, qpn);
 	if (!transition(c->opcode, from, &to)) {
 		hcasim_refuse(h, "%s: QP %#x is in state %s", hcasim_cmd_name(c->opcode), qpn,
 			      hcasim_qp_state_name(from));
 		return ST_BAD_QP_STATE;
 	}
 	if (c->opcode == OP_2RST_QP) {
-		h->qp_state[qpn] = QPS_RST;
+		QP_STATE(h, qpn) = QPS_RST;
 		return ST_OK;
 	}
 	if (c->opcode == OP_2ERR_QP) {
 		if (from == QPS_RST) {
-			h->qp_state[qpn] = QPS_ERR;
+			QP_STATE(h, qpn) = QPS_ERR;
 			return ST_OK;
 		}
 		if (hcasim_qpc_load(h, qpn, cur) < 0)
@@ -219,7 +219,7 @@ int cmd_qp_modify(struct hcasim *h, struct hcasim_cmd *c)
 		st = check_new_qpc(h, qpn, in);
 		if (st)
 			return st;
-		if (hcasim_cmpt_check(h, 0, qpn) < 0)
+		if (hcasim_cmpt_check(h, 0, hcasim_qp_index(h, qpn)) < 0)
 			return ST_ICM_ERROR;
 		memcpy(cur, in, QPC_BYTES);
 		PRM_SET(queue_pair_ee_context_entry, local_qpn_een, cur, qpn);
@@ -237,8 +237,8 @@ int cmd_qp_modify(struct hcasim *h, struct hcasim_cmd *c)
 	PRM_SET(queue_pair_ee_context_entry, state, cur, to);
 	if (hcasim_qpc_store(h, qpn, cur) < 0)
 		return ST_ICM_ERROR;
-	h->qp_state[qpn] = (uint8_t)to;
-	h->qp_rc_wait[qpn] = 0;
+	QP_STATE(h, qpn) = (uint8_t)to;
+	QP_WAIT(h, qpn) = 0;
 	if (to == QPS_RTS)
 		hcasim_sq_doorbell(h, PRM_GET(queue_pair_ee_context_entry, usr_page, cur), qpn);
 	return ST_OK;
@@ -249,13 +249,9 @@ int cmd_query_qp(struct hcasim *h, struct hcasim_cmd *c)
 	uint32_t qpn = c->in_mod & 0xffffff;
 	uint8_t *q = PRM_SUB(qp_ee_state_transitions, qpc_eec_data, c->out);
 
-	if (qpn >= (1u << h->lay.log_num_qp)) {
-		hcasim_refuse(h, "QUERY_QP: QPN %#x beyond the QPC table", qpn);
-		return ST_BAD_INDEX;
-	}
-	if (h->qp_state[qpn] != QPS_RST && hcasim_qpc_load(h, qpn, q) < 0)
+	if (QP_STATE(h, qpn) != QPS_RST && hcasim_qpc_load(h, qpn, q) < 0)
 		return ST_ICM_ERROR;
-	PRM_SET(queue_pair_ee_context_entry, state, q, h->qp_state[qpn]);
+	PRM_SET(queue_pair_ee_context_entry, state, q, QP_STATE(h, qpn));
 	c->out_len = HERMONPRM_QP_EE_STATE_TRANSITIONS_ST_BYTES;
 	return ST_OK;
 }

@@ -73,7 +73,8 @@ static void dump_contexts(struct hcasim *h, struct out *o)
 			    hcasim_bit(h->cq_armed, i) ? " armed" : "");
 	for (uint32_t i = 0; i < (1u << l->log_num_qp); i++)
 		if (h->qp_state[i] != QPS_RST && hcasim_qpc_load(h, i, b) == 0)
-			put(o, "QP %#x: %s st %#x pd %#x sq %u rq %u cq %#x/%#x qkey %#x\n", i,
+			put(o, "QP %#x: %s st %#x pd %#x sq %u rq %u cq %#x/%#x qkey %#x\n",
+			    PRM_GET(queue_pair_ee_context_entry, local_qpn_een, b),
 			    hcasim_qp_state_name(h->qp_state[i]),
 			    PRM_GET(queue_pair_ee_context_entry, st, b),
 			    PRM_GET(queue_pair_ee_context_entry, pd, b),

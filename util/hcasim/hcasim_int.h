@@ -240,6 +240,17 @@ struct hcasim {
 	uint8_t rxdata[HCASIM_MAX_PKT + 64];   /* receive-side assembly (GRH area + payload) */
 };
 
+/* QPNs are 24 bits; the QPC table is indexed by the low log_num_qp bits (drivers put random
+ * bits above them, as iPXE does), and the full QPN is kept in the context (local_qpn_een). */
+static inline uint32_t hcasim_qp_index(const struct hcasim *h, uint32_t qpn)
+{
+	return qpn & ((1u << h->lay.log_num_qp) - 1);
+}
+#define QP_STATE(h, qpn) ((h)->qp_state[hcasim_qp_index((h), (qpn))])
+#define QP_WAIT(h, qpn) ((h)->qp_rc_wait[hcasim_qp_index((h), (qpn))])
+#define HCASIM_QPN_MAX 0xffffffu
+#define HCASIM_RSVD_QPS 64u /* QUERY_DEV_CAP log2_rsvd_qps = 6 */
+
 /* hcasim.c */
 void hcasim_log(struct hcasim *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void hcasim_refuse(struct hcasim *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -45,7 +45,7 @@ int hcasim_icm_write(struct hcasim *h, uint64_t va, const void *buf, size_t len)
 
 uint64_t hcasim_qpc_va(struct hcasim *h, uint32_t qpn)
 {
-	return h->lay.qpc_base + (uint64_t)qpn * HCASIM_QPC_SZ;
+	return h->lay.qpc_base + (uint64_t)hcasim_qp_index(h, qpn) * HCASIM_QPC_SZ;
 }
 
 uint64_t hcasim_cqc_va(struct hcasim *h, uint32_t cqn)

@@ -112,7 +112,7 @@ int hcasim_rc_send(struct hcasim *h, uint32_t qpn, uint8_t *qpc, const uint8_t *
 	p.bth.ackreq = true;
 	p.imm = PRM_GET(wqe_segment_ctrl_send, immediate, wqe);
 	PRM_SET(queue_pair_ee_context_entry, next_send_psn, qpc, (psn + 1) & 0xffffff);
-	h->qp_rc_wait[qpn] = 1;
+	QP_WAIT(h, qpn) = 1;
 	rc_emit(h, port, &p, h->scratch, plen);
 	return XMIT_WAIT;
 }
@@ -128,7 +128,7 @@ static void rc_response(struct hcasim *h, uint32_t qpn, uint8_t *qpc, const stru
 	size_t len;
 	unsigned synd = 0;
 
-	if (!h->qp_rc_wait[qpn] || p->bth.psn != want)
+	if (!QP_WAIT(h, qpn) || p->bth.psn != want)
 		return; /* stale or duplicate response */
 	hcasim_wq_geom(qpc, true, &w);
 	len = w.stride > HCASIM_MAX_WQE ? HCASIM_MAX_WQE : w.stride;
@@ -136,7 +136,7 @@ static void rc_response(struct hcasim *h, uint32_t qpn, uint8_t *qpc, const stru
 		hcasim_catastrophe(h, "send queue not translatable");
 		return;
 	}
-	h->qp_rc_wait[qpn] = 0;
+	QP_WAIT(h, qpn) = 0;
 	if (p->ext & IBLIB_EXT_AETH && (p->aeth.syndrome & 0x60) != 0) {
 		synd = p->aeth.syndrome == IBLIB_AETH_NAK_REMOTE_ACCESS ? SYND_REMOTE_ACCESS :
 		       p->aeth.syndrome == IBLIB_AETH_NAK_INVALID_REQ ? SYND_REMOTE_INVAL_REQ :
@@ -252,8 +252,9 @@ void hcasim_rc_receive(struct hcasim *h, unsigned port, const struct iblib_pkt *
 	uint32_t epsn;
 	unsigned st;
 
-	if (qpn >= (1u << h->lay.log_num_qp) || (st = h->qp_state[qpn]) < QPS_RTR || st == QPS_ERR ||
+	if (qpn > HCASIM_QPN_MAX || (st = QP_STATE(h, qpn)) < QPS_RTR || st == QPS_ERR ||
 	    hcasim_qpc_load(h, qpn, qpc) < 0 || PRM_GET(queue_pair_ee_context_entry, st, qpc) != QPST_RC ||
+	    PRM_GET(queue_pair_ee_context_entry, local_qpn_een, qpc) != qpn ||
 	    hcasim_port_of_qp(h, qpc, qpn) != (int)port) {
 		h->port[port - 1].rx_no_qp++;
 		return;
@@ -302,6 +303,6 @@ void hcasim_rc_receive(struct hcasim *h, unsigned port, const struct iblib_pkt *
 	}
 	PRM_SET(queue_pair_ee_context_entry, next_rcv_psn, qpc, (epsn + 1) & 0xffffff);
 store:
-	if (h->qp_state[qpn] != QPS_ERR && hcasim_qpc_store(h, qpn, qpc) < 0)
+	if (QP_STATE(h, qpn) != QPS_ERR && hcasim_qpc_store(h, qpn, qpc) < 0)
 		hcasim_catastrophe(h, "QP context in unmapped ICM");
 }

@@ -239,7 +239,7 @@ static void ud_deliver(struct hcasim *h, unsigned port, const struct iblib_pkt *
 	struct hcasim_port *pp = &h->port[port - 1];
 	uint8_t qpc[QPC_BYTES], wqe[HCASIM_MAX_WQE];
 	uint8_t *data = h->rxdata;
-	unsigned st = h->qp_state[qpn];
+	unsigned st = QP_STATE(h, qpn);
 	struct hcasim_cqe_info ci = { .qpn = qpn };
 	size_t wlen, written;
 	uint16_t counter;
@@ -253,7 +253,9 @@ static void ud_deliver(struct hcasim *h, unsigned port, const struct iblib_pkt *
 		hcasim_catastrophe(h, "QP context in unmapped ICM");
 		return;
 	}
-	if (ext_qpn < 0 && PRM_GET(queue_pair_ee_context_entry, st, qpc) != QPST_UD) {
+	/* the context is found by the QPN's low bits; the full QPN must match too */
+	if (PRM_GET(queue_pair_ee_context_entry, local_qpn_een, qpc) != qpn ||
+	    (ext_qpn < 0 && PRM_GET(queue_pair_ee_context_entry, st, qpc) != QPST_UD)) {
 		pp->rx_no_qp++;
 		return;
 	}
@@ -372,7 +374,7 @@ static void special_qp_in(struct hcasim *h, unsigned port, const struct iblib_pk
 		hcasim_refuse(h, "port %u: SMP not on VL15: dropped (IBA 14.2.2.1)", port);
 		return;
 	}
-	if (h->special_qp_set && h->qp_state[qpn] >= QPS_RTR && h->qp_state[qpn] != QPS_ERR)
+	if (h->special_qp_set && QP_STATE(h, qpn) >= QPS_RTR && QP_STATE(h, qpn) != QPS_ERR)
 		ud_deliver(h, port, p, buf, qpn, (int)qp);
 	else
 		firmware_mad(h, port, p, buf, qp);
@@ -393,7 +395,7 @@ static void mcast_in(struct hcasim *h, unsigned port, const struct iblib_pkt *p,
 		return;
 	}
 	for (int i = 0; i < n; i++)
-		if (qpns[i] < (1u << h->lay.log_num_qp))
+		if (qpns[i] <= HCASIM_QPN_MAX)
 			ud_deliver(h, port, p, buf, qpns[i], -1);
 }
 
@@ -443,7 +445,7 @@ void hcasim_rx_packet(struct hcasim *h, unsigned port, const uint8_t *buf, size_
 		special_qp_in(h, port, &p, buf, p.bth.dest_qp);
 	else if (p.bth.dest_qp == 0xffffff)
 		mcast_in(h, port, &p, buf);
-	else if (p.bth.dest_qp < (1u << h->lay.log_num_qp))
+	else if (p.bth.dest_qp <= HCASIM_QPN_MAX)
 		ud_deliver(h, port, &p, buf, p.bth.dest_qp, -1);
 	else
 		pp->rx_no_qp++;

@@ -198,8 +198,8 @@ void hcasim_qp_to_error(struct hcasim *h, uint32_t qpn, uint8_t *qpc, const char
 	int posted;
 
 	hcasim_refuse(h, "QP %#x to error: %s", qpn, why);
-	h->qp_state[qpn] = QPS_ERR;
-	h->qp_rc_wait[qpn] = 0;
+	QP_STATE(h, qpn) = QPS_ERR;
+	QP_WAIT(h, qpn) = 0;
 	PRM_SET(queue_pair_ee_context_entry, state, qpc, QPS_ERR);
 	posted = hcasim_rq_posted(h, qpc);
 	for (int i = 0; i < posted; i++) {
@@ -218,12 +218,17 @@ void hcasim_sq_doorbell(struct hcasim *h, uint32_t uar_page, uint32_t qpn)
 {
 	uint8_t qpc[QPC_BYTES];
 
-	if (h->fw != FW_HCA_UP || qpn >= (1u << h->lay.log_num_qp) || h->qp_state[qpn] == QPS_RST) {
+	if (h->fw != FW_HCA_UP || qpn > HCASIM_QPN_MAX || QP_STATE(h, qpn) == QPS_RST) {
 		hcasim_refuse(h, "send doorbell for QP %#x ignored: no such QP in hardware", qpn);
 		return;
 	}
 	if (hcasim_qpc_load(h, qpn, qpc) < 0)
 		return;
+	if (PRM_GET(queue_pair_ee_context_entry, local_qpn_een, qpc) != qpn) {
+		hcasim_refuse(h, "send doorbell for QP %#x ignored: that context holds QP %#x", qpn,
+			      PRM_GET(queue_pair_ee_context_entry, local_qpn_een, qpc));
+		return;
+	}
 	/* A QP's doorbell must come through its own UAR page (the isolation UARs exist for). */
 	if (PRM_GET(queue_pair_ee_context_entry, usr_page, qpc) != uar_page) {
 		hcasim_refuse(h, "send doorbell for QP %#x through UAR page %u, QP owns page %u", qpn,
@@ -261,14 +266,14 @@ void hcasim_sq_run(struct hcasim *h, uint32_t qpn)
 {
 	uint8_t qpc[QPC_BYTES], wqe[HCASIM_MAX_WQE];
 	struct hcasim_wq w;
-	unsigned state = h->qp_state[qpn];
+	unsigned state = QP_STATE(h, qpn);
 
 	if (state != QPS_RTS && state != QPS_SQD && state != QPS_ERR)
 		return; /* held until the QP reaches RTS */
-	if (h->qp_rc_wait[qpn] || hcasim_qpc_load(h, qpn, qpc) < 0)
+	if (QP_WAIT(h, qpn) || hcasim_qpc_load(h, qpn, qpc) < 0)
 		return;
 	hcasim_wq_geom(qpc, true, &w);
-	for (unsigned n = 0; n < w.size && h->qp_state[qpn] == state && !h->qp_rc_wait[qpn]; n++) {
+	for (unsigned n = 0; n < w.size && QP_STATE(h, qpn) == state && !QP_WAIT(h, qpn); n++) {
 		uint16_t counter = (uint16_t)PRM_GET(queue_pair_ee_context_entry, sq_wqe_counter, qpc);
 		size_t len;
 		int rc;

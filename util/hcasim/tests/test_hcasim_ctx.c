@@ -193,7 +193,7 @@ TEST(hcasim_ctx_qp_state_machine)
 	a.cqn_snd = 131;
 	CHECK_EQ(rawhost_create_qp(&rh, &qp, 0x101, &a), 0x05);
 	a.cqn_snd = 130;
-	CHECK_EQ(rawhost_create_qp(&rh, &qp, 0x10000, &a), 0x0a);
+	CHECK_EQ(rawhost_create_qp(&rh, &qp, 0x10000, &a), 0x03); /* index 0: reserved */
 	a.st = 5; /* not a transport */
 	CHECK_EQ(rawhost_create_qp(&rh, &qp, 0x101, &a), 0x03);
 	/* CONF_SPECIAL_QP: base must be aligned, above reserved, and the block unused */

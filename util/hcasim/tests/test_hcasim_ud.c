@@ -283,3 +283,52 @@ TEST(hcasim_ud_not_active_port_sends_nothing)
 	CHECK_EQ(rawhost_poll_cq(&a, &cq, cqe), 1); /* completes; the packet is lost */
 	rawhost_fini(&a);
 }
+
+TEST(hcasim_ud_qpn_with_random_high_bits)
+{
+	struct rawhost a, b;
+	struct rawhost_cq acq, bcq;
+	struct rawhost_qp aqp, bqp, alias;
+	struct rawhost_qp_attr qa = { .st = 3, .log_sq = 3, .log_rq = 3, .qkey = 5,
+				      .cqn_snd = 130, .cqn_rcv = 130 };
+	struct rawhost_ud_dest d = { .dlid = 2, .dqpn = 0xfb2148, .qkey = 5 };
+	struct hcasim_port_stats st;
+	uint8_t cqe[32];
+	uint64_t tx;
+
+	CHECK_EQ(rawhost_init(&a, NULL), 0);
+	CHECK_EQ(rawhost_init(&b, NULL), 0);
+	CHECK_EQ(rawhost_bringup(&a), 0);
+	CHECK_EQ(rawhost_bringup(&b), 0);
+	rawhost_cable(&a, 1, &b, 1);
+	CHECK_EQ(rawhost_set_port(&a, 1, 1, 4), 0);
+	CHECK_EQ(rawhost_set_port(&b, 1, 2, 4), 0);
+	CHECK_EQ(rawhost_create_cq(&a, &acq, 130, 3), 0);
+	CHECK_EQ(rawhost_create_cq(&b, &bcq, 130, 3), 0);
+	/* iPXE ORs random bits above the table size into QPNs (table: 2^10 here) */
+	CHECK_EQ(rawhost_create_qp(&a, &aqp, 0x5a3100, &qa), 0);
+	CHECK_EQ(rawhost_create_qp(&b, &bqp, 0xfb2148, &qa), 0);
+	CHECK_EQ(G(queue_pair_ee_context_entry, local_qpn_een,
+		   rawhost_ptr(&b, b.qpc.pa + 0x148 * 256)), 0xfb2148);
+	/* an aliasing QPN (same low bits) cannot be created while that context is in use */
+	CHECK_EQ(rawhost_create_qp(&b, &alias, 0x002148, &qa), 0x10);
+	tx = rawhost_alloc(&a, 64, 64);
+	rawhost_post_recv(&b, &bqp, rawhost_alloc(&b, 2048, 64), 2048, 0);
+	rawhost_post_ud(&a, &aqp, &d, tx, 8, 0);
+	rawhost_run(&a, &b);
+	CHECK_EQ(rawhost_poll_cq(&a, &acq, cqe), 1);
+	CHECK_EQ(G(completion_queue_entry, qpn, cqe), 0x5a3100);
+	CHECK_EQ(rawhost_poll_cq(&b, &bcq, cqe), 1);
+	CHECK_EQ(G(completion_queue_entry, qpn, cqe), 0xfb2148);
+	CHECK_EQ(G(completion_queue_entry, srq_rqpn, cqe), 0x5a3100);
+	/* a stale peer's QPN with other high bits does not reach this QP */
+	d.dqpn = 0x002148;
+	rawhost_post_recv(&b, &bqp, rawhost_alloc(&b, 2048, 64), 2048, 0);
+	rawhost_post_ud(&a, &aqp, &d, tx, 8, 0);
+	rawhost_run(&a, &b);
+	CHECK_EQ(rawhost_poll_cq(&b, &bcq, cqe), 0);
+	CHECK_EQ(hcasim_port_stats(b.h, 1, &st), 0);
+	CHECK_EQ(st.rx_no_qp, 1);
+	rawhost_fini(&a);
+	rawhost_fini(&b);
+}
