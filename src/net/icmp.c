@@ -7,6 +7,14 @@
 #include <iblib/bytes.h>
 
 static struct icmp_stats stats;
+static icmp_reply_fn reply_fn;
+static void *reply_ctx;
+
+void icmp_set_reply_handler(icmp_reply_fn fn, void *ctx)
+{
+	reply_fn = fn;
+	reply_ctx = ctx;
+}
 
 const struct icmp_stats *icmp_get_stats(void)
 {
@@ -71,7 +79,6 @@ static int icmp_send(struct net_device *nd, uint32_t dst, uint8_t type, uint16_t
 void icmp_rx(struct net_device *nd, const struct ipv4_packet *ip)
 {
 	struct icmp_echo e;
-	char a[16];
 
 	if (icmp_parse(ip->payload, ip->payload_len, &e, NULL) < 0) {
 		stats.bad++;
@@ -92,8 +99,8 @@ void icmp_rx(struct net_device *nd, const struct ipv4_packet *ip)
 		stats.last_reply_from = ip->src;
 		stats.last_reply_id = e.id;
 		stats.last_reply_seq = e.seq;
-		kprintf("%s: %zu bytes from %s: icmp_seq=%u\n", nd->name, e.data_len + ICMP_HDR_LEN,
-			ipv4_ntoa(ip->src, a), e.seq);
+		if (reply_fn)
+			reply_fn(reply_ctx, ip->src, e.id, e.seq, e.data_len + ICMP_HDR_LEN);
 		break;
 	default:
 		break;

@@ -35,34 +35,59 @@ int net_wait_link(struct net_device *nd, unsigned timeout_ms)
 	return 0;
 }
 
-int net_ping(struct net_device *nd, uint32_t dst, unsigned count, unsigned timeout_ms)
+#define PING_ID      0x6962
+#define PING_MAX     64        /* echo requests one ping command sends at most */
+
+struct ping_state {
+	uint32_t dst;
+	unsigned count, received;
+	uint64_t sent_ms[PING_MAX + 1];
+	bool seen[PING_MAX + 1];
+};
+
+/* Replies are matched by id and sequence, late ones included (the first request of a run waits
+ * for ARP and a PathRecord). */
+static void ping_reply(void *ctx, uint32_t from, uint16_t id, uint16_t seq, size_t len)
 {
-	const struct icmp_stats *st = icmp_get_stats();
-	unsigned received = 0;
+	struct ping_state *p = ctx;
 	char a[16];
 
-	for (unsigned seq = 1; seq <= count; seq++) {
-		unsigned before = st->echo_replies_in;
-		uint64_t sent = clock_ms();
-		int rc = icmp_send_echo(nd, dst, 0x6962, (uint16_t)seq, 56);
+	if (from != p->dst || id != PING_ID || seq == 0 || seq > p->count || p->seen[seq])
+		return;
+	p->seen[seq] = true;
+	p->received++;
+	kprintf("ping %s: %zu bytes, icmp_seq=%u time=%u ms\n", ipv4_ntoa(from, a), len, seq,
+		(unsigned)(clock_ms() - p->sent_ms[seq]));
+}
 
+int net_ping(struct net_device *nd, uint32_t dst, unsigned count, unsigned timeout_ms)
+{
+	struct ping_state p;
+	char a[16];
+	int rc = 0;
+
+	memset(&p, 0, sizeof(p));
+	p.dst = dst;
+	p.count = count > PING_MAX ? PING_MAX : count;
+	icmp_set_reply_handler(ping_reply, &p);
+	for (unsigned seq = 1; seq <= p.count && rc == 0; seq++) {
+		p.sent_ms[seq] = clock_ms();
+		rc = icmp_send_echo(nd, dst, PING_ID, (uint16_t)seq, 56);
 		if (rc < 0) {
 			kprintf("ping %s: cannot send: %s\n", ipv4_ntoa(dst, a), ib_strerror(rc));
-			return rc;
+			break;
 		}
-		while (clock_ms() - sent < timeout_ms) {
+		while (clock_ms() - p.sent_ms[seq] < timeout_ms && !p.seen[seq])
 			net_poll();
-			if (st->echo_replies_in != before && st->last_reply_from == dst &&
-			    st->last_reply_seq == seq) {
-				received++;
-				kprintf("ping %s: reply icmp_seq=%u time=%u ms\n", ipv4_ntoa(dst, a),
-					seq, (unsigned)(clock_ms() - sent));
-				break;
-			}
-		}
 	}
-	kprintf("ping %s: %u sent, %u received\n", ipv4_ntoa(dst, a), count, received);
-	return received ? (int)received : -ETIMEDOUT;
+	/* the last chance for late replies */
+	for (uint64_t start = clock_ms(); p.received < p.count && clock_ms() - start < timeout_ms;)
+		net_poll();
+	icmp_set_reply_handler(NULL, NULL);
+	kprintf("ping %s: %u sent, %u received\n", ipv4_ntoa(dst, a), p.count, p.received);
+	if (rc < 0)
+		return rc;
+	return p.received ? (int)p.received : -ETIMEDOUT;
 }
 
 static struct net_device *default_netdev(void)

@@ -73,5 +73,8 @@ struct icmp_stats {
 };
 const struct icmp_stats *icmp_get_stats(void);
 void icmp_reset_stats(void);
+/* Called for every valid echo reply to us (ping); NULL to remove. */
+typedef void (*icmp_reply_fn)(void *ctx, uint32_t from, uint16_t id, uint16_t seq, size_t len);
+void icmp_set_reply_handler(icmp_reply_fn fn, void *ctx);
 
 #endif

@@ -344,7 +344,7 @@ TEST(ipoib_icmp_echo_reply_bytes_and_checksums)
 	ib_poll();
 	ib_poll();
 	CHECK_EQ(icmp_get_stats()->echo_replies_in, 1);
-	CHECK(test_console_has("ib0: 48 bytes from 198.18.0.1: icmp_seq=66"));
+	CHECK_EQ(icmp_get_stats()->last_reply_seq, 0x42);
 out:
 	teardown(f);
 }
@@ -601,7 +601,7 @@ TEST(net_commands_ipconfig_ping_ibstat)
 	peer.answer_ping = true;
 	test_console_clear();
 	CHECK_EQ(run_cmd("ping", 3, ping), 0);
-	CHECK(test_console_has("ping 198.18.0.1: reply icmp_seq=1 time="));
+	CHECK(test_console_has("ping 198.18.0.1: 64 bytes, icmp_seq=1 time="));
 	CHECK(test_console_has("ping 198.18.0.1: 2 sent, 2 received"));
 	test_clock_autostep = 0;
 	test_console_clear();
