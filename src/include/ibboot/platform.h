@@ -24,7 +24,8 @@ __noreturn void plat_poweroff(int status);   /* status 0 = success; non-zero for
 __noreturn void plat_reboot(void);
 /* Prints a few lines about the platform (boot path, timer, config access) under the banner. */
 void plat_print_info(void);
-/* Called from every idle loop: lets the platform run software devices, etc. */
+/* Called from every waiting loop (console idle, udelay, sleep): runs the hosted platform's
+ * software devices; a no-op on hardware. Never calls back into ibboot. */
 void plat_poll(void);
 
 /* ---- console ---- */
@@ -37,6 +38,8 @@ int plat_getc(void);
 uint64_t plat_counter(void);        /* free-running counter */
 uint64_t plat_counter_hz(void);     /* its frequency */
 uint64_t plat_counter_mask(void);   /* its width as a mask (it wraps to 0 after mask) */
+/* Between polls in a waiting loop: a pause on hardware; the hosted platform dozes briefly when
+ * its devices are idle. */
 void plat_cpu_relax(void);
 
 /* ---- memory ---- */

@@ -38,6 +38,8 @@ uint64_t mono_clock_update(struct mono_clock *c, uint64_t now);
 /* The system clock (over the platform counter). */
 uint64_t clock_ms(void);
 uint64_t clock_us(void);   /* µs since start; wraps after ~584000 years */
+/* Busy-wait at least us / ms. Software devices keep running (plat_poll), the network stack does
+ * not: a driver waiting for its device must not re-enter the stack. */
 void udelay(uint64_t us);
 void mdelay(uint64_t ms);
 
