@@ -7,7 +7,9 @@
  * Files: hermon_cmd.c (HCR and one wrapper per firmware command), hermon_icm.c (ICM sizing and
  * MAP_FA / MAP_ICM_AUX / MAP_ICM), hermon_mr.c (MPT, MTT), hermon_eq.c, hermon_cq.c, hermon_qp.c
  * (queues and fastpath), hermon_mcast.c (MCG hash chains), hermon_port.c (SET_PORT, INIT_PORT,
- * MAD_IFC), hermon.c (reset, bring-up, teardown, PCI glue), hermon_dump.c (fwdump).
+ * MAD_IFC), hermon.c (reset, bring-up, teardown), hermon_dump.c (fwdump), hermon_ib.c (the IB
+ * core's ops table, PCI glue, the `fwdump` command). Tests: tests/ (make check-driver,
+ * check-driver-qemu).
  *
  * Services used from the platform: dma_alloc/dma_free/virt_to_bus, kzalloc/kfree, readl_be/
  * writel_be on struct mmio, PCI config access, udelay/mdelay/clock_ms, plat_counter, kprintf.
