@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Integration test: the server node survives an SM restart. OpenSM is stopped and started again
-# (util/netboot-env sm-restart); the new SM's first sweep sets ClientReregister (IBA 14.4.11), the
-# server node must join the broadcast group again, and a client that attaches afterwards (HCA
-# slot 2, the two-port HCA's port 2) must still get a DHCP lease and its file.
+# Integration test: the server node survives an SM restart and a pulled cable. OpenSM is stopped
+# and started again (util/netboot-env sm-restart); the new SM's first sweep sets ClientReregister
+# (IBA 14.4.11), the server node must join the broadcast group again, and a client that attaches
+# afterwards (HCA slot 2, the two-port HCA's port 2) must still get a DHCP lease and its file.
+# Then the server node's cable is pulled and plugged back (fabsimctl link): its port goes DOWN,
+# OpenSM brings it back to ACTIVE, it joins again, and a third client boots.
 set -u
 cd "$(dirname "$0")/../../../.." || exit 1
 T=servernode-sm-restart
@@ -27,6 +29,18 @@ inner() {
 	done
 	"$CLIENT" --socket "$FABSIM_HCA_SOCKET" --guid "$NETBOOT_HCA2_PORT2_GUID" --port-num 2 \
 		--fetch f.bin --out "$WORK/got2" || { echo "client 2 failed"; return 1; }
+	bin/fabsimctl "$FABSIM_CONTROL_SOCKET" link servernode down >/dev/null || { echo "link down failed"; return 1; }
+	for _ in $(seq 1 100); do
+		grep -q 'physical link down' "$NETBOOT_LOG_DIR/servernode.log" && break
+		sleep 0.1
+	done
+	bin/fabsimctl "$FABSIM_CONTROL_SOCKET" link servernode up >/dev/null || { echo "link up failed"; return 1; }
+	for _ in $(seq 1 300); do
+		[ "$(grep -c 'joined broadcast group' "$NETBOOT_LOG_DIR/servernode.log")" -ge 3 ] && break
+		sleep 0.1
+	done
+	"$CLIENT" --socket "$FABSIM_HCA_SOCKET" --guid "$NETBOOT_HCA1_PORT1_GUID" --port-num 1 \
+		--fetch f.bin --out "$WORK/got3" || { echo "client 3 failed"; return 1; }
 }
 export -f inner
 export WORK CLIENT
@@ -45,7 +59,9 @@ grep -q "ClientReregister from the SM" "$L/servernode.log" && pass client-reregi
 	|| fail client-reregister-seen "the server node logged no ClientReregister after the restart"
 n=$(grep -c "joined broadcast group" "$L/servernode.log" 2>/dev/null)
 [ "${n:-0}" -ge 2 ] && pass rejoined || fail rejoined "server node joined ${n:-0} times, want >= 2"
-for i in 1 2; do
+grep -q "port state 4 -> 1" "$L/servernode.log" && [ "${n:-0}" -ge 3 ] && pass rejoined-after-link-flap \
+	|| fail rejoined-after-link-flap "no DOWN and third join after the cable was pulled (joins: ${n:-0})"
+for i in 1 2 3; do
 	got=$(sha256sum "$WORK/got$i" 2>/dev/null | cut -d' ' -f1)
 	[ "$got" = "$want" ] && pass "client$i-sha256" || fail "client$i-sha256" "SHA-256 ${got:-missing} != $want"
 done
