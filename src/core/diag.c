@@ -10,6 +10,7 @@
 #include <ibboot/errno.h>
 #include <ibboot/pci.h>
 #include <ibboot/string.h>
+#include <ibboot/platform.h>
 
 #define MEMCHECK_CHUNK  (64u << 20)
 #define MEMCHECK_MAX    4096
@@ -133,6 +134,27 @@ static bool parse_bdf(const char *s, uint32_t *bdf)
 		return false;
 	*bdf = PCI_BDF(v[0], v[1], v[2]);
 	return true;
+}
+
+/* What the boot loader brought along, with a byte sum so tests can see it was left intact. */
+int cmd_modules(int argc, char **argv);
+int cmd_modules(int argc __unused, char **argv __unused)
+{
+	const struct plat_mem_region *mods;
+	unsigned n = plat_boot_modules(&mods);
+
+	for (unsigned i = 0; i < n; i++) {
+		const uint8_t *p = bus_to_virt(mods[i].base);
+		uint32_t sum = 0;
+
+		for (uint64_t j = 0; j < mods[i].len; j++)
+			sum += p[j];
+		kprintf("module %u: %#llx, %llu bytes, byte sum %u\n", i,
+			(unsigned long long)mods[i].base, (unsigned long long)mods[i].len, sum);
+	}
+	if (n == 0)
+		kprintf("no boot modules\n");
+	return 0;
 }
 
 int cmd_mmio(int argc, char **argv);

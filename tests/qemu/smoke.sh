@@ -60,10 +60,28 @@ check_status() {
 	fi
 }
 
+# A file for the loader to bring along (initrd / multiboot module), and its byte sum mod 2^32.
+blob=$OUT/module.bin
+head -c 1048576 /dev/urandom >"$blob"
+blob_sum=$(od -An -v -tu1 "$blob" | awk '{ for (i = 1; i <= NF; i++) s += $i } END { printf "%u", s % 4294967296 }')
+
+# check_module NAME LOG — the module was found, and memcheck (which writes every free chunk)
+# left it intact: both `modules` listings give the host's byte sum.
+check_module() {
+	local sums
+	sums=$(extract "$2" '^module 0: 0x[0-9a-f]+, 1048576 bytes, byte sum ([0-9]+)$')
+	if [ "$(grep -ac "^module 0: .* byte sum $blob_sum\$" "$2")" -ne 2 ]; then
+		fail "$1" "boot module not kept intact across memcheck (host sum $blob_sum, ibboot '${sums:-none}')"
+		return 1
+	fi
+}
+
 # 1. Linux boot protocol (QEMU -kernel takes the setup header), i440fx, port 0xcf8 config access,
-#    plus a second e1000 on an extra root bus (pxb, bus 0x40) that no bridge on bus 0 leads to.
+#    plus a second e1000 on an extra root bus (pxb, bus 0x40) that no bridge on bus 0 leads to,
+#    and an initrd the allocator must not hand out.
 t=qemu/linux-boot
-if boot linux-boot "$IMAGE" "ibboot.cmd=help,pci,mem,poweroff" -m 256 -device isa-debug-exit -device e1000 \
+if boot linux-boot "$IMAGE" "ibboot.cmd=help,pci,mem,modules,memcheck,modules,poweroff" -m 256 \
+	-device isa-debug-exit -device e1000 -initrd "$blob" \
 	-device pxb,id=pxb1,bus_nr=0x40 -device e1000,bus=pxb1,addr=2; then
 	log=$OUT/linux-boot.log
 	expect $t "$log" '^ibboot [^ ]+ \(pcbios\)$' "no banner" &&
@@ -74,6 +92,7 @@ if boot linux-boot "$IMAGE" "ibboot.cmd=help,pci,mem,poweroff" -m 256 -device is
 	expect $t "$log" '^    BAR0 mem32 0x[0-9a-f]+ size 128 KiB$' "e1000 BAR0 (128 KiB) not sized" &&
 	expect $t "$log" '^    BAR1 io +0x[0-9a-f]+ size 64 B$' "e1000 I/O BAR (64 B) not sized" &&
 	expect $t "$log" 'config access: port 0xcf8' "unexpected config access method" &&
+	check_module $t "$log" &&
 	expect $t "$log" '^ibboot> mem$' "ibboot.cmd did not run" &&
 	expect $t "$log" '^  memcheck ' "built-in commands missing from help" &&
 	{ [ ! -d src/net ] || expect $t "$log" '^  ibstat ' "network commands (linker table) missing from help"; } &&
@@ -83,18 +102,21 @@ if boot linux-boot "$IMAGE" "ibboot.cmd=help,pci,mem,poweroff" -m 256 -device is
 fi
 
 # 2. Multiboot v1: the same image with the Linux magic blanked, so QEMU must use the multiboot
-#    header. Also checks that a poweroff status reaches the host, and (on a CPU with 1 GiB pages)
-#    that whole gigabytes of RAM are mapped with them: memcheck touches all of it.
+#    header. Also checks that a poweroff status reaches the host, that (on a CPU with 1 GiB pages)
+#    whole gigabytes of RAM are mapped with them (memcheck touches all of it), and that a
+#    multiboot module is kept out of the allocator.
 t=qemu/multiboot
 mb=$OUT/ibboot-multiboot.bin
 cp "$IMAGE" "$mb" && printf 'XXXX' | dd of="$mb" bs=1 seek=$((0x202)) conv=notrunc status=none
-if boot multiboot "$mb" "ibboot.cmd=mem,memcheck,poweroff+7" -m 3072 -cpu max -device isa-debug-exit; then
+if boot multiboot "$mb" "ibboot.cmd=mem,modules,memcheck,modules,poweroff+7" -m 3072 -cpu max \
+	-device isa-debug-exit -initrd "$blob"; then
 	log=$OUT/multiboot.log
 	expect $t "$log" '^ibboot [^ ]+ \(pcbios\)$' "no banner" &&
 	expect $t "$log" 'booted via multiboot' "QEMU did not take the multiboot path" &&
 	check_mem $t "$log" 3064 3072 &&
 	expect $t "$log" '^paging: RAM identity-mapped with 1 GiB and 2 MiB pages; 1 of' "1-2 GiB not mapped by one 1 GiB page (2-3 GiB needs one page directory)" &&
 	expect $t "$log" '^memcheck: .* 0 bad; all freed$' "memcheck failed" &&
+	check_module $t "$log" &&
 	check_status $t 15 "isa-debug-exit with value 7" &&
 	pass $t
 fi

@@ -13,6 +13,8 @@
 
 /* struct boot_params offsets (Linux x86 zero page). */
 #define BP_E820_ENTRIES   0x1e8
+#define BP_RAMDISK_IMAGE  0x218
+#define BP_RAMDISK_SIZE   0x21c
 #define BP_CMD_LINE_PTR   0x228
 #define BP_E820_TABLE     0x2d0
 #define E820_MAX          128

@@ -60,6 +60,9 @@ unsigned plat_usable_ram(struct plat_mem_region *out, unsigned max);
  * that is not handed out (AddressSanitizer), so a driver touching a freed buffer is caught. */
 void plat_mem_handout(void *p, size_t len);
 void plat_mem_takeback(void *p, size_t len);
+/* Files the boot loader loaded alongside the image (a Linux-protocol initrd, multiboot modules):
+ * their memory is never handed out. Returns how many; *mods points at them. */
+unsigned plat_boot_modules(const struct plat_mem_region **mods);
 uint64_t plat_virt_to_bus(const void *p);
 void *plat_bus_to_virt(uint64_t bus);
 

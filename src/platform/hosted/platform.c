@@ -172,6 +172,12 @@ void *hosted_dma_ptr(uint64_t bus, size_t len)
 	return (void *)(uintptr_t)bus;
 }
 
+unsigned plat_boot_modules(const struct plat_mem_region **mods)
+{
+	*mods = NULL;
+	return 0;
+}
+
 uint64_t plat_virt_to_bus(const void *p)
 {
 	return (uintptr_t)p;

@@ -14,6 +14,15 @@
 
 static struct plat_mem_region memmap[MEMMAP_MAX];
 static unsigned memmap_n;
+#define MODULES_MAX 8
+static struct plat_mem_region modules[MODULES_MAX];
+static unsigned modules_n;
+
+static void module_add(uint64_t base, uint64_t len)
+{
+	if (len && modules_n < MODULES_MAX)
+		modules[modules_n++] = (struct plat_mem_region){ base, len, PLAT_MEM_RESERVED };
+}
 static char cmdline[BOOT_CMDLINE_MAX];
 
 static void memmap_add(uint64_t base, uint64_t len, uint32_t type)
@@ -73,11 +82,18 @@ static void parse_boot_params(const uint8_t *bp)
 	}
 	memcpy(&cmd, bp + BP_CMD_LINE_PTR, 4);
 	copy_cmdline(cmd);
+
+	uint32_t rd_image, rd_size;
+	memcpy(&rd_image, bp + BP_RAMDISK_IMAGE, 4);
+	memcpy(&rd_size, bp + BP_RAMDISK_SIZE, 4);
+	if (rd_image)
+		module_add(rd_image, rd_size);
 }
 
 /* Multiboot v1 information structure (Multiboot Specification 0.6.96, section 3.3). */
 #define MBI_FLAG_MEM     (1u << 0)
 #define MBI_FLAG_CMDLINE (1u << 2)
+#define MBI_FLAG_MODS    (1u << 3)
 #define MBI_FLAG_MMAP    (1u << 6)
 
 static void parse_multiboot(const uint8_t *mbi)
@@ -115,6 +131,21 @@ static void parse_multiboot(const uint8_t *mbi)
 		memcpy(&cmd, mbi + 16, 4);
 		copy_cmdline(cmd);
 	}
+	if (flags & MBI_FLAG_MODS) {
+		uint32_t count, addr;
+
+		memcpy(&count, mbi + 20, 4);
+		memcpy(&addr, mbi + 24, 4);
+		/* Each module: start, end (exclusive), string, reserved. */
+		for (uint32_t i = 0; i < count && readable(addr + 16ull * i, 16); i++) {
+			uint32_t start, end;
+
+			memcpy(&start, (const uint8_t *)(uintptr_t)addr + 16 * i, 4);
+			memcpy(&end, (const uint8_t *)(uintptr_t)addr + 16 * i + 4, 4);
+			if (end > start)
+				module_add(start, end - start);
+		}
+	}
 }
 
 void bootinfo_parse(uint32_t type, uint32_t info)
@@ -134,6 +165,12 @@ void bootinfo_parse(uint32_t type, uint32_t info)
 const char *plat_cmdline(void)
 {
 	return cmdline;
+}
+
+unsigned plat_boot_modules(const struct plat_mem_region **mods)
+{
+	*mods = modules;
+	return modules_n;
 }
 
 unsigned plat_memmap(const struct plat_mem_region **map)

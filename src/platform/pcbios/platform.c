@@ -20,28 +20,53 @@ void plat_poll(void)
 {
 }
 
-/* Everything below the end of the image (real-mode area, BIOS, loader data, us) stays out. */
+/* Maps [start, end) and reports it as usable, minus every boot module from index m on. */
+static void emit_ram(struct plat_mem_region *out, unsigned *k, unsigned max, uint64_t start,
+		     uint64_t end, unsigned m)
+{
+	const struct plat_mem_region *mods;
+	unsigned n_mods = plat_boot_modules(&mods);
+
+	for (; m < n_mods; m++) {
+		uint64_t ms = ALIGN_DOWN(mods[m].base, 4096);
+		uint64_t me = ALIGN_UP(mods[m].base + mods[m].len, 4096);
+
+		if (ms < end && start < me) {
+			if (start < ms)
+				emit_ram(out, k, max, start, ms, m + 1);
+			if (me < end)
+				emit_ram(out, k, max, me, end, m + 1);
+			return;
+		}
+	}
+	if (end <= start || *k >= max)
+		return;
+	int rc = paging_map(start, end - start, false);
+	if (rc) {
+		kprintf("memory: cannot map RAM %#llx-%#llx: %s; not used\n",
+			(unsigned long long)start, (unsigned long long)end, ib_strerror(rc));
+		return;
+	}
+	out[(*k)++] = (struct plat_mem_region){ start, end - start, PLAT_MEM_RAM };
+}
+
+/* Everything below the end of the image (real-mode area, BIOS, loader data, us) stays out, and
+ * so do the files the loader brought (initrd, modules). */
 unsigned plat_usable_ram(struct plat_mem_region *out, unsigned max)
 {
-	const struct plat_mem_region *map;
-	unsigned n = plat_memmap(&map), k = 0;
+	const struct plat_mem_region *map, *mods;
+	unsigned n = plat_memmap(&map), k = 0, n_mods = plat_boot_modules(&mods);
 	uint64_t floor = ALIGN_UP((uint64_t)(uintptr_t)_end, 4096);
 
+	for (unsigned i = 0; i < n_mods; i++)
+		if (paging_map(mods[i].base, mods[i].len, false))
+			kprintf("boot: module %u at %#llx cannot be mapped\n", i,
+				(unsigned long long)mods[i].base);
 	for (unsigned i = 0; i < n && k < max; i++) {
 		if (map[i].type != PLAT_MEM_RAM)
 			continue;
-		uint64_t start = ALIGN_UP(MAX(map[i].base, floor), 4096);
-		uint64_t end = ALIGN_DOWN(map[i].base + map[i].len, 4096);
-
-		if (end <= start)
-			continue;
-		int rc = paging_map(start, end - start, false);
-		if (rc) {
-			kprintf("memory: cannot map RAM %#llx-%#llx: %s; not used\n",
-				(unsigned long long)start, (unsigned long long)end, ib_strerror(rc));
-			continue;
-		}
-		out[k++] = (struct plat_mem_region){ start, end - start, PLAT_MEM_RAM };
+		emit_ram(out, &k, max, ALIGN_UP(MAX(map[i].base, floor), 4096),
+			 ALIGN_DOWN(map[i].base + map[i].len, 4096), 0);
 	}
 	unsigned tables_used, tables_max;
 	bool huge;
