@@ -8,6 +8,7 @@
 #include <ibboot/hosted.h>
 
 #include <poll.h>
+#include <termios.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,11 +63,43 @@ void plat_putc(char c)
 		fflush(stdout);
 }
 
+/* On a terminal, ibboot reads keys one by one and echoes them itself, as on a serial line: the
+ * tty's own line editing and echo are switched off meanwhile, and restored at exit. */
+static struct termios saved_tty;
+static bool tty_raw;
+
+static void tty_restore(void)
+{
+	if (tty_raw)
+		tcsetattr(0, TCSANOW, &saved_tty);
+}
+
+static void tty_setup(void)
+{
+	static bool done;
+	struct termios t;
+
+	if (done)
+		return;
+	done = true;
+	if (!isatty(0) || tcgetattr(0, &saved_tty))
+		return;
+	t = saved_tty;
+	t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+	t.c_cc[VMIN] = 1;
+	t.c_cc[VTIME] = 0;
+	if (tcsetattr(0, TCSANOW, &t) == 0) {
+		tty_raw = true;
+		atexit(tty_restore);
+	}
+}
+
 int plat_getc(void)
 {
 	struct pollfd pfd = { .fd = 0, .events = POLLIN };
 	unsigned char c;
 
+	tty_setup();
 	fflush(stdout);
 	if (poll(&pfd, 1, 1) <= 0)
 		return PLAT_GETC_NONE;
