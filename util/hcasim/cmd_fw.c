@@ -60,7 +60,9 @@ int hcasim_map_entries(struct hcasim *h, struct hcasim_cmd *c, struct hcasim_vma
 
 		if (sequential_va)
 			va = next_va;
-		if (lg > 30 || (pa & (len - 1)) || (va & (len - 1)) ||
+		/* The PRM wants each block naturally aligned. For FA/AUX the firmware places blocks
+		 * itself (one after the other), so only the physical side is checked there. */
+		if (lg > 30 || (pa & (len - 1)) || (!sequential_va && (va & (len - 1))) ||
 		    hcasim_vmap_add(m, va, pa, len) < 0) {
 			hcasim_refuse(h, "%s: entry %u (va %#llx pa %#llx log2size %u) misaligned or "
 				      "overlaps a mapping", hcasim_cmd_name(c->opcode), i,

@@ -215,7 +215,8 @@ static void rc_read(struct hcasim *h, unsigned port, uint32_t qpn, uint8_t *qpc,
 	rc_emit(h, port, &r, data, p->reth.dma_len);
 }
 
-static void rc_write(struct hcasim *h, unsigned port, uint32_t qpn, uint8_t *qpc,
+/* Returns false when the request must be retried with the same PSN (RNR). */
+static bool rc_write(struct hcasim *h, unsigned port, uint32_t qpn, uint8_t *qpc,
 		     const struct iblib_pkt *p, const uint8_t *buf)
 {
 	uint32_t pd = PRM_GET(queue_pair_ee_context_entry, pd, qpc);
@@ -223,11 +224,11 @@ static void rc_write(struct hcasim *h, unsigned port, uint32_t qpn, uint8_t *qpc
 
 	if (p->payload_len != p->reth.dma_len) {
 		send_ack(h, port, qpc, p->bth.psn, IBLIB_AETH_NAK_INVALID_REQ);
-		return;
+		return true;
 	}
 	if (p->bth.opcode == IBLIB_OP_RC_RDMA_WRITE_ONLY_IMM && hcasim_rq_posted(h, qpc) <= 0) {
 		send_ack(h, port, qpc, p->bth.psn, IBLIB_AETH_RNR_NAK(PRM_GET(queue_pair_ee_context_entry, min_rnr_nak, qpc)));
-		return;
+		return false;
 	}
 	if (PRM_GET(queue_pair_ee_context_entry, rwe, qpc))
 		rc = hcasim_tpt_access(h, p->reth.rkey, pd, p->reth.va, p->reth.dma_len, ACC_RW, true,
@@ -238,11 +239,12 @@ static void rc_write(struct hcasim *h, unsigned port, uint32_t qpn, uint8_t *qpc
 			      PRM_GET(queue_pair_ee_context_entry, rwe, qpc) ? hcasim_tpt_why(rc)
 									    : "remote write disabled on the QP");
 		send_ack(h, port, qpc, p->bth.psn, IBLIB_AETH_NAK_REMOTE_ACCESS);
-		return;
+		return true;
 	}
 	if (p->bth.opcode == IBLIB_OP_RC_RDMA_WRITE_ONLY_IMM)
 		rc_recv_send(h, qpn, qpc, p, buf, true);
 	send_ack(h, port, qpc, p->bth.psn, IBLIB_AETH_ACK(IBLIB_AETH_CREDITS_INVALID));
+	return true;
 }
 
 void hcasim_rc_receive(struct hcasim *h, unsigned port, const struct iblib_pkt *p, const uint8_t *buf)
@@ -290,7 +292,8 @@ void hcasim_rc_receive(struct hcasim *h, unsigned port, const struct iblib_pkt *
 		break;
 	}
 	case IBLIB_OP_RC_RDMA_WRITE_ONLY: case IBLIB_OP_RC_RDMA_WRITE_ONLY_IMM:
-		rc_write(h, port, qpn, qpc, p, buf);
+		if (!rc_write(h, port, qpn, qpc, p, buf))
+			goto store;
 		break;
 	case IBLIB_OP_RC_RDMA_READ_REQUEST:
 		rc_read(h, port, qpn, qpc, p);
