@@ -444,3 +444,42 @@ TEST(node_answers_perfmgt_on_qp1_and_counts_packets)
 	CHECK(pc.xmit_pkts > 0);
 	h_free(h);
 }
+
+TEST(node_bounds_its_queue_and_gives_up_on_paths)
+{
+	struct harness *h = h_new();
+	uint8_t dg[60], pl[1] = { 1 };
+	const struct ipoib_node_stats *s = ipoib_node_stats(h->n);
+
+	bring_up(h);
+	/* More unresolved destinations than queue slots: the excess is dropped and counted, not
+	 * queued without bound. */
+	for (uint32_t i = 0; i < 40; i++) {
+		size_t n = udp_build(dg, sizeof dg, SERVER_IP, 0xC6120040 + i, 69, 4000, pl, 1, 3);
+		ipoib_node_send_ipv4(h->n, dg, n, h->now);
+	}
+	CHECK_EQ(s->tx_dropped_unresolved, 8);
+	CHECK(s->arp_requests >= 32);
+
+	/* A neighbour whose path the SA never answers: 5 PathRecord tries, then its frames expire. */
+	struct ipoib_arp a = { .op = IPOIB_ARP_REPLY, .spa = PEER_IP, .tpa = SERVER_IP };
+	uint8_t raw[IPOIB_ARP_LEN];
+	a.sha.qpn = PEER_QPN;
+	peer_gid(a.sha.gid);
+	ipoib_arp_build(raw, &a);
+	from_peer(h, true, IPOIB_ETHERTYPE_ARP, raw, sizeof raw, 0xB1B, 0xFFFF);
+	for (int i = 0; i < 10; i++) {
+		h->now += 1000;
+		ipoib_node_tick(h->n, h->now);
+	}
+	size_t n = udp_build(dg, sizeof dg, SERVER_IP, PEER_IP, 69, 4000, pl, 1, 4);
+	uint64_t q0 = s->path_queries, d0 = s->tx_dropped_unresolved;
+	ipoib_node_send_ipv4(h->n, dg, n, h->now);
+	for (int i = 0; i < 8; i++) {
+		h->now += 1000;
+		ipoib_node_tick(h->n, h->now);
+	}
+	CHECK_EQ(s->path_queries - q0, 5);
+	CHECK_EQ(s->tx_dropped_unresolved - d0, 1);
+	h_free(h);
+}
