@@ -569,3 +569,64 @@ TEST(hermon_model_reset_that_never_finishes)
 	CHECK_EQ(rig_probe(&r), 0);
 	rig_destroy(&r);
 }
+
+/* A queue command failing half-way leaves nothing behind: the next attempt gets the same
+ * numbers and the same MTT entries, and the device is still usable. */
+TEST(hermon_model_queue_command_faults_unwind)
+{
+	static const unsigned ops[] = {
+		HERMON_CMD_WRITE_MTT, HERMON_CMD_SW2HW_CQ, HERMON_CMD_RST2INIT_QP,
+		HERMON_CMD_INIT2RTR_QP, HERMON_CMD_RTR2RTS_QP, HERMON_CMD_RTS2RTS_QP,
+	};
+	struct rig r;
+
+	CHECK_EQ(up(&r), 0);
+	CHECK_EQ(hermon_open_port(&r.h, 1), 0);
+	uint8_t mtt_before[sizeof(r.h.mtt_inuse)], cq_before[sizeof(r.h.cq_inuse)];
+
+	memcpy(mtt_before, r.h.mtt_inuse, sizeof(mtt_before));
+	memcpy(cq_before, r.h.cq_inuse, sizeof(cq_before));
+	for (unsigned i = 0; i < ARRAY_SIZE(ops); i++) {
+		struct hermon_cq *cq = NULL;
+		struct hermon_qp *qp = NULL;
+		struct hermon_qp_params p = { .type = HERMON_QPT_UD, .port = 1, .num_send = 4,
+					      .num_recv = 4, .qkey = 1, .recv_buf_size = 128 };
+		int rc;
+
+		hcasim_fault_fail_cmd(r.sim, (int)ops[i], 0x03);
+		rc = hermon_create_cq(&r.h, 8, &cq);
+		if (rc == 0) {
+			p.send_cq = p.recv_cq = cq;
+			rc = hermon_create_qp(&r.h, &p, &qp);
+			if (rc == 0)
+				rc = hermon_modify_qp(&r.h, qp, 1, 0, 0);
+		}
+		if (rc == 0)
+			test_fail(__FILE__, __LINE__, "%s failure went unnoticed",
+				  hermon_opcode_name(ops[i]));
+		hcasim_fault_fail_cmd(r.sim, -1, 0);
+		if (qp)
+			hermon_destroy_qp(&r.h, qp);
+		if (cq)
+			hermon_destroy_cq(&r.h, cq);
+		CHECK_MEM(r.h.mtt_inuse, mtt_before, sizeof(mtt_before));
+		CHECK_MEM(r.h.cq_inuse, cq_before, sizeof(cq_before));
+		CHECK_EQ(r.h.qp_inuse[0], 0);
+		CHECK(r.h.qps == NULL);
+		CHECK(r.h.cqs == NULL);
+	}
+	/* Still fully usable. */
+	struct hermon_cq *cq;
+	struct hermon_qp *qp;
+	struct hermon_qp_params p = { .type = HERMON_QPT_UD, .port = 1, .num_send = 4,
+				      .num_recv = 4, .qkey = 1 };
+
+	CHECK_EQ(hermon_create_cq(&r.h, 8, &cq), 0);
+	p.send_cq = p.recv_cq = cq;
+	CHECK_EQ(hermon_create_qp(&r.h, &p, &qp), 0);
+	CHECK_EQ(hermon_modify_qp(&r.h, qp, 1, 0, 0), 0);
+	CHECK_EQ(qp->state, HERMON_QPS_RTS);
+	hermon_quiesce(&r.h);
+	CHECK(hcasim_quiesced(r.sim));
+	rig_destroy(&r);
+}
