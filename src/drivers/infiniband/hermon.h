@@ -40,6 +40,11 @@ struct pci_device;
 #define HERMON_RESET_POLL_MS      2000
 #define HERMON_SEM_TIMEOUT_MS     1000
 #define HERMON_LINK_POLL_MS       500   /* MAD_IFC while DOWN: at most this often (iPXE PR #242) */
+#define HERMON_SENSE_PORT_MS      500
+#define HERMON_SENSE_PORT_POLL_MS 50
+#define HERMON_PORT_TYPE_UNKNOWN  0
+#define HERMON_PORT_TYPE_IB       1
+#define HERMON_PORT_TYPE_ETH      2
 
 /* Mailboxes: 4 KiB, page aligned, one for input, one for output. */
 #define HERMON_MBOX_SIZE      4096u

@@ -167,12 +167,26 @@ int hermon_open_port(struct hermon *h, unsigned port)
 	if ((rc = hermon_cmd_query_port(h, port, qp)) != 0)
 		return rc;
 	p->ib = hermonprm_query_port_cap_st_get_ib(qp);
+	/* A VPI port that can be either: ask the firmware what the cable says (iPXE polls SENSE_PORT
+	 * for up to 0.5 s; "unknown" stays IB). */
+	if (p->ib && hermonprm_query_port_cap_st_get_eth(qp) && h->caps.dpdp) {
+		unsigned type = HERMON_PORT_TYPE_UNKNOWN;
+
+		for (unsigned t = 0; t < HERMON_SENSE_PORT_MS; t += HERMON_SENSE_PORT_POLL_MS) {
+			if (hermon_cmd_sense_port(h, port, &type) != 0 ||
+			    type != HERMON_PORT_TYPE_UNKNOWN)
+				break;
+			mdelay(HERMON_SENSE_PORT_POLL_MS);
+		}
+		if (type == HERMON_PORT_TYPE_ETH)
+			p->ib = false;
+	}
 	p->max_mtu = (uint8_t)hermonprm_query_port_cap_st_get_ib_mtu(qp);
 	p->max_vl = (uint8_t)hermonprm_query_port_cap_st_get_max_vl_ib(qp);
 	p->log_max_pkey = hermonprm_query_port_cap_st_get_log_max_pkey(qp);
 	p->log_max_gid = hermonprm_query_port_cap_st_get_log_max_gid(qp);
 	if (!p->ib) {
-		hermon_err(h, "port %u is not an InfiniBand port (Ethernet only); skipped", port);
+		hermon_err(h, "port %u is an Ethernet port (not InfiniBand); skipped", port);
 		return -ENOTSUP;
 	}
 	if (p->max_mtu < 1 || p->max_mtu > 5)
