@@ -171,6 +171,8 @@ int ibsim_server_open(struct fabric *f, const char *base, char *err, size_t errl
 void ibsim_server_receive(struct fabric *f, struct port *at, uint8_t *pkt, size_t len,
 			  const struct pkt_hdrs *h);
 int ibsim_server_pollfds(struct pollfd *pfd, int max);
+/* Bounce requests that got no response in time; returns ms until the next deadline (-1: none). */
+int ibsim_server_expire(struct fabric *f);
 void ibsim_server_handle(struct fabric *f, const struct pollfd *pfd, int n);
 void ibsim_server_close(void);
 

@@ -65,6 +65,9 @@ check-fabsim: bin/fabsim bin/fabsimctl build/fabsim/san/fabsim build/fabsim/fabs
 	@util/run-test fabsim-unit build/fabsim/fabsim-test
 	@SUITE=fabsim-opensm-hcasim util/run-test fabsim-opensm-hcasim \
 		$(FABSIM_DIR)/tests/opensm-test.sh build/fabsim/san/fabsim bin/fabsimctl build/fabsim/hca-rig
+	@SUITE=fabsim-opensm-lossy FABSIM_FAULT="all loss=0.05 dup=0.05 reorder=0.05" \
+		util/run-test fabsim-opensm-lossy $(FABSIM_DIR)/tests/opensm-test.sh \
+		build/fabsim/san/fabsim bin/fabsimctl build/fabsim/hca-rig
 	@SUITE=fabsim-opensm-standin RIG_JOINS=1 util/run-test fabsim-opensm-standin \
 		$(FABSIM_DIR)/tests/opensm-test.sh build/fabsim/san/fabsim bin/fabsimctl \
 		build/fabsim/hca-standin --join

@@ -67,12 +67,29 @@ _Static_assert(sizeof(struct sim_ctl_msg) == 80, "ibsim control message is 80 by
 #define REC_LENGTH 24
 #define REC_MAD 32
 
+/* umad2sim has no timeouts of its own: the kernel's umad would fail an unanswered request with
+ * ETIMEDOUT after timeout_ms * (retries + 1), and ibsim bounces every request it cannot deliver.
+ * fabsim carries requests over real links where they may be lost, so it remembers each request
+ * a client sent and bounces it (status 110) when no response came back in time — OpenSM's default
+ * 200 ms transaction timeout with 3 retries. */
+#define REQUEST_TIMEOUT_MS 800
+#define MAX_OUTSTANDING 128
+
+struct outstanding {
+	bool used;
+	uint64_t tid;
+	uint64_t deadline_ns;
+	uint8_t rec[SIM_REC_BYTES];
+};
+
 struct sim_client {
 	bool used;
 	int fd;                  /* "<base>:out<slot>", connected to the client's "in<pid>" */
 	uint32_t pid;
 	bool issm;
 	struct port *port;
+	struct outstanding *out; /* MAX_OUTSTANDING requests awaiting a response */
+	uint64_t bounced;
 };
 
 static struct {
@@ -130,6 +147,7 @@ static void client_drop(struct sim_client *c)
 		c->port->is_sm = false;
 	if (c->fd >= 0)
 		close(c->fd);
+	free(c->out);
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
 }
@@ -223,6 +241,9 @@ static bool ctl_connect(struct fabric *f, struct sim_ctl_msg *m)
 	alen = abstract_addr(&a, "%s:in%ld", srv.base, (long)pid);
 	if (connect(c->fd, (struct sockaddr *)&a, alen) < 0)
 		goto fail;
+	c->out = calloc(MAX_OUTSTANDING, sizeof(*c->out));
+	if (!c->out)
+		goto fail;
 	c->used = true;
 	c->pid = pid;
 	c->issm = issm != 0;
@@ -239,6 +260,8 @@ fail:
 	fabsim_log(f, 0, "ibsim client pid %u: data socket: %s", pid, strerror(errno));
 	close(c->fd);
 	c->fd = -1;
+	free(c->out);
+	c->out = NULL;
 	return false;
 }
 
@@ -337,7 +360,72 @@ static void send_record(struct fabric *f, struct sim_client *c, const uint8_t *r
 static void bounce(struct fabric *f, struct sim_client *c, uint8_t *rec)
 {
 	iblib_put_be32(rec + REC_STATUS, SIM_STATUS_DROPPED);
+	c->bounced++;
 	send_record(f, c, rec);
+}
+
+int ibsim_server_expire(struct fabric *f)
+{
+	uint64_t now = fabsim_now_ns(), next = UINT64_MAX;
+
+	for (unsigned i = 0; i < SIM_MAX_CLIENTS; i++) {
+		struct sim_client *c = &srv.cl[i];
+
+		for (unsigned k = 0; c->used && k < MAX_OUTSTANDING; k++) {
+			struct outstanding *o = &c->out[k];
+
+			if (!o->used)
+				continue;
+			if (o->deadline_ns <= now) {
+				o->used = false;
+				fabsim_log(f, 0, "ibsim client %u: no response to TID 0x%016llx; bounced as a timeout",
+					   i, (unsigned long long)o->tid);
+				bounce(f, c, o->rec);
+				if (!c->used)
+					break;   /* the client went away while we answered it */
+			} else if (o->deadline_ns < next) {
+				next = o->deadline_ns;
+			}
+		}
+	}
+	if (next == UINT64_MAX)
+		return -1;
+	return (int)((next - now + 999999) / 1000000);
+}
+
+/* Requests that get a response (IBA 13.4.5): not a response, trap, trap repress or send. */
+static bool expects_response(const uint8_t *mad)
+{
+	uint8_t m = mad[MAD_METHOD];
+
+	return !(m & METHOD_RESP_BIT) && m != METHOD_TRAP && m != METHOD_TRAP_REPRESS && m != 0x03;
+}
+
+static void remember_request(struct sim_client *c, const uint8_t *rec)
+{
+	struct outstanding *slot = &c->out[0];
+
+	for (unsigned i = 0; i < MAX_OUTSTANDING; i++) {
+		if (!c->out[i].used) {
+			slot = &c->out[i];
+			break;
+		}
+		if (c->out[i].deadline_ns < slot->deadline_ns)
+			slot = &c->out[i];   /* full: forget the oldest */
+	}
+	slot->used = true;
+	slot->tid = iblib_get_be64(rec + REC_MAD + MAD_TID);
+	slot->deadline_ns = fabsim_now_ns() + REQUEST_TIMEOUT_MS * 1000000ull;
+	memcpy(slot->rec, rec, SIM_REC_BYTES);
+}
+
+static void answered(struct sim_client *c, const uint8_t *mad)
+{
+	uint64_t tid = iblib_get_be64(mad + MAD_TID);
+
+	for (unsigned i = 0; i < MAX_OUTSTANDING; i++)
+		if (c->out[i].used && c->out[i].tid == tid)
+			c->out[i].used = false;
 }
 
 /* A packet that arrived at (or loops back inside) an SM host, as a record for a client. */
@@ -345,6 +433,9 @@ static void deliver_to_client(struct fabric *f, struct sim_client *c, const uint
 			      const struct pkt_hdrs *h)
 {
 	uint8_t rec[SIM_REC_BYTES] = { 0 };
+
+	if (pkt[h->payload_off + MAD_METHOD] & METHOD_RESP_BIT)
+		answered(c, pkt + h->payload_off);
 
 	iblib_put_be16(rec + REC_DLID, h->dlid);
 	iblib_put_be16(rec + REC_SLID, h->slid);
@@ -546,6 +637,8 @@ static void record_from_client(struct fabric *f, struct sim_client *c, uint8_t *
 		bounce(f, c, rec);
 		return;
 	}
+	if (expects_response(mad))
+		remember_request(c, rec);
 	if (mad[MAD_MGMT_CLASS] == MGMT_CLASS_SUBN_DR && dlid == LID_PERMISSIVE &&
 	    mad[MAD_HOP_CNT] == 0) {
 		port_deliver_local(f, p, pkt, n);   /* a 0-hop path is the SM's own port */

@@ -65,10 +65,15 @@ static int poll_loop(struct fabric *f)
 
 	while (!stop_signal) {
 		int timeout = fabric_run_queue(f);
+		int expiry = ibsim_server_expire(f);
 		int nc = control_pollfds(pfd, MAX_POLLFDS);
 		int ni = ibsim_server_pollfds(pfd + nc, MAX_POLLFDS - nc);
 		int nh = hca_server_pollfds(pfd + nc + ni, MAX_POLLFDS - nc - ni);
-		int r = poll(pfd, (nfds_t)(nc + ni + nh), timeout);
+		int r;
+
+		if (expiry >= 0 && (timeout < 0 || expiry < timeout))
+			timeout = expiry;
+		r = poll(pfd, (nfds_t)(nc + ni + nh), timeout);
 
 		if (r < 0) {
 			if (errno == EINTR)

@@ -164,7 +164,7 @@ static uint64_t next_tid(struct ipoib_node *n)
 	return (uint64_t)n->cfg.port_guid << 32 ^ ++n->tid_seq;
 }
 
-/* One IPoIB frame (4-byte header + payload) to the broadcast group (RFC 4391 §5). */
+/* One IPoIB frame (4-byte header + payload) to the broadcast group (RFC 4391 §4). */
 static void xmit_broadcast(struct ipoib_node *n, uint16_t ethertype, const uint8_t *data, size_t len)
 {
 	uint8_t frame[IPOIB_MAX_FRAME];
@@ -337,7 +337,7 @@ static void join_send(struct ipoib_node *n, uint64_t now_ms)
 }
 
 /* Forget everything learnt from the SA: a new SM or a reregistration request means the group
- * and the paths must be asked for again (IBA 14.4.11, o14-4). */
+ * and the paths must be asked for again (IBA 14.4.11, client reregistration). */
 static void forget_sa_state(struct ipoib_node *n)
 {
 	n->bc.joined = false;
@@ -585,7 +585,7 @@ void ipoib_node_packet_in(struct ipoib_node *n, const uint8_t *pkt, size_t len, 
 	}
 	sn_sma_count(n->sma, false, len);
 	if (p.dqpn == 0) {
-		if (p.vl != 15) {   /* IBA 7.6.5: QP0 traffic only on VL15 */
+		if (p.vl != 15) {   /* subnet management packets travel on VL15 only */
 			n->st.rx_bad_packet++;
 			return;
 		}
@@ -593,7 +593,7 @@ void ipoib_node_packet_in(struct ipoib_node *n, const uint8_t *pkt, size_t len, 
 		return;
 	}
 	if (!n->link_up || n->port.port_state != SN_PORT_ACTIVE) {
-		n->st.rx_unknown_qp++;   /* a port that is not ACTIVE accepts only SMPs (IBA 7.2) */
+		n->st.rx_unknown_qp++;   /* before ACTIVE only SMPs matter here (IBA 7.2 port states) */
 		return;
 	}
 	if (!pkey_match(p.pkey, p.dqpn == 1 ? n->port.pkey : (n->bc.joined ? n->bc.pkey : n->port.pkey))) {
@@ -617,7 +617,7 @@ void ipoib_node_packet_in(struct ipoib_node *n, const uint8_t *pkt, size_t len, 
 		n->st.rx_wrong_group++;
 		return;
 	}
-	if (p.qkey != n->bc.qkey) {   /* RFC 4391 §5: every IPoIB UD QP uses the group's Q_Key */
+	if (p.qkey != n->bc.qkey) {   /* RFC 4391 §4.1: the broadcast group's Q_Key is the link's */
 		n->st.rx_bad_qkey++;
 		return;
 	}

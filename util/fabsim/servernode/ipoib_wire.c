@@ -52,7 +52,7 @@ void ipoib_hwaddr_decode(const uint8_t in[IPOIB_HWADDR_LEN], struct ipoib_hwaddr
 
 bool ipoib_hwaddr_equal(const struct ipoib_hwaddr *a, const struct ipoib_hwaddr *b)
 {
-	/* The flags byte describes capabilities, not identity (RFC 4755 §3.1). */
+	/* The flags byte describes capabilities (RFC 4755 connected mode), not identity. */
 	return a->qpn == b->qpn && memcmp(a->gid, b->gid, 16) == 0;
 }
 

@@ -16,11 +16,12 @@
 #define IPOIB_ETHERTYPE_IPV4 0x0800u
 #define IPOIB_ETHERTYPE_ARP 0x0806u
 
-/* RFC 4391 §9.1.1: flags/reserved (1) | QPN (3) | GID (16). */
+/* RFC 4391 §9.1: flags/reserved (1) | QPN (3) | GID (16). */
 #define IPOIB_HWADDR_LEN 20u
 #define IPOIB_QPN_MULTICAST 0xFFFFFFu
 
-/* RFC 4391 §8: ARP with hardware type 32 (ARPHRD_INFINIBAND), hlen 20, plen 4. */
+/* RFC 4391 §9 (address resolution): ARP with hardware type 32 (ARPHRD_INFINIBAND), hlen 20,
+ * plen 4. */
 #define IPOIB_ARP_HTYPE 32u
 #define IPOIB_ARP_LEN 56u
 #define IPOIB_ARP_REQUEST 1u

@@ -12,12 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define UD_OP_SEND_ONLY 0x64u          /* IBA 9.2 table 35: UD SEND Only */
+#define UD_OP_SEND_ONLY 0x64u          /* IBA 9.2.1: UD SEND Only */
 #define UD_OP_SEND_ONLY_IMM 0x65u
 
 #define UD_LID_PERMISSIVE 0xFFFFu
 #define UD_LID_MCAST_FIRST 0xC000u
-#define UD_QP1_QKEY 0x80010000u        /* IBA 9.6.1.1: the GSI's well-known Q_Key */
+#define UD_QP1_QKEY 0x80010000u        /* IBA 13.5.1: the GSI's well-known Q_Key */
 #define UD_MAX_PKT 4608u
 
 struct ud_pkt {
