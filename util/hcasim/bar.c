@@ -21,6 +21,8 @@ static void bar0_read(struct hcasim *h, uint64_t off, uint8_t *d, unsigned size)
 		memcpy(d, h->hcr + (off - HCASIM_HCR_OFF), size);
 	} else if (in_range(off, size, HCASIM_ERRBUF_OFF, sizeof(h->errbuf))) {
 		memcpy(d, h->errbuf + (off - HCASIM_ERRBUF_OFF), size);
+	} else if (in_range(off, size, HCASIM_MSIX_OFF, HCASIM_MSIX_BYTES)) {
+		memcpy(d, h->msix + (off - HCASIM_MSIX_OFF), size);
 	} else if (off == HCASIM_SEM_OFF && size == 4) {
 		hermonprm_store_dword(d, 0, h->hw_sem);
 		h->hw_sem = 1;
@@ -44,6 +46,8 @@ static void bar0_write(struct hcasim *h, uint64_t off, const uint8_t *d, unsigne
 				      hermonprm_load_dword(d, 0));
 	} else if (off == HCASIM_SEM_OFF && size == 4) {
 		h->hw_sem = hermonprm_load_dword(d, 0);
+	} else if (in_range(off, size, HCASIM_MSIX_OFF, HCASIM_MSIX_BYTES)) {
+		memcpy(h->msix + (off - HCASIM_MSIX_OFF), d, size);
 	}
 }
 

@@ -90,6 +90,7 @@ void hcasim_power_on(struct hcasim *h)
 	hcasim_vmap_clear(&h->icm);
 	memset(h->hcr, 0, sizeof(h->hcr));
 	memset(h->errbuf, 0, sizeof(h->errbuf));
+	memset(h->msix, 0, sizeof(h->msix));
 	h->hcr_pending = false;
 	h->hw_sem = 0;
 	h->catastrophic = false;

@@ -40,6 +40,8 @@
 #define HCASIM_ERRBUF_OFF 0xf0000u /* catastrophic error buffer, reported by QUERY_FW */
 #define HCASIM_ERRBUF_DWORDS 16u
 #define HCASIM_CLR_INT_OFF 0xf00d8u
+#define HCASIM_MSIX_OFF 0x7c000u   /* MSI-X table (BIR 0), 128 vectors of 16 bytes */
+#define HCASIM_MSIX_BYTES (128u * 16u)
 
 /* UAR page offsets */
 #define HCASIM_UAR_SEND_DB 0x14u
@@ -197,6 +199,7 @@ struct hcasim {
 	bool hcr_pending;              /* go set but command held (stall/timeout knob) */
 	uint32_t hw_sem;
 	uint8_t cq_db_latch[4];
+	uint8_t msix[HCASIM_MSIX_BYTES]; /* stored for the host; the model raises no interrupts */
 	uint8_t errbuf[HCASIM_ERRBUF_DWORDS * 4];
 	bool catastrophic;
 

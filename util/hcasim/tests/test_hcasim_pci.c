@@ -148,6 +148,23 @@ TEST(hcasim_reset_linux_value_and_semaphore)
 	rawhost_fini(&rh);
 }
 
+TEST(hcasim_pci_msix_table_is_stored)
+{
+	struct rawhost rh;
+	uint8_t v[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, d[8];
+	unsigned cap;
+
+	CHECK_EQ(rawhost_init(&rh, NULL), 0);
+	cap = find_cap(rh.h, 0x11);
+	CHECK_EQ(hcasim_cfg_read(rh.h, cap + 4, 4), 0x7c000); /* table in BAR0 */
+	hcasim_bar_write(rh.h, 0, 0x7c000 + 16 * 3, v, 8);
+	hcasim_bar_read(rh.h, 0, 0x7c000 + 16 * 3, d, 8);
+	CHECK_MEM(d, v, 8);
+	hcasim_bar_read(rh.h, 0, 0x7c000 + 16 * 4, d, 8);
+	CHECK_EQ(d[0], 0);
+	rawhost_fini(&rh);
+}
+
 TEST(hcasim_two_instances_are_independent)
 {
 	struct rawhost a, b;

@@ -332,3 +332,84 @@ TEST(hcasim_ud_qpn_with_random_high_bits)
 	rawhost_fini(&a);
 	rawhost_fini(&b);
 }
+
+TEST(hcasim_ud_loopback_cable_between_the_two_ports)
+{
+	struct rawhost a;
+	struct rawhost_cq cq;
+	struct rawhost_qp q1, q2;
+	struct rawhost_qp_attr qa = { .st = 3, .log_sq = 3, .log_rq = 3, .qkey = 5, .port = 1,
+				      .cqn_snd = 130, .cqn_rcv = 130 };
+	struct rawhost_ud_dest d = { .dlid = 0x42, .dqpn = 0x300, .qkey = 5 };
+	uint8_t cqe[32];
+	uint64_t rx;
+	unsigned recv = 0, send = 0;
+
+	CHECK_EQ(rawhost_init(&a, NULL), 0);
+	CHECK_EQ(rawhost_bringup(&a), 0);
+	rawhost_cable(&a, 1, &a, 2);
+	CHECK_EQ(rawhost_set_port(&a, 1, 0x41, 4), 0);
+	CHECK_EQ(rawhost_set_port(&a, 2, 0x42, 4), 0);
+	CHECK_EQ(rawhost_create_cq(&a, &cq, 130, 3), 0);
+	CHECK_EQ(rawhost_create_qp(&a, &q1, 0x200, &qa), 0);
+	qa.port = 2;
+	CHECK_EQ(rawhost_create_qp(&a, &q2, 0x300, &qa), 0);
+	rx = rawhost_alloc(&a, 2048, 64);
+	rawhost_post_recv(&a, &q2, rx, 2048, 0);
+	memcpy(rawhost_ptr(&a, rx + 1024), "port to port", 12);
+	rawhost_post_ud(&a, &q1, &d, rx + 1024, 12, 0);
+	rawhost_run(&a, NULL);
+	CHECK_EQ(a.npkts, 1);
+	CHECK_EQ(a.pkts[0].port, 1);
+	while (rawhost_poll_cq(&a, &cq, cqe)) {
+		if (G(completion_queue_entry, s_r, cqe))
+			send++;
+		else {
+			recv++;
+			CHECK_EQ(G(completion_queue_entry, qpn, cqe), 0x300);
+			CHECK_EQ(G(completion_queue_entry, slid_smac47_32, cqe), 0x41);
+		}
+	}
+	CHECK_EQ(send, 1);
+	CHECK_EQ(recv, 1);
+	CHECK_MEM(rawhost_ptr(&a, rx + 40), "port to port", 12);
+	rawhost_fini(&a);
+}
+
+TEST(hcasim_ud_inline_data_segment)
+{
+	struct pair p;
+	uint8_t cqe[32], *w;
+	uint64_t rx;
+	uint8_t db[4] = { 0 };
+
+	CHECK_EQ(pair_up(&p, 0x1111), 0);
+	rx = rawhost_alloc(&p.b, 2048, 64);
+	rawhost_post_recv(&p.b, &p.bqp, rx, 2048, 0);
+	/* hand-built UD WQE: ctrl, UD segment, one inline segment of 11 bytes */
+	{
+		struct rawhost_ud_dest d = { .dlid = 0x22, .dqpn = 0x200, .qkey = 0x1111 };
+
+		rawhost_post_ud(&p.a, &p.aqp, &d, 0, 0, 0); /* lays out ctrl + UD segment */
+	}
+	rawhost_run(&p.a, &p.b); /* that one had no data: completes with 0 bytes */
+	CHECK_EQ(rawhost_poll_cq(&p.b, &p.bcq, cqe), 1);
+	CHECK_EQ(G(completion_queue_entry, byte_cnt, cqe), 40);
+	rawhost_post_recv(&p.b, &p.bqp, rx, 2048, 0);
+	w = (uint8_t *)rawhost_ptr(&p.a, p.aqp.buf) + 128;
+	memcpy(w + 16, (uint8_t *)rawhost_ptr(&p.a, p.aqp.buf) + 16, 48);
+	memset(w + 64, 0, 64);
+	hermonprm_store_dword(w + 64, 0, 0x80000000u | 11);
+	memcpy(w + 68, "inline data", 11);
+	hermonprm_wqe_segment_ctrl_send_st_set_ds(w, 6);
+	hermonprm_wqe_segment_ctrl_send_st_set_c(w, 3);
+	hermonprm_wqe_segment_ctrl_send_st_set_opcode(w, 0x0a);
+	hermonprm_wqe_segment_ctrl_send_st_set_owner(w, 0);
+	hermonprm_send_db_register_st_set_qn(db, 0x100);
+	hcasim_bar_write(p.a.h, 2, 128 * 4096 + 0x14, db, 4);
+	rawhost_run(&p.a, &p.b);
+	CHECK_EQ(rawhost_poll_cq(&p.b, &p.bcq, cqe), 1);
+	CHECK_EQ(G(completion_queue_entry, byte_cnt, cqe), 40 + 11);
+	CHECK_MEM((uint8_t *)rawhost_ptr(&p.b, rx) + 40, "inline data", 11);
+	pair_down(&p);
+}
