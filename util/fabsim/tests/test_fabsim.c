@@ -670,3 +670,89 @@ TEST(pcap_records_every_hop)
 	CHECK_EQ(size, 24 + 2 * (16 + (long)n));      /* a->sw and sw->b */
 	unlink(path);
 }
+
+TEST(delay_holds_packets_and_counts_them)
+{
+	struct rig r;
+	uint8_t pkt[FABSIM_MAX_PKT];
+	size_t n = ud_packet(pkt, 4, 3, 0, 0x48, 0x44);
+	char out[256];
+
+	rig_up(&r);
+	count_packets(&r, r.b);
+	CHECK_EQ(control_exec(&r.f, "fault a delay=20", out, sizeof(out)), 0);
+	for (int i = 0; i < 5; i++)
+		fabsim_client_send_packet(r.a, pkt, n);
+	CHECK_EQ(count_packets(&r, r.b), 5);          /* pump waits for the due time */
+	CHECK_EQ(fabric_find_port(&r.f, "a")->link->cnt.delayed, 5);
+	CHECK_EQ(fabric_find_port(&r.f, "a")->link->cnt.lost, 0);
+	rig_down(&r);
+}
+
+#include <sys/socket.h>
+#include <sys/un.h>
+
+/* A raw connection to the HCA socket that says whatever the test wants. */
+static int raw_connect(void)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", tmp_path("hca.sock"));
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static bool closed_by_fabsim(struct rig *r, int fd)
+{
+	uint8_t buf[64];
+
+	pump(r);
+	return recv(fd, buf, sizeof(buf), MSG_DONTWAIT) == 0;
+}
+
+TEST(malformed_hca_messages_close_only_that_connection)
+{
+	struct rig r;
+	struct fabsim_wire_hdr h = { .type = FABSIM_MSG_PACKET, .len = 4 };
+	uint8_t msg[sizeof(h) + 8] = { 0 };
+	uint8_t pkt[FABSIM_MAX_PKT];
+	size_t n;
+	int fd;
+
+	rig_up(&r);
+	count_packets(&r, r.b);
+	/* Too short for a header. */
+	fd = raw_connect();
+	CHECK(fd >= 0);
+	send(fd, "xy", 2, 0);
+	CHECK(closed_by_fabsim(&r, fd));
+	close(fd);
+	/* A PACKET before HELLO. */
+	fd = raw_connect();
+	memcpy(msg, &h, sizeof(h));
+	send(fd, msg, sizeof(h) + 4, 0);
+	CHECK(closed_by_fabsim(&r, fd));
+	close(fd);
+	/* A length that disagrees with the message. */
+	fd = raw_connect();
+	h.type = FABSIM_MSG_HELLO;
+	h.len = 100;
+	memcpy(msg, &h, sizeof(h));
+	send(fd, msg, sizeof(h) + 8, 0);
+	CHECK(closed_by_fabsim(&r, fd));
+	close(fd);
+	/* Garbage inside a PACKET from an attached port is just a bad packet: dropped, counted. */
+	memset(pkt, 0xee, 64);
+	fabsim_client_send_packet(r.a, pkt, 64);
+	pump(&r);
+	CHECK_EQ(fabric_find_port(&r.f, "sw:2")->cnt.malformed + fabric_find_port(&r.f, "sw:2")->cnt.bad_crc, 1);
+	/* The attached ports still work. */
+	n = ud_packet(pkt, 4, 3, 0, 0x48, 0x55);
+	fabsim_client_send_packet(r.a, pkt, n);
+	CHECK_EQ(count_packets(&r, r.b), 1);
+	rig_down(&r);
+}
