@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * TFTP client (RFC 1350) with option negotiation (RFC 2347): blksize (RFC 2348) as large as the
+ * path MTU allows, tsize (RFC 2349) and windowsize (RFC 7440) when the server accepts them; a
+ * server that ignores options (plain DATA 1) or refuses windowsize gives a lock-step transfer.
+ * Data goes into a caller buffer (no per-block allocation); progress is reported as it arrives.
+ */
+#ifndef IBBOOT_TFTP_H
+#define IBBOOT_TFTP_H
+
+#include <ibboot/udp.h>
+
+#define TFTP_PORT          69
+#define TFTP_HDR_LEN       4
+#define TFTP_DEFAULT_BLKSIZE 512
+#define TFTP_MAX_BLKSIZE   65464   /* RFC 2348 */
+#define TFTP_FILENAME_MAX  256
+
+enum tftp_opcode {
+	TFTP_RRQ = 1, TFTP_WRQ, TFTP_DATA, TFTP_ACK, TFTP_ERROR, TFTP_OACK,
+};
+
+/* Where the file goes: buf[0..size); len grows as blocks arrive in order. */
+struct tftp_sink {
+	uint8_t *buf;
+	size_t size;
+	size_t len;
+	/* Called after each block written: bytes so far, total from tsize (0 if unknown). */
+	void (*progress)(void *ctx, uint64_t bytes, uint64_t total);
+	void *ctx;
+};
+
+struct tftp_opts {
+	unsigned blksize;      /* 0: the largest the device's MTU allows */
+	unsigned windowsize;   /* 0 or 1: do not ask */
+	bool no_options;       /* plain RFC 1350 request */
+	unsigned timeout_ms;   /* first retransmission timeout (doubles to 8x) */
+	unsigned max_retries;  /* retransmissions of one packet before giving up */
+};
+
+/* What an OACK grants, checked against what we asked (RFC 2347: a server may only lower). */
+struct tftp_oack {
+	unsigned blksize, windowsize;
+	uint64_t tsize;
+	bool has_blksize, has_windowsize, has_tsize;
+};
+/* Parses an OACK's option list (after the opcode). asked_*: what the RRQ carried (0 = not
+ * asked). 0 or -EINVAL with *why ("option 'timeout' was never asked for"). */
+int tftp_parse_oack(const uint8_t *opts, size_t len, unsigned asked_blksize,
+		    unsigned asked_windowsize, bool asked_tsize, struct tftp_oack *out,
+		    const char **why);
+/* Parses an ERROR packet (after the opcode): code and the NUL-terminated (or not) message. */
+int tftp_parse_error(const uint8_t *p, size_t len, uint16_t *code, char *msg, size_t msg_size);
+
+enum tftp_state { TFTP_IDLE, TFTP_WAIT_FIRST, TFTP_TRANSFER, TFTP_DONE, TFTP_FAILED };
+
+struct tftp_client {
+	struct net_device *nd;
+	struct udp_socket sock;
+	struct tftp_opts opts;
+	struct tftp_sink *sink;
+	uint32_t server;
+	uint16_t server_port;      /* 69 until the first reply fixes the transfer id */
+	char filename[TFTP_FILENAME_MAX];
+	enum tftp_state state;
+	unsigned blksize, windowsize, asked_blksize, asked_windowsize;
+	uint64_t tsize;
+	uint32_t blocks;           /* blocks written in order (block numbers wrap at 16 bits) */
+	unsigned since_ack;        /* blocks since our last ACK (windowsize) */
+	uint64_t next_timeout_ms;
+	unsigned timeout_ms, retries;
+	unsigned dup_blocks, ooo_blocks, retransmits;
+	int result;
+	char error[200];
+};
+
+int tftp_start(struct tftp_client *c, struct net_device *nd, uint32_t server,
+	       const char *filename, const struct tftp_opts *opts, struct tftp_sink *sink);
+/* Timers; true while the transfer runs. */
+bool tftp_step(struct tftp_client *c, uint64_t now_ms);
+void tftp_stop(struct tftp_client *c);
+/* One packet from src:sport (the socket's receive path; tests). */
+void tftp_handle(struct tftp_client *c, uint32_t src, uint16_t sport, const uint8_t *data,
+		 size_t len);
+
+/* The whole transfer, polling the network: returns the file's length or a negative error
+ * (server errors are printed verbatim). */
+long tftp_fetch(struct net_device *nd, uint32_t server, const char *filename,
+		const struct tftp_opts *opts, struct tftp_sink *sink);
+
+#endif

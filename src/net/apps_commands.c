@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/* Console commands over the UDP applications: dhcp, tftp, nslookup. */
+#include <ibboot/dhcp.h>
+#include <ibboot/dns.h>
+#include <ibboot/tftp.h>
+#include <ibboot/console.h>
+#include <ibboot/dma.h>
+#include <ibboot/errno.h>
+#include <ibboot/shell.h>
+#include <ibboot/string.h>
+#include <ibboot/timer.h>
+
+#define TFTP_BUF_MAX  (256u << 20)
+#define TFTP_BUF_MIN  (1u << 20)
+
+static struct net_device *pick_netdev(const char *name)
+{
+	struct net_device *nd = name ? netdev_find(name) : netdev_find("ib0");
+
+	if (!nd && !name)
+		nd = netdev_first();
+	if (!nd)
+		kprintf("no network device%s%s (is there an InfiniBand adapter?)\n",
+			name ? " named " : "", name ? name : "");
+	return nd;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* "ff:00:12" or "ff0012" into bytes; length or -EINVAL. */
+static int parse_hex_bytes(const char *s, uint8_t *out, size_t size)
+{
+	size_t n = 0;
+
+	while (*s) {
+		int hi = hexval(s[0]), lo = hi >= 0 ? hexval(s[1]) : -1;
+
+		if (hi < 0 || lo < 0 || n == size)
+			return -EINVAL;
+		out[n++] = (uint8_t)(hi << 4 | lo);
+		s += 2;
+		if (*s == ':' || *s == '-')
+			s++;
+	}
+	return n ? (int)n : -EINVAL;
+}
+
+static int cmd_dhcp(int argc, char **argv)
+{
+	struct dhcp_config cfg;
+	const char *dev = NULL;
+	struct net_device *nd;
+
+	dhcp_config_default(&cfg);
+	for (int i = 1; i < argc; i++) {
+		if (!strncmp(argv[i], "client-id=", 10)) {
+			const char *v = argv[i] + 10;
+			int n;
+
+			if (!strcmp(v, "flexboot")) {
+				cfg.client_id_form = DHCP_CLIENT_ID_FLEXBOOT;
+			} else if (!strcmp(v, "ib")) {
+				cfg.client_id_form = DHCP_CLIENT_ID_HWTYPE_IB;
+			} else if ((n = parse_hex_bytes(v, cfg.client_id, sizeof(cfg.client_id))) > 0) {
+				cfg.client_id_form = DHCP_CLIENT_ID_RAW;
+				cfg.client_id_len = (size_t)n;
+			} else {
+				kputs("dhcp: client-id= takes flexboot, ib or hex bytes (ff:00:..)\n");
+				return -EINVAL;
+			}
+		} else {
+			dev = argv[i];
+		}
+	}
+	nd = pick_netdev(dev);
+	if (!nd)
+		return -ENODEV;
+	if (!nd->link_up) {
+		kprintf("dhcp: %s has no link (is the port ACTIVE? see ibstat)\n", nd->name);
+		return -EIO;
+	}
+	return dhcp_run(nd, &cfg, NULL);
+}
+
+struct progress {
+	uint64_t start_ms, next_report;
+};
+
+static void print_progress(void *ctx, uint64_t bytes, uint64_t total)
+{
+	struct progress *p = ctx;
+	uint64_t ms;
+
+	if (bytes < p->next_report)
+		return;
+	p->next_report = bytes + (4u << 20);
+	ms = clock_ms() - p->start_ms;
+	if (total)
+		kprintf("tftp: %llu / %llu KiB (%u%%) %llu KB/s\n", (unsigned long long)(bytes >> 10),
+			(unsigned long long)(total >> 10), (unsigned)(bytes * 100 / total),
+			(unsigned long long)(ms ? bytes / ms : 0));
+	else
+		kprintf("tftp: %llu KiB %llu KB/s\n", (unsigned long long)(bytes >> 10),
+			(unsigned long long)(ms ? bytes / ms : 0));
+}
+
+static uint8_t *tftp_buf;
+static size_t tftp_buf_size;
+
+static bool ensure_buffer(void)
+{
+	for (size_t size = TFTP_BUF_MAX; !tftp_buf && size >= TFTP_BUF_MIN; size /= 2) {
+		tftp_buf = dma_alloc(size, 4096);
+		tftp_buf_size = tftp_buf ? size : 0;
+	}
+	if (!tftp_buf)
+		kputs("tftp: no memory for a download buffer\n");
+	return tftp_buf != NULL;
+}
+
+/* tftp://host[:69]/path -> host and path (the path keeps no leading '/': RFC 3617 §2). */
+static int split_url(char *url, char **host, char **path)
+{
+	char *slash, *colon;
+
+	if (strncmp(url, "tftp://", 7))
+		return -EINVAL;
+	*host = url + 7;
+	slash = strchr(*host, '/');
+	if (!slash || slash == *host || !slash[1])
+		return -EINVAL;
+	*slash = '\0';
+	*path = slash + 1;
+	colon = strchr(*host, ':');
+	if (colon) {
+		if (strcmp(colon + 1, "69"))
+			return -ENOTSUP;
+		*colon = '\0';
+	}
+	return 0;
+}
+
+static int cmd_tftp(int argc, char **argv)
+{
+	struct tftp_opts opts = { 0 };
+	struct tftp_sink sink = { 0 };
+	struct progress prog;
+	char *host = NULL, *file = NULL, next[16], a[16];
+	struct net_device *nd = pick_netdev(NULL);
+	uint32_t server;
+	long n;
+	int rc;
+
+	if (!nd)
+		return -ENODEV;
+	if (argc == 2 && !strncmp(argv[1], "tftp://", 7)) {
+		rc = split_url(argv[1], &host, &file);
+		if (rc < 0) {
+			kputs("tftp: URL must be tftp://HOST/PATH (port 69 only)\n");
+			return rc;
+		}
+	} else if (argc == 3) {
+		host = argv[1];
+		file = argv[2];
+	} else if (argc == 2) {
+		if (setting_get("next-server", next, sizeof(next)) < 0) {
+			kputs("tftp: no server given and no next-server from DHCP\n");
+			return -EINVAL;
+		}
+		host = next;
+		file = argv[1];
+	} else {
+		kputs("usage: tftp tftp://HOST/FILE | tftp [SERVER] FILE\n");
+		return -EINVAL;
+	}
+	rc = dns_resolve(nd, host, NULL, &server);
+	if (rc < 0)
+		return rc;
+	if (!ensure_buffer())
+		return -ENOMEM;
+	sink.buf = tftp_buf;
+	sink.size = tftp_buf_size;
+	sink.progress = print_progress;
+	sink.ctx = &prog;
+	opts.windowsize = 8;
+	prog.start_ms = clock_ms();
+	prog.next_report = 4u << 20;
+	kprintf("tftp: %s from %s\n", file, ipv4_ntoa(server, a));
+	n = tftp_fetch(nd, server, file, &opts, &sink);
+	if (n < 0)
+		return (int)n;
+	kprintf("tftp: %s: %ld bytes in %llu ms\n", file, n,
+		(unsigned long long)(clock_ms() - prog.start_ms));
+	return 0;
+}
+
+static int cmd_nslookup(int argc, char **argv)
+{
+	struct net_device *nd = pick_netdev(NULL);
+	uint32_t addr;
+	char a[16];
+	int rc;
+
+	if (argc != 2) {
+		kputs("usage: nslookup NAME\n");
+		return -EINVAL;
+	}
+	if (!nd)
+		return -ENODEV;
+	rc = dns_resolve(nd, argv[1], NULL, &addr);
+	if (rc < 0)
+		return rc;
+	kprintf("%s has address %s\n", argv[1], ipv4_ntoa(addr, a));
+	return 0;
+}
+
+const struct shell_command apps_commands[] = {
+	{ "dhcp", "dhcp [DEV] [client-id=flexboot|ib|HEX]: get an address (RFC 4390)", cmd_dhcp },
+	{ "tftp", "tftp tftp://HOST/FILE | tftp [SERVER] FILE: download into memory", cmd_tftp },
+	{ "nslookup", "nslookup NAME: resolve a host name with the DHCP-given DNS", cmd_nslookup },
+};
+const unsigned apps_commands_count = ARRAY_SIZE(apps_commands);

@@ -1,0 +1,470 @@
+/* SPDX-License-Identifier: MIT */
+/* TFTP client: RFC 1350 read requests with RFC 2347/2348/2349/7440 options. */
+#include <ibboot/tftp.h>
+#include <ibboot/console.h>
+#include <ibboot/errno.h>
+#include <ibboot/string.h>
+#include <ibboot/timer.h>
+#include <iblib/bytes.h>
+
+/* RFC 1350 §5 error codes we send. */
+#define TFTP_ERR_DISK_FULL   3
+#define TFTP_ERR_UNKNOWN_TID 5
+#define TFTP_ERR_OPTIONS     8   /* RFC 2347: option negotiation refused */
+
+#define TFTP_MIN_BLKSIZE     8   /* RFC 2348 */
+#define TFTP_MAX_WINDOWSIZE  65535u
+
+static char why_buf[128];
+
+static bool name_is(const char *a, const char *b)
+{
+	/* RFC 2347: option names are case-insensitive. */
+	for (; *a && *b; a++, b++) {
+		char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a;
+
+		if (x != *b)
+			return false;
+	}
+	return *a == *b;
+}
+
+static int parse_decimal(const char *s, uint64_t *v)
+{
+	uint64_t n = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || n > (UINT64_MAX - 9) / 10)
+			return -EINVAL;
+		n = n * 10 + (uint64_t)(*s - '0');
+	}
+	*v = n;
+	return 0;
+}
+
+static int oack_fail(const char **why, const char *fmt, const char *name)
+{
+	ksnprintf(why_buf, sizeof(why_buf), fmt, name);
+	*why = why_buf;
+	return -EINVAL;
+}
+
+int tftp_parse_oack(const uint8_t *p, size_t len, unsigned asked_blksize,
+		    unsigned asked_windowsize, bool asked_tsize, struct tftp_oack *out,
+		    const char **why)
+{
+	const char *dummy;
+	size_t i = 0;
+
+	if (!why)
+		why = &dummy;
+	memset(out, 0, sizeof(*out));
+	while (i < len) {
+		const char *name = (const char *)p + i, *value;
+		size_t nlen = strnlen(name, len - i), vlen;
+		uint64_t v;
+
+		if (nlen == len - i)
+			return oack_fail(why, "option name not NUL-terminated%s", "");
+		if (!nlen)
+			return oack_fail(why, "empty option name%s", "");
+		i += nlen + 1;
+		if (i >= len)
+			return oack_fail(why, "option '%.32s' has no value", name);
+		value = (const char *)p + i;
+		vlen = strnlen(value, len - i);
+		if (vlen == len - i)
+			return oack_fail(why, "value of option '%.32s' not NUL-terminated", name);
+		i += vlen + 1;
+		if (parse_decimal(value, &v) < 0)
+			return oack_fail(why, "option '%.32s' has a non-numeric value", name);
+		if (name_is(name, "blksize")) {
+			if (!asked_blksize)
+				return oack_fail(why, "option '%.32s' was never asked for", name);
+			if (out->has_blksize)
+				return oack_fail(why, "option '%.32s' repeated", name);
+			if (v < TFTP_MIN_BLKSIZE || v > asked_blksize)
+				return oack_fail(why, "blksize outside 8..what we asked%s", "");
+			out->blksize = (unsigned)v;
+			out->has_blksize = true;
+		} else if (name_is(name, "windowsize")) {
+			if (!asked_windowsize)
+				return oack_fail(why, "option '%.32s' was never asked for", name);
+			if (out->has_windowsize)
+				return oack_fail(why, "option '%.32s' repeated", name);
+			if (v < 1 || v > asked_windowsize)
+				return oack_fail(why, "windowsize outside 1..what we asked%s", "");
+			out->windowsize = (unsigned)v;
+			out->has_windowsize = true;
+		} else if (name_is(name, "tsize")) {
+			if (!asked_tsize)
+				return oack_fail(why, "option '%.32s' was never asked for", name);
+			if (out->has_tsize)
+				return oack_fail(why, "option '%.32s' repeated", name);
+			out->tsize = v;
+			out->has_tsize = true;
+		} else {
+			return oack_fail(why, "option '%.32s' was never asked for", name);
+		}
+	}
+	return 0;
+}
+
+int tftp_parse_error(const uint8_t *p, size_t len, uint16_t *code, char *msg, size_t msg_size)
+{
+	size_t n = 0;
+
+	if (len < 2 || !msg_size)
+		return -EINVAL;
+	*code = iblib_get_be16(p);
+	p += 2;
+	len -= 2;
+	/* Shown verbatim, but only printable ASCII reaches the console. */
+	while (n < len && n + 1 < msg_size && p[n]) {
+		msg[n] = p[n] >= 0x20 && p[n] < 0x7f ? (char)p[n] : '?';
+		n++;
+	}
+	msg[n] = '\0';
+	return 0;
+}
+
+/* ---- client ---- */
+
+static void send_to(struct tftp_client *c, uint16_t port, const uint8_t *pkt, size_t len)
+{
+	int rc = udp_sendto(&c->sock, c->server, port, pkt, len);
+
+	if (rc < 0 && rc != -EBUSY)
+		kprintf("tftp: cannot send to the server: %s\n", ib_strerror(rc));
+}
+
+static void send_error(struct tftp_client *c, uint16_t port, uint16_t code, const char *msg)
+{
+	uint8_t pkt[TFTP_HDR_LEN + 64];
+	size_t n = strnlen(msg, 63);
+
+	iblib_put_be16(pkt, TFTP_ERROR);
+	iblib_put_be16(pkt + 2, code);
+	memcpy(pkt + 4, msg, n);
+	pkt[4 + n] = 0;
+	send_to(c, port, pkt, TFTP_HDR_LEN + n + 1);
+}
+
+static void send_ack(struct tftp_client *c)
+{
+	uint8_t pkt[TFTP_HDR_LEN];
+
+	iblib_put_be16(pkt, TFTP_ACK);
+	iblib_put_be16(pkt + 2, (uint16_t)c->blocks);
+	send_to(c, c->server_port, pkt, sizeof(pkt));
+	c->since_ack = 0;
+}
+
+static size_t append_str(uint8_t *buf, size_t pos, size_t size, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	if (pos + n > size)
+		return size + 1;
+	memcpy(buf + pos, s, n);
+	return pos + n;
+}
+
+static int send_rrq(struct tftp_client *c)
+{
+	uint8_t pkt[TFTP_FILENAME_MAX + 96];
+	size_t pos = 2;
+	char num[12];
+
+	iblib_put_be16(pkt, TFTP_RRQ);
+	pos = append_str(pkt, pos, sizeof(pkt), c->filename);
+	pos = append_str(pkt, pos, sizeof(pkt), "octet");
+	if (!c->opts.no_options) {
+		ksnprintf(num, sizeof(num), "%u", c->asked_blksize);
+		pos = append_str(pkt, pos, sizeof(pkt), "blksize");
+		pos = append_str(pkt, pos, sizeof(pkt), num);
+		pos = append_str(pkt, pos, sizeof(pkt), "tsize");
+		pos = append_str(pkt, pos, sizeof(pkt), "0");
+		if (c->asked_windowsize) {
+			ksnprintf(num, sizeof(num), "%u", c->asked_windowsize);
+			pos = append_str(pkt, pos, sizeof(pkt), "windowsize");
+			pos = append_str(pkt, pos, sizeof(pkt), num);
+		}
+	}
+	if (pos > sizeof(pkt))
+		return -ERANGE;
+	send_to(c, TFTP_PORT, pkt, pos);
+	return 0;
+}
+
+static void tftp_fail(struct tftp_client *c, int rc, const char *msg)
+{
+	c->state = TFTP_FAILED;
+	c->result = rc;
+	ksnprintf(c->error, sizeof(c->error), "%s", msg);
+	kprintf("tftp: %s\n", msg);
+	udp_close(&c->sock);
+}
+
+static void arm_timer(struct tftp_client *c)
+{
+	c->retries = 0;
+	c->timeout_ms = c->opts.timeout_ms;
+	c->next_timeout_ms = clock_ms() + c->timeout_ms;
+}
+
+static void handle_oack(struct tftp_client *c, uint16_t sport, const uint8_t *p, size_t len)
+{
+	struct tftp_oack o;
+	const char *why;
+	char msg[200];
+
+	if (c->state == TFTP_TRANSFER) {
+		if (sport == c->server_port && c->blocks == 0)
+			send_ack(c);   /* our ACK 0 was lost: the server repeats its OACK */
+		return;
+	}
+	if (tftp_parse_oack(p, len, c->opts.no_options ? 0 : c->asked_blksize,
+			    c->asked_windowsize, !c->opts.no_options, &o, &why) < 0) {
+		c->server_port = sport;
+		send_error(c, sport, TFTP_ERR_OPTIONS, "bad option acknowledgement");
+		ksnprintf(msg, sizeof(msg), "bad OACK from the server for %s: %s", c->filename, why);
+		tftp_fail(c, -EINVAL, msg);
+		return;
+	}
+	/* RFC 2347: an option the OACK leaves out is refused; its default applies. */
+	c->blksize = o.has_blksize ? o.blksize : TFTP_DEFAULT_BLKSIZE;
+	c->windowsize = o.has_windowsize ? o.windowsize : 1;
+	c->tsize = o.has_tsize ? o.tsize : 0;
+	c->server_port = sport;
+	if (o.has_tsize && o.tsize > c->sink->size) {
+		send_error(c, sport, TFTP_ERR_DISK_FULL, "file too large for the buffer");
+		ksnprintf(msg, sizeof(msg), "%s is %llu bytes; the buffer holds %llu", c->filename,
+			  (unsigned long long)o.tsize, (unsigned long long)c->sink->size);
+		tftp_fail(c, -ERANGE, msg);
+		return;
+	}
+	c->state = TFTP_TRANSFER;
+	send_ack(c);
+	arm_timer(c);
+}
+
+static void handle_data(struct tftp_client *c, const uint8_t *p, size_t len)
+{
+	uint16_t block, expected = (uint16_t)(c->blocks + 1);
+	size_t dlen;
+	char msg[200];
+
+	if (len < 2)
+		return;
+	block = iblib_get_be16(p);
+	dlen = len - 2;
+	if (block != expected) {
+		/* Behind: a duplicate (our ACK was lost or the server timed out); re-ACK the last
+		 * in-order block so the sender resumes after it (RFC 1350 §6, RFC 7440 §4). */
+		if ((uint16_t)(expected - block) < 0x8000u) {
+			c->dup_blocks++;
+			if (block == (uint16_t)c->blocks)
+				send_ack(c);
+		} else {
+			c->ooo_blocks++;
+			if (c->since_ack)
+				send_ack(c);
+		}
+		return;
+	}
+	if (dlen > c->blksize) {
+		send_error(c, c->server_port, 4, "block larger than blksize");
+		ksnprintf(msg, sizeof(msg), "DATA block %u of %s has %u bytes, more than the "
+			  "negotiated blksize %u", block, c->filename, (unsigned)dlen, c->blksize);
+		tftp_fail(c, -EINVAL, msg);
+		return;
+	}
+	if (dlen > c->sink->size - c->sink->len) {
+		send_error(c, c->server_port, TFTP_ERR_DISK_FULL, "file too large for the buffer");
+		ksnprintf(msg, sizeof(msg), "%s does not fit the %llu-byte buffer", c->filename,
+			  (unsigned long long)c->sink->size);
+		tftp_fail(c, -ERANGE, msg);
+		return;
+	}
+	memcpy(c->sink->buf + c->sink->len, p + 2, dlen);
+	c->sink->len += dlen;
+	c->blocks++;
+	c->since_ack++;
+	if (c->sink->progress)
+		c->sink->progress(c->sink->ctx, c->sink->len, c->tsize);
+	if (dlen < c->blksize) {
+		send_ack(c);
+		c->state = TFTP_DONE;
+		c->result = 0;
+		udp_close(&c->sock);
+		return;
+	}
+	if (c->since_ack >= c->windowsize)
+		send_ack(c);
+	arm_timer(c);
+}
+
+void tftp_handle(struct tftp_client *c, uint32_t src, uint16_t sport, const uint8_t *data,
+		 size_t len)
+{
+	uint16_t op, code;
+	char msg[200], text[128], a[16];
+
+	if (c->state != TFTP_WAIT_FIRST && c->state != TFTP_TRANSFER)
+		return;
+	if (src != c->server || len < 2)
+		return;
+	if (c->state == TFTP_TRANSFER && sport != c->server_port) {
+		/* RFC 1350 §4: a packet from another transfer id gets an error, ours goes on. */
+		uint16_t keep = c->server_port;
+
+		send_error(c, sport, TFTP_ERR_UNKNOWN_TID, "Unknown transfer ID");
+		c->server_port = keep;
+		return;
+	}
+	op = iblib_get_be16(data);
+	switch (op) {
+	case TFTP_ERROR:
+		if (tftp_parse_error(data + 2, len - 2, &code, text, sizeof(text)) < 0) {
+			code = 0;
+			text[0] = '\0';
+		}
+		ksnprintf(msg, sizeof(msg), "server %s: error %u: %s", ipv4_ntoa(src, a), code,
+			  text);
+		tftp_fail(c, code == 1 ? -ENOENT : code == 2 ? -EPERM : -EIO, msg);
+		break;
+	case TFTP_OACK:
+		handle_oack(c, sport, data + 2, len - 2);
+		break;
+	case TFTP_DATA:
+		if (c->state == TFTP_WAIT_FIRST) {
+			/* No OACK: the server ignored every option (RFC 2347 §"not supported"). */
+			c->blksize = TFTP_DEFAULT_BLKSIZE;
+			c->windowsize = 1;
+			c->server_port = sport;
+			c->state = TFTP_TRANSFER;
+		}
+		handle_data(c, data + 2, len - 2);
+		break;
+	default:
+		break;
+	}
+}
+
+static void tftp_sock_rx(struct udp_socket *s, uint32_t src, uint16_t sport,
+			 const uint8_t *data, size_t len)
+{
+	tftp_handle(s->priv, src, sport, data, len);
+}
+
+int tftp_start(struct tftp_client *c, struct net_device *nd, uint32_t server,
+	       const char *filename, const struct tftp_opts *opts, struct tftp_sink *sink)
+{
+	size_t fl = strnlen(filename, TFTP_FILENAME_MAX);
+	unsigned path_max;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	if (!fl || fl >= TFTP_FILENAME_MAX || !sink || (!sink->buf && sink->size))
+		return -EINVAL;
+	c->nd = nd;
+	c->server = server;
+	c->server_port = TFTP_PORT;
+	c->sink = sink;
+	sink->len = 0;
+	memcpy(c->filename, filename, fl + 1);
+	if (opts)
+		c->opts = *opts;
+	if (!c->opts.timeout_ms)
+		c->opts.timeout_ms = 1000;
+	if (!c->opts.max_retries)
+		c->opts.max_retries = 6;
+	/* RFC 2348: the block plus IP, UDP and TFTP headers must fit one packet of the path. */
+	path_max = nd->mtu > IPV4_HDR_LEN + UDP_HDR_LEN + TFTP_HDR_LEN + TFTP_MIN_BLKSIZE
+		? nd->mtu - IPV4_HDR_LEN - UDP_HDR_LEN - TFTP_HDR_LEN : TFTP_MIN_BLKSIZE;
+	if (path_max > TFTP_MAX_BLKSIZE)
+		path_max = TFTP_MAX_BLKSIZE;
+	c->asked_blksize = c->opts.blksize && c->opts.blksize < path_max ? c->opts.blksize
+									 : path_max;
+	if (c->asked_blksize < TFTP_MIN_BLKSIZE)
+		c->asked_blksize = TFTP_MIN_BLKSIZE;
+	if (c->opts.windowsize > 1 && !c->opts.no_options)
+		c->asked_windowsize = c->opts.windowsize > TFTP_MAX_WINDOWSIZE
+			? TFTP_MAX_WINDOWSIZE : c->opts.windowsize;
+	c->blksize = TFTP_DEFAULT_BLKSIZE;
+	c->windowsize = 1;
+	rc = udp_open(&c->sock, nd, 0, tftp_sock_rx, c);
+	if (rc < 0)
+		return rc;
+	c->state = TFTP_WAIT_FIRST;
+	rc = send_rrq(c);
+	if (rc < 0) {
+		udp_close(&c->sock);
+		c->state = TFTP_FAILED;
+		return rc;
+	}
+	arm_timer(c);
+	return 0;
+}
+
+void tftp_stop(struct tftp_client *c)
+{
+	udp_close(&c->sock);
+	if (c->state == TFTP_WAIT_FIRST || c->state == TFTP_TRANSFER) {
+		c->state = TFTP_FAILED;
+		c->result = -ECANCELED;
+	}
+}
+
+bool tftp_step(struct tftp_client *c, uint64_t now)
+{
+	char msg[200], a[16];
+
+	if (c->state != TFTP_WAIT_FIRST && c->state != TFTP_TRANSFER)
+		return false;
+	if ((int64_t)(now - c->next_timeout_ms) < 0)
+		return true;
+	if (++c->retries > c->opts.max_retries) {
+		if (c->state == TFTP_WAIT_FIRST)
+			ksnprintf(msg, sizeof(msg), "no answer from %s for %s after %u tries: is "
+				  "a TFTP server running there?", ipv4_ntoa(c->server, a),
+				  c->filename, c->retries);
+		else
+			ksnprintf(msg, sizeof(msg), "transfer of %s from %s stalled after %llu "
+				  "bytes (%u retransmissions)", c->filename,
+				  ipv4_ntoa(c->server, a), (unsigned long long)c->sink->len,
+				  c->retries - 1);
+		tftp_fail(c, -ETIMEDOUT, msg);
+		return false;
+	}
+	c->retransmits++;
+	if (c->state == TFTP_WAIT_FIRST)
+		send_rrq(c);
+	else
+		send_ack(c);   /* the last in-order block: the server resends what follows */
+	if (c->timeout_ms < 8 * c->opts.timeout_ms)
+		c->timeout_ms *= 2;
+	c->next_timeout_ms = now + c->timeout_ms;
+	return true;
+}
+
+long tftp_fetch(struct net_device *nd, uint32_t server, const char *filename,
+		const struct tftp_opts *opts, struct tftp_sink *sink)
+{
+	static struct tftp_client c;
+	int rc = tftp_start(&c, nd, server, filename, opts, sink);
+
+	if (rc < 0) {
+		kprintf("tftp: cannot start the transfer of %s: %s\n", filename, ib_strerror(rc));
+		return rc;
+	}
+	while (tftp_step(&c, clock_ms()))
+		net_poll();
+	tftp_stop(&c);
+	if (c.state != TFTP_DONE)
+		return c.result ? c.result : -EIO;
+	return (long)sink->len;
+}

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/* UDP (RFC 768): checksums, port demultiplexing, ephemeral ports, sending from caller sockets. */
+#include <ibboot/udp.h>
+#include <ibboot/console.h>
+#include <ibboot/errno.h>
+#include <ibboot/string.h>
+#include <ibboot/timer.h>
+#include <iblib/bytes.h>
+
+static struct udp_socket *sockets;
+static struct udp_stats stats;
+static bool registered;
+static uint16_t next_ephemeral;
+static uint64_t rng_state;
+
+uint32_t net_random32(void)
+{
+	if (!rng_state) {
+		struct net_device *nd = netdev_first();
+
+		rng_state = clock_us() * 0x9e3779b97f4a7c15ull ^ 0x6a09e667f3bcc909ull;
+		for (unsigned i = 0; nd && i < nd->ll_addr_len; i++)
+			rng_state = (rng_state ^ nd->ll_addr[i]) * 0x100000001b3ull;
+		if (!rng_state)
+			rng_state = 1;
+	}
+	/* xorshift64* */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return (uint32_t)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
+}
+
+/* One's-complement sum of the pseudo header (RFC 768) and the datagram, folded to 16 bits. */
+static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t len)
+{
+	for (; len > 1; p += 2, len -= 2)
+		sum += (uint32_t)(p[0] << 8 | p[1]);
+	if (len)
+		sum += (uint32_t)(p[0] << 8);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum;
+}
+
+static uint32_t pseudo_sum(uint32_t src, uint32_t dst, size_t len)
+{
+	uint8_t ph[12];
+
+	iblib_put_be32(ph, src);
+	iblib_put_be32(ph + 4, dst);
+	ph[8] = 0;
+	ph[9] = IP_PROTO_UDP;
+	iblib_put_be16(ph + 10, (uint16_t)len);
+	return csum_add(0, ph, sizeof(ph));
+}
+
+uint16_t udp_checksum(uint32_t src, uint32_t dst, const uint8_t *udp, size_t len)
+{
+	uint16_t c = (uint16_t)~csum_add(pseudo_sum(src, dst, len), udp, len);
+
+	/* RFC 768: a computed zero is sent as all ones (zero means "no checksum"). */
+	return c ? c : 0xffff;
+}
+
+int udp_parse(const uint8_t *buf, size_t len, uint32_t src, uint32_t dst,
+	      struct udp_datagram *out, const char **why)
+{
+	const char *dummy;
+	size_t ulen;
+
+	if (!why)
+		why = &dummy;
+	if (!buf || len < UDP_HDR_LEN) {
+		*why = "shorter than a UDP header";
+		return -EINVAL;
+	}
+	ulen = iblib_get_be16(buf + 4);
+	if (ulen < UDP_HDR_LEN || ulen > len) {
+		*why = "UDP length field inconsistent with the IP payload";
+		return -EINVAL;
+	}
+	out->had_checksum = iblib_get_be16(buf + 6) != 0;
+	if (out->had_checksum && (uint16_t)~csum_add(pseudo_sum(src, dst, ulen), buf, ulen) != 0) {
+		*why = "bad UDP checksum";
+		return -EINVAL;
+	}
+	out->sport = iblib_get_be16(buf);
+	out->dport = iblib_get_be16(buf + 2);
+	out->payload = buf + UDP_HDR_LEN;
+	out->payload_len = ulen - UDP_HDR_LEN;
+	return 0;
+}
+
+void udp_rx(struct net_device *nd, const struct ipv4_packet *ip)
+{
+	struct udp_datagram d;
+	const char *why;
+
+	if (udp_parse(ip->payload, ip->payload_len, ip->src, ip->dst, &d, &why) < 0) {
+		stats.rx_bad++;
+		return;
+	}
+	stats.rx++;
+	for (struct udp_socket *s = sockets; s; s = s->next) {
+		if (s->local_port == d.dport && (!s->nd || s->nd == nd)) {
+			s->rx(s, ip->src, d.sport, d.payload, d.payload_len);
+			return;
+		}
+	}
+	stats.rx_no_port++;
+}
+
+static bool port_in_use(uint16_t port)
+{
+	for (struct udp_socket *s = sockets; s; s = s->next)
+		if (s->local_port == port)
+			return true;
+	return false;
+}
+
+static int pick_ephemeral(uint16_t *port)
+{
+	const unsigned span = UDP_EPHEMERAL_LAST - UDP_EPHEMERAL_FIRST + 1;
+
+	if (!next_ephemeral)
+		next_ephemeral = (uint16_t)(UDP_EPHEMERAL_FIRST + net_random32() % span);
+	for (unsigned i = 0; i < span; i++) {
+		uint16_t p = next_ephemeral;
+
+		next_ephemeral = p == UDP_EPHEMERAL_LAST ? UDP_EPHEMERAL_FIRST : (uint16_t)(p + 1);
+		if (!port_in_use(p)) {
+			*port = p;
+			return 0;
+		}
+	}
+	return -ENOSPC;
+}
+
+int udp_open(struct udp_socket *s, struct net_device *nd, uint16_t local_port, udp_rx_fn rx,
+	     void *priv)
+{
+	int rc;
+
+	if (!s || !rx || s->open)
+		return -EINVAL;
+	if (!registered) {
+		rc = ipv4_register_proto(IP_PROTO_UDP, udp_rx);
+		if (rc < 0)
+			return rc;
+		registered = true;
+	}
+	if (local_port) {
+		if (port_in_use(local_port))
+			return -EBUSY;
+	} else if ((rc = pick_ephemeral(&local_port)) < 0) {
+		return rc;
+	}
+	s->nd = nd;
+	s->local_port = local_port;
+	s->rx = rx;
+	s->next = sockets;
+	s->open = true;
+	s->priv = priv;
+	sockets = s;
+	return 0;
+}
+
+void udp_close(struct udp_socket *s)
+{
+	if (!s || !s->open)
+		return;
+	for (struct udp_socket **pp = &sockets; *pp; pp = &(*pp)->next) {
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
+	}
+	s->open = false;
+	s->next = NULL;
+}
+
+size_t udp_max_payload(const struct net_device *nd)
+{
+	return nd->mtu > IPV4_HDR_LEN + UDP_HDR_LEN ? nd->mtu - IPV4_HDR_LEN - UDP_HDR_LEN : 0;
+}
+
+int udp_sendto(struct udp_socket *s, uint32_t dst, uint16_t dport, const void *data, size_t len)
+{
+	struct net_device *nd = s->nd ? s->nd : netdev_first();
+	struct net_buf *nb;
+	uint8_t *h;
+	int rc;
+
+	if (!s->open || !nd)
+		return -EINVAL;
+	if (len > udp_max_payload(nd)) {
+		stats.tx_errors++;
+		return -ERANGE;
+	}
+	nb = ipv4_alloc(nd);
+	if (!nb) {
+		stats.tx_errors++;
+		return -EBUSY;
+	}
+	h = nb_put(nb, UDP_HDR_LEN + len);
+	if (!h) {
+		nd->ops->free_tx(nd, nb);
+		stats.tx_errors++;
+		return -ERANGE;
+	}
+	iblib_put_be16(h, s->local_port);
+	iblib_put_be16(h + 2, dport);
+	iblib_put_be16(h + 4, (uint16_t)(UDP_HDR_LEN + len));
+	iblib_put_be16(h + 6, 0);
+	if (len)
+		memcpy(h + UDP_HDR_LEN, data, len);
+	/* ipv4_tx puts the device's address (0.0.0.0 while unconfigured) in the source field. */
+	iblib_put_be16(h + 6, udp_checksum(nd->ip_addr, dst, h, UDP_HDR_LEN + len));
+	rc = ipv4_tx(nd, nb, dst, IP_PROTO_UDP);
+	if (rc < 0)
+		stats.tx_errors++;
+	else
+		stats.tx++;
+	return rc;
+}
+
+const struct udp_stats *udp_get_stats(void)
+{
+	return &stats;
+}
