@@ -50,6 +50,16 @@ expect $t "$OUT/crlf.log" '^three$' "LF line did not run" &&
 { [ "$prompts" -eq 4 ] || { fail $t "$prompts prompts for 3 lines (expected 4: one per line + the last)"; false; }; } &&
 pass $t
 
+t=hosted/options
+timeout 60 "$BIN" --ram=16 ibboot.cmd=poweroff </dev/null >"$OUT/ram.log" 2>&1
+status=$?
+timeout 60 "$BIN" --no-such-option </dev/null >"$OUT/badopt.log" 2>&1
+badopt=$?
+expect $t "$OUT/ram.log" '^memory: 16 MiB RAM' "--ram=16 not honoured" &&
+expect $t "$OUT/badopt.log" 'unknown option --no-such-option' "bad option not reported" &&
+{ [ "$status" -eq 0 ] && [ "$badopt" -eq 2 ] || { fail $t "exit statuses $status/$badopt, expected 0/2"; false; }; } &&
+pass $t
+
 t=hosted/eof
 timeout 60 "$BIN" </dev/null >"$OUT/eof.log" 2>&1
 status=$?
