@@ -144,6 +144,10 @@ static int check_new_qpc(struct hcasim *h, uint32_t qpn, uint8_t *q)
 			      HCASIM_RSVD_QPS);
 		return ST_BAD_PARAM;
 	}
+	if (PRM_GET(queue_pair_ee_context_entry, srq, q)) {
+		hcasim_refuse(h, "RST2INIT_QP: QP %#x: shared receive queues are not modelled", qpn);
+		return ST_BAD_PARAM;
+	}
 	if ((st == QPST_MLX) != special) {
 		hcasim_refuse(h, "RST2INIT_QP: QP %#x: MLX transport %s (special QP block at %#x%s)",
 			      qpn, special ? "required for QP0/QP1" : "only for QP0/QP1",

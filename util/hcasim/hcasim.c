@@ -211,7 +211,7 @@ bool hcasim_step(struct hcasim *h)
 	}
 	if (h->hcr_pending && !h->stall_hcr) {
 		hcasim_hcr_go(h);
-		work = true;
+		work |= !h->hcr_pending; /* a command held by a fault knob is not progress */
 	}
 	if (h->fw != FW_HCA_UP || h->catastrophic) {
 		h->sq_count = 0;
