@@ -77,7 +77,8 @@ int net_ping(struct net_device *nd, uint32_t dst, unsigned count, unsigned timeo
 			kprintf("ping %s: cannot send: %s\n", ipv4_ntoa(dst, a), ib_strerror(rc));
 			break;
 		}
-		while (clock_ms() - p.sent_ms[seq] < timeout_ms && !p.seen[seq])
+		/* one request per interval, as ping(8) does, whenever its reply came */
+		while (clock_ms() - p.sent_ms[seq] < timeout_ms)
 			net_poll();
 	}
 	/* the last chance for late replies */

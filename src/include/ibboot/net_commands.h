@@ -12,8 +12,8 @@ extern const unsigned net_commands_count;
 
 /* Polls until nd's link is up (progress every 10 s); -ETIMEDOUT after timeout_ms. */
 int net_wait_link(struct net_device *nd, unsigned timeout_ms);
-/* Sends count echo requests, waiting up to timeout_ms for each reply; returns replies (> 0) or
- * -ETIMEDOUT when none came back. */
+/* Sends count echo requests, one every timeout_ms, counting replies as they come (late ones
+ * too); returns replies (> 0) or -ETIMEDOUT when none came back. */
 int net_ping(struct net_device *nd, uint32_t dst, unsigned count, unsigned timeout_ms);
 
 #endif

@@ -2,8 +2,9 @@
 # End to end for the IB core + IPoIB + IPv4/ICMP: bin/ibboot.lkrn in QEMU with -device hermon
 # (port 1 cabled into fabsim), the stock OpenSM managing the fabric, the server node bridging IPoIB
 # to a TUN where the Linux kernel answers 198.18.0.1 (util/netboot-env). The command line makes
-# ibboot configure 198.18.0.50/24, ping the server and print ibstat; the serial console must show
-# the port ACTIVE, ib0 up with the group's MTU and Q_Key, and ICMP echo replies from the kernel.
+# ibboot configure 198.18.0.50/24, ping the server, ping again while OpenSM restarts, and print
+# ibstat; the serial console must show the port ACTIVE, ib0 up with the group's MTU and Q_Key,
+# ICMP echo replies from the kernel, and a rejoin after the SM restart.
 # Logs: build/ibcore/e2e/. Not part of check-ibcore (needs QEMU with the hermon device).
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -21,7 +22,7 @@ fi
 
 QEMU=${QEMU_BIN:-$(util/qemu/build --print-path 2>/dev/null)} || { echo "SKIP: ibcore-e2e: QEMU with the hermon device is not built (make qemu)"; exit 77; }
 S=$NETBOOT_SERVER_IP
-CMD="ibboot.cmd=ipconfig+198.18.0.50/24,ping+$S+3,ibstat,ifstat,poweroff"
+CMD="ibboot.cmd=ipconfig+198.18.0.50/24,ping+$S+3,ping+$S+20,ibstat,ifstat,poweroff"
 timeout --kill-after=5 300 "$QEMU" -display none -machine graphics=off -monitor none -no-reboot \
     -m 256 -net none -serial "file:$T/serial.log" -kernel bin/ibboot.lkrn -append "$CMD" \
     -device "hermon,model=$TOP/bin/libhcasim.so,device-id=0x1003,guid=$NETBOOT_HCA1_PORT1_GUID,port2=off,fabric=$FABSIM_HCA_SOCKET,fabric-lib=$TOP/bin/libfabsim_client.so,log=$T/device.log" \
@@ -33,6 +34,11 @@ if [ "${IBCORE_E2E_SM_RESTART:-0}" = 1 ]; then
     for _ in $(seq 1 60); do grep -q 'link up, ' "$T/serial.log" 2>/dev/null && break; sleep 1; done
     util/netboot-env sm-restart "$T/env" > "$T/sm-restart.log" 2>&1
 fi
+# Then restart the SM while the port is ACTIVE and the second ping runs: ClientReregister must
+# make ib0 rejoin, and the ping must go on.
+for _ in $(seq 1 120); do grep -q "ping $S: 3 sent" "$T/serial.log" 2>/dev/null && break; sleep 1; done
+sleep 3
+util/netboot-env sm-restart "$T/env" > "$T/sm-bounce.log" 2>&1
 wait "$qpid"
 rc=$?
 sed -e 's/\r//g' -e 's/\x1b\[[0-9;]*[a-zA-Z]//g' "$T/serial.log" > "$T/serial.txt"
@@ -44,5 +50,7 @@ step port-active 'port 1: ACTIVE, LID 0x' "port 1 never became ACTIVE under Open
 step ipoib-up 'ib0: link up on .* MTU (2044|4092), broadcast MLID 0xc[0-9a-f]{3}, Q_Key 0x00000b1b' "ib0 did not join the broadcast group"
 step ping "ping $S: 64 bytes, icmp_seq=1 time=" "no ICMP echo reply from the server's kernel"
 step ping-all "ping $S: 3 sent, 3 received" "not every echo was answered"
+step sm-restart-rejoin 'subnet manager (asked for re-registration|changed) - joining groups again' "no rejoin after the SM restarted"
+step ping-through-sm-restart "ping $S: 20 sent, (1[5-9]|20) received" "the ping did not survive the SM restart"
 step ibstat 'port 1: ACTIVE \(LinkUp\) \(in use\)' "ibstat does not show the port in use"
 echo "--- serial console:"; tail -n 40 "$T/serial.txt"
