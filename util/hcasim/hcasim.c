@@ -173,8 +173,11 @@ void hcasim_port_set_link(struct hcasim *h, unsigned port, bool up)
 	/* The SMA follows the PHY only for a port the driver opened (INIT_PORT); a closed port is
 	 * DOWN whatever the cable does. */
 	hcasim_sma_set_link(h->sma, port, up && h->port[port - 1].up);
-	if (h->fw == FW_HCA_UP && h->port[port - 1].up && !up)
-		hcasim_port_event(h, port, EV_PORT_CHANGE, 1 /* down */);
+	/* Leaving ACTIVE is a port state change event (subtype 1, down); INIT → DOWN is not. */
+	if (!up && h->port[port - 1].last_state == 4 /* ACTIVE */ && h->fw == FW_HCA_UP)
+		hcasim_port_event(h, port, EV_PORT_CHANGE, 1);
+	if (!up)
+		h->port[port - 1].last_state = 1; /* DOWN */
 }
 
 void hcasim_packet_in(struct hcasim *h, unsigned port, const void *pkt, size_t len)

@@ -90,6 +90,18 @@ TEST(hcasim_smp_port_events_on_the_eq)
 	hcasim_port_set_link(rh.h, 2, false);
 	CHECK_EQ(rawhost_poll_eq(&rh, eqe), 0x09);
 	CHECK_EQ(G(event_queue_entry, event_sub_type, eqe), 1);
+	/* and back: ACTIVE again is reported again */
+	hcasim_port_set_link(rh.h, 2, true);
+	CHECK_EQ(rawhost_set_port(&rh, 2, 0x33, 4), 0);
+	port_change = 0;
+	while ((ev = rawhost_poll_eq(&rh, eqe)) >= 0)
+		if (ev == 0x09 && G(event_queue_entry, event_sub_type, eqe) == 4)
+			port_change++;
+	CHECK_EQ(port_change, 1);
+	/* a port that only reached INIT makes no event when its cable goes */
+	hcasim_port_set_link(rh.h, 1, true);
+	hcasim_port_set_link(rh.h, 1, false);
+	CHECK_EQ(rawhost_poll_eq(&rh, eqe), -1);
 	rawhost_fini(&rh);
 }
 
