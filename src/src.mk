@@ -88,7 +88,7 @@ IMG_ASFLAGS := -Isrc/arch/x86_64 -D__ASSEMBLY__
 IMG_LDFLAGS := -nostdlib -static -z noexecstack --no-warn-rwx-segments --build-id=none \
 	-T src/arch/x86_64/ibboot.ld
 
-IMG_ASM_SRCS := src/arch/x86_64/setup16.S src/arch/x86_64/head.S
+IMG_ASM_SRCS := src/arch/x86_64/setup16.S src/arch/x86_64/head.S src/arch/x86_64/linux64.S
 IMG_C_SRCS := $(CORE_SRCS) $(BUS_SRCS) $(DRIVER_SRCS) $(STACK_SRCS) src/core/string.c \
 	src/arch/x86_64/paging.c src/arch/x86_64/exception.c \
 	src/platform/pcbios/start.c src/platform/pcbios/bootinfo.c src/platform/pcbios/serial.c src/platform/pcbios/vga.c \

@@ -130,6 +130,7 @@ static int cmd_poweroff(int argc, char **argv)
 int cmd_memcheck(int argc, char **argv);
 int cmd_mmio(int argc, char **argv);
 int cmd_modules(int argc, char **argv);
+int cmd_exec64(int argc, char **argv);
 
 const struct shell_command shell_commands[] = {
 	{ "help", "list commands", cmd_help },
@@ -138,6 +139,7 @@ const struct shell_command shell_commands[] = {
 	{ "memcheck", "write and verify every chunk of buffer memory, then free it", cmd_memcheck },
 	{ "mmio", "BB:DD.F BAR [OFF [VAL]]: read (or write) a 32-bit register in a BAR", cmd_mmio },
 	{ "modules", "files the boot loader loaded alongside (initrd), with a byte sum", cmd_modules },
+	{ "exec64", "N [ARGS]: enter boot module N by the Linux 64-bit boot protocol", cmd_exec64 },
 	{ "echo", "print the arguments", cmd_echo },
 	{ "uptime", "milliseconds since start", cmd_uptime },
 	{ "sleep", "MS: wait, keeping devices and the network running", cmd_sleep },

@@ -157,6 +157,68 @@ int cmd_modules(int argc __unused, char **argv __unused)
 	return 0;
 }
 
+/*
+ * Enters boot module N as a 64-bit kernel image (entry at +0x200) by the Linux 64-bit boot
+ * protocol, with a fresh zero page and the remaining arguments as its command line: the handoff
+ * the kernel loader will use, for trying it out. Quiesces the devices first.
+ */
+#define EXEC64_ZERO_PAGE 4096
+#define EXEC64_CMDLINE   2048
+#define BP_TYPE_OF_LOADER 0x210
+#define BP_CMD_LINE_PTR   0x228
+
+int cmd_exec64(int argc, char **argv);
+int cmd_exec64(int argc, char **argv)
+{
+	const struct plat_mem_region *mods;
+	unsigned n = plat_boot_modules(&mods), idx = 0;
+	uint8_t *bp;
+	char *cmd;
+	size_t len = 0;
+
+	if (argc < 2 || argv[1][0] < '0' || argv[1][0] > '9' || argv[1][1]) {
+		kprintf("usage: exec64 MODULE [COMMAND LINE...]\n");
+		return -EINVAL;
+	}
+	idx = (unsigned)(argv[1][0] - '0');
+	if (idx >= n || mods[idx].len <= 0x200) {
+		kprintf("exec64: no boot module %u with a 64-bit entry at +0x200 (see 'modules')\n",
+			idx);
+		return -ENOENT;
+	}
+	bp = dma_alloc(EXEC64_ZERO_PAGE, 4096);
+	cmd = dma_alloc(EXEC64_CMDLINE, 16);
+	if (!bp || !cmd || virt_to_bus(cmd) >= (1ull << 32)) {
+		kprintf("exec64: no memory below 4 GiB for the zero page and command line\n");
+		dma_free(bp, EXEC64_ZERO_PAGE);
+		dma_free(cmd, EXEC64_CMDLINE);
+		return -ENOMEM;
+	}
+	memset(bp, 0, EXEC64_ZERO_PAGE);
+	cmd[0] = '\0';
+	for (int i = 2; i < argc; i++) {
+		size_t l = strlen(argv[i]);
+
+		if (len + l + 2 > EXEC64_CMDLINE)
+			break;
+		if (len)
+			cmd[len++] = ' ';
+		memcpy(cmd + len, argv[i], l + 1);
+		len += l;
+	}
+	uint32_t cmd_ptr = (uint32_t)virt_to_bus(cmd);
+	memcpy(bp + BP_CMD_LINE_PTR, &cmd_ptr, 4);
+	bp[BP_TYPE_OF_LOADER] = 0xff;   /* "undefined" loader, per the boot protocol */
+	kprintf("exec64: entering module %u at %#llx\n", idx,
+		(unsigned long long)(mods[idx].base + 0x200));
+	pci_remove_drivers();
+	int rc = plat_boot_linux64(mods[idx].base + 0x200, bp);
+	kprintf("exec64: handoff refused: %s\n", ib_strerror(rc));
+	dma_free(bp, EXEC64_ZERO_PAGE);
+	dma_free(cmd, EXEC64_CMDLINE);
+	return rc;
+}
+
 int cmd_mmio(int argc, char **argv);
 int cmd_mmio(int argc, char **argv)
 {

@@ -172,6 +172,23 @@ if boot exception "$IMAGE" "ibboot.cmd=fault" -m 128 -device isa-debug-exit; the
 	pass $t
 fi
 
+# 5c. The 64-bit Linux boot-protocol handoff: a stand-in kernel (tests/qemu/linux64-payload.S,
+#    assembled here) passed as the initrd is entered by `exec64`; it checks the segments,
+#    interrupts and e820 table the protocol promises, prints its command line and exits.
+t=qemu/linux64-handoff
+if as --64 -o "$OUT/linux64-payload.o" tests/qemu/linux64-payload.S &&
+   objcopy -O binary -j .text "$OUT/linux64-payload.o" "$OUT/linux64-payload.bin"; then
+	if boot linux64 "$IMAGE" "ibboot.cmd=exec64+0+handed+over" -m 256 -device isa-debug-exit \
+		-initrd "$OUT/linux64-payload.bin"; then
+		expect $t "$OUT/linux64.log" '^exec64: entering module 0 at 0x[0-9a-f]+200$' "exec64 did not run" &&
+		expect $t "$OUT/linux64.log" '^linux64 entry ok; cmdline: handed over$' "entry conditions or command line wrong" &&
+		check_status $t 133 "the stand-in kernel's isa-debug-exit value 0x42" &&
+		pass $t
+	fi
+else
+	fail $t "could not assemble tests/qemu/linux64-payload.S"
+fi
+
 # 6. The interactive console: commands typed on the serial line once the prompt shows (bytes sent
 #    before the firmware runs are lost, as on a real serial line).
 t=qemu/serial-console

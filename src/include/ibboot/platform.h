@@ -28,6 +28,13 @@ void plat_print_info(void);
  * software devices; a no-op on hardware. Never calls back into ibboot. */
 void plat_poll(void);
 
+/* Hands the machine to a 64-bit kernel by the Linux x86 64-bit boot protocol: fills boot_params'
+ * e820 table from the firmware memory map, then jumps to `entry` (the kernel's load address +
+ * 0x200) with rsi = boot_params (a 4 KiB zero page the caller set up: header, cmd_line_ptr,
+ * initrd). Devices must be quiesced first (pci_remove_drivers). Returns only on failure: -EINVAL
+ * for addresses the kernel could not reach, -ENOTSUP where there is no machine to give (hosted). */
+int plat_boot_linux64(uint64_t entry, void *boot_params);
+
 /* ---- console ---- */
 #define PLAT_GETC_NONE (-1)   /* nothing available now */
 #define PLAT_GETC_EOF  (-2)   /* input closed for good (hosted stdin at end) */

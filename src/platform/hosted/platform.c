@@ -6,6 +6,8 @@
  */
 #include <ibboot/platform.h>
 #include <ibboot/hosted.h>
+#define IBBOOT_NO_SHORT_ERRNO
+#include <ibboot/errno.h>
 
 #include <poll.h>
 #include <termios.h>
@@ -203,6 +205,11 @@ void *hosted_dma_ptr(uint64_t bus, size_t len)
 	if (!ram_arena || bus < base || bus - base > ram_size || len > ram_size - (bus - base))
 		return NULL;
 	return (void *)(uintptr_t)bus;
+}
+
+int plat_boot_linux64(uint64_t entry __unused, void *boot_params __unused)
+{
+	return -IB_ENOTSUP;
 }
 
 unsigned plat_boot_modules(const struct plat_mem_region **mods)

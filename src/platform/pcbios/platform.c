@@ -161,6 +161,28 @@ static bool running_under_qemu(void)
 	return memcmp(sig, "TCGTCGTCGTCG", 12) == 0 || memcmp(sig, "KVMKVMKVM\0\0\0", 12) == 0;
 }
 
+int plat_boot_linux64(uint64_t entry, void *boot_params)
+{
+	uint8_t *bp = boot_params;
+	const struct plat_mem_region *map;
+	unsigned n = plat_memmap(&map);
+	uint8_t count = 0;
+
+	/* Both must be identity-mapped and canonical; boot_params is read through 32-bit fields
+	 * by some kernels' early code, so keep it below 4 GiB. */
+	if (!bp || (uintptr_t)bp >= (1ull << 32) || entry >= (1ull << paging_phys_bits()))
+		return -EINVAL;
+	for (unsigned i = 0; i < n && count < E820_MAX; i++, count++) {
+		uint8_t *e = bp + BP_E820_TABLE + 20 * count;
+
+		memcpy(e, &map[i].base, 8);
+		memcpy(e + 8, &map[i].len, 8);
+		memcpy(e + 16, &map[i].type, 4);
+	}
+	bp[BP_E820_ENTRIES] = count;
+	arch_linux64_enter(entry, (uintptr_t)bp);
+}
+
 void plat_poweroff(int status)
 {
 	if (running_under_qemu()) {

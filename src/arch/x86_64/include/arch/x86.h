@@ -51,6 +51,9 @@ unsigned paging_phys_bits(void);
 /* Page-table pool use, and whether whole gigabytes of RAM get 1 GiB pages. */
 void paging_stats(unsigned *tables_used, unsigned *tables_max, bool *huge);
 
+/* Enters a 64-bit kernel by the Linux 64-bit boot protocol (linux64.S). */
+__noreturn void arch_linux64_enter(uint64_t entry, uint64_t boot_params);
+
 void idt_init(void);
 __noreturn void arch_triple_fault(void);
 
