@@ -38,7 +38,19 @@ fi
 echo "deps: installing ${missing[*]:-(none; refreshing package lists for deb-src)}"
 "${SUDO[@]}" apt-get update -qq
 if [ ${#missing[@]} -gt 0 ]; then
-	"${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+	# Server packages (nginx, dnsmasq, opensm) must not start system instances that listen on the
+	# host: tests run their own inside namespaces. policy-rc.d exit 101 = "do not start services".
+	rcd=/usr/sbin/policy-rc.d
+	own_rcd=no
+	if [ ! -e "$rcd" ]; then
+		printf '#!/bin/sh\nexit 101\n' | "${SUDO[@]}" tee "$rcd" >/dev/null
+		"${SUDO[@]}" chmod 755 "$rcd"
+		own_rcd=yes
+	fi
+	status=0
+	"${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" || status=$?
+	[ $own_rcd = yes ] && "${SUDO[@]}" rm -f "$rcd"
+	[ $status -eq 0 ] || { echo "deps: apt-get install failed ($status)" >&2; exit $status; }
 fi
 # Some server packages start a system instance on install; tests run their own, so stop those.
 for svc in nginx dnsmasq opensm; do
