@@ -247,6 +247,9 @@ static void handle_oack(struct tftp_client *c, uint16_t sport, const uint8_t *p,
 		return;
 	}
 	c->state = TFTP_TRANSFER;
+	kprintf("tftp: %s: blksize %u, windowsize %u%s, size %llu\n", c->filename, c->blksize,
+		c->windowsize, c->asked_windowsize > c->windowsize ? " (server declined more)" : "",
+		(unsigned long long)c->tsize);
 	send_ack(c);
 	arm_timer(c);
 }
@@ -319,10 +322,7 @@ void tftp_handle(struct tftp_client *c, uint32_t src, uint16_t sport, const uint
 		return;
 	if (c->state == TFTP_TRANSFER && sport != c->server_port) {
 		/* RFC 1350 §4: a packet from another transfer id gets an error, ours goes on. */
-		uint16_t keep = c->server_port;
-
 		send_error(c, sport, TFTP_ERR_UNKNOWN_TID, "Unknown transfer ID");
-		c->server_port = keep;
 		return;
 	}
 	op = iblib_get_be16(data);
