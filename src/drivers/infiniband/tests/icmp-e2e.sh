@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
-# The driver on bare metal: bin/ibboot.lkrn in QEMU with `-device hermon` (the model), cabled to
-# fabsim with the stock OpenSM (util/netboot-env): the port must reach ACTIVE under the SM, IPoIB
-# must join the broadcast group and ICMP echoes to the server node (the Linux kernel behind the
-# TUN) must be answered; `fwdump` must show the local-only key and no error CQE; poweroff must
-# quiesce. Results as PASS:/FAIL: lines; logs in build/driver/qemu-icmp/.
+# The driver end to end, in one of two settings (argument):
+#   qemu    bin/ibboot.lkrn in QEMU with `-device hermon` (the model), i.e. bare metal
+#   hosted  bin/ibboot-hosted with the model in-process, under ASan/UBSan
+# either way cabled to fabsim with the stock OpenSM (util/netboot-env). The port must reach ACTIVE
+# under an SM that starts late, IPoIB must join the broadcast group, ICMP echoes to the server
+# node (the Linux kernel behind the TUN) must be answered; after an SM restart the groups must be
+# joined again and echo must work again; `fwdump` must show the local-only key and no error CQE.
+# Results as PASS:/FAIL: lines; logs in build/driver/e2e-MODE/.
 set -uo pipefail
+MODE=${1:-qemu}
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../.." && pwd)
 cd "$TOP"
-T=$TOP/build/driver/qemu-icmp
+T=$TOP/build/driver/e2e-$MODE
 rm -rf "$T"
 mkdir -p "$T"
 FAILED=0
-pass() { echo "PASS: driver-qemu/$1"; }
-fail() { echo "FAIL: driver-qemu/$1: $2"; FAILED=1; }
+pass() { echo "PASS: driver-$MODE/$1"; }
+fail() { echo "FAIL: driver-$MODE/$1: $2"; FAILED=1; }
+CMDS="ipconfig+198.18.0.60/24,ping+198.18.0.1+3,echo+SM-RESTART-NOW,sleep+10000,ping+198.18.0.1+3,ibstat,fwdump,poweroff"
 
-if ! QEMU=$(util/qemu/build --print-path 2>/dev/null); then
+if [ "$MODE" = hosted ]; then
+	QEMU=
+elif ! QEMU=$(util/qemu/build --print-path 2>/dev/null); then
 	# The device wrapper changed since the last build: the previous QEMU still runs the same
 	# model (it dlopens bin/libhcasim.so), so it is good enough to test the driver.
 	QEMU=$(cat build/qemu/qemu-path 2>/dev/null)
@@ -24,7 +31,7 @@ if ! QEMU=$(util/qemu/build --print-path 2>/dev/null); then
 	fi
 	echo "note: using the last built QEMU, $QEMU"
 fi
-for f in bin/ibboot.lkrn bin/libhcasim.so bin/fabsim bin/fabsim-servernode; do
+for f in bin/ibboot.lkrn bin/ibboot-hosted bin/libhcasim.so bin/fabsim bin/fabsim-servernode; do
 	[ -e "$f" ] || { echo "FAIL: driver-qemu: $f missing (run: make all)"; exit 1; }
 done
 
@@ -35,13 +42,18 @@ done
 cat > "$T/guest.sh" <<INNER
 #!/usr/bin/env bash
 # Runs inside util/netboot-env (env.sh sourced): one HCA slot, port 1 cabled.
-timeout --kill-after=5 150 "$QEMU" -display none -machine graphics=off -monitor none -no-reboot \\
-	-m 256 -net none -nodefaults -serial "file:$T/serial.log" -device isa-debug-exit \\
-	-device hermon,model=$TOP/bin/libhcasim.so,guid=\$NETBOOT_HCA1_PORT1_GUID,fabric=\$FABSIM_HCA_SOCKET,log=$T/device.log \\
-	-kernel $TOP/bin/ibboot.lkrn \\
-	-append "ibboot.cmd=ipconfig+198.18.0.60/24,ping+198.18.0.1+3,echo+SM-RESTART-NOW,sleep+10000,ping+198.18.0.1+3,ibstat,fwdump,poweroff" \\
-	> "$T/qemu.out" 2>&1 &
-qemu=\$!
+if [ "$MODE" = hosted ]; then
+	# The model's node GUID; its port p has GUID node + p.
+	node=\$(printf '0x%x' \$((NETBOOT_HCA1_PORT1_GUID - 1)))
+	timeout --kill-after=5 150 $TOP/bin/ibboot-hosted --hca --hca-guid=\$node \\
+		--fabric=\$FABSIM_HCA_SOCKET "ibboot.cmd=$CMDS" > "$T/serial.log" 2> "$T/stderr.log" &
+else
+	timeout --kill-after=5 150 "$QEMU" -display none -machine graphics=off -monitor none -no-reboot \\
+		-m 256 -net none -nodefaults -serial "file:$T/serial.log" -device isa-debug-exit \\
+		-device hermon,model=$TOP/bin/libhcasim.so,guid=\$NETBOOT_HCA1_PORT1_GUID,fabric=\$FABSIM_HCA_SOCKET,log=$T/device.log \\
+		-kernel $TOP/bin/ibboot.lkrn -append "ibboot.cmd=$CMDS" > "$T/qemu.out" 2>&1 &
+fi
+guest=\$!
 wait_serial() {
 	for i in \$(seq 1 300); do
 		grep -q "\$1" "$T/serial.log" 2>/dev/null && return 0
@@ -50,13 +62,13 @@ wait_serial() {
 	return 1
 }
 # SM started late: only once the image waits for it.
-wait_serial 'waiting for the subnet manager' && \
+wait_serial 'waiting for the subnet manager' && \\
 	$TOP/util/netboot-env sm-restart "$T/env" > "$T/sm-start.log" 2>&1
 # SM restarted: the new SM sets ClientReregister; groups must be joined again.
-wait_serial '^SM-RESTART-NOW' && \
+wait_serial '^SM-RESTART-NOW' && \\
 	$TOP/util/netboot-env sm-restart "$T/env" > "$T/sm-restart.log" 2>&1
-wait \$qemu
-echo \$? > "$T/qemu.status"
+wait \$guest
+echo \$? > "$T/guest.status"
 INNER
 chmod +x "$T/guest.sh"
 
@@ -66,10 +78,13 @@ if [ "$rc" -eq 77 ]; then
 	echo "SKIP: driver-qemu: this machine cannot create the test network (see $T/netboot-env.log)"
 	exit 0
 fi
-[ -f "$T/serial.log" ] || { fail run "QEMU produced no serial log (netboot-env status $rc; see $T)"; exit 1; }
+[ -f "$T/serial.log" ] || { fail run "no console log (netboot-env status $rc; see $T)"; exit 1; }
 S=$(tr -d '\r' < "$T/serial.log")
-# isa-debug-exit: `poweroff` (status 0) makes QEMU exit with 1.
-[ "$(cat "$T/qemu.status" 2>/dev/null)" = 1 ] && pass poweroff || fail poweroff "QEMU exit $(cat "$T/qemu.status" 2>/dev/null)"
+# QEMU: isa-debug-exit turns `poweroff` (status 0) into exit status 1; hosted exits 0.
+want=1
+[ "$MODE" = hosted ] && want=0
+[ "$(cat "$T/guest.status" 2>/dev/null)" = "$want" ] && pass poweroff ||
+	fail poweroff "exit status $(cat "$T/guest.status" 2>/dev/null), expected $want"
 grep -q 'registered' <<<"$S" && pass probe || fail probe "no 'registered' line"
 grep -Eq 'port 1: ACTIVE, LID 0x[0-9a-f]+, SM LID' <<<"$S" && pass port-active || fail port-active "port 1 never ACTIVE under OpenSM"
 # Each ping's first echo may miss its window while ARP and the path record resolve.
