@@ -179,8 +179,7 @@ static int hermon_complete(struct hermon *h, struct hermon_cq *cq, const uint8_t
 		if (qp)
 			qp->state = HERMON_QPS_ERR;
 		hermon_report_cqe_error(h, cq, c);
-	}
-	else if (c->is_send ? opcode != HERMON_OPCODE_SEND && opcode != HERMON_OPCODE_NOP
+	} else if (c->is_send ? opcode != HERMON_OPCODE_SEND && opcode != HERMON_OPCODE_NOP
 			    : opcode != HERMON_CQE_RECV_SEND && opcode != HERMON_CQE_RECV_SEND_IMM) {
 		/* Not a completion we can have asked for: never let it pass as a success. */
 		c->status = -EIO;
@@ -218,7 +217,7 @@ static int hermon_complete(struct hermon *h, struct hermon_cq *cq, const uint8_t
 	if (c->status == 0) {
 		size_t len = hermonprm_completion_queue_entry_st_get_byte_cnt(cqe);
 
-		/* UD/MLX receives start with the 40-byte GRH area, in its own scatter entry. */
+		/* UD/MLX receives start with the 40-byte GRH area (scatter entry 0), present or not. */
 		len = len >= HERMON_GRH_SIZE ? len - HERMON_GRH_SIZE : 0;
 		if (len > slot->len) {
 			hermon_err(h, "QP 0x%x: received %zu bytes into a %zu-byte buffer",
