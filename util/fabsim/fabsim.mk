@@ -56,13 +56,34 @@ build/fabsim/hca-rig: $(FABSIM_RIG_SRCS) $(wildcard util/hcasim/*.h util/hcasim/
 	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(FABSIM_CFLAGS) -Iutil/hcasim -Iutil/hcasim/include \
 		-Iutil/hcasim/tests -o $@ $(FABSIM_RIG_SRCS) $(FABSIM_IBLIB_SRCS)
 
+# libFuzzer: arbitrary packets at every port of a small fabric (needs clang + libclang-rt).
+FABSIM_FUZZ_CC ?= clang
+FABSIM_HAVE_CLANG := $(shell command -v $(FABSIM_FUZZ_CC) >/dev/null 2>&1 && echo yes)
+build/fabsim/fuzz-fabric: $(FABSIM_DIR)/fuzz/fuzz_fabric.c $(FABSIM_CORE_SRCS) $(FABSIM_HDRS) \
+		$(FABSIM_IBLIB_SRCS) $(FABSIM_IBLIB_HDRS)
+	@mkdir -p $(@D)
+	$(FABSIM_FUZZ_CC) -std=c11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
+		-fsanitize=fuzzer,address,undefined $(FABSIM_CFLAGS) -o $@ $< $(FABSIM_CORE_SRCS) \
+		$(FABSIM_IBLIB_SRCS)
+
+.PHONY: fuzz-fabsim
+fuzz-fabsim: build/fabsim/fuzz-fabric
+	mkdir -p build/fabsim/corpus
+	build/fabsim/fuzz-fabric -max_total_time=300 -max_len=4300 build/fabsim/corpus \
+		$(FABSIM_DIR)/fuzz/seeds
+
 # The server node (helper "servernode") may add its program here.
 -include $(FABSIM_DIR)/servernode/servernode.mk
 
 .PHONY: check-fabsim
 check-fabsim: bin/fabsim bin/fabsimctl build/fabsim/san/fabsim build/fabsim/fabsim-test \
-		build/fabsim/hca-standin build/fabsim/hca-rig
+		build/fabsim/hca-standin build/fabsim/hca-rig $(if $(FABSIM_HAVE_CLANG),build/fabsim/fuzz-fabric)
 	@util/run-test fabsim-unit build/fabsim/fabsim-test
+ifeq ($(FABSIM_HAVE_CLANG),yes)
+	@util/run-test fabsim-fuzz $(FABSIM_DIR)/fuzz/smoke.sh build/fabsim/fuzz-fabric 20000
+else
+	@util/run-test fabsim-fuzz sh -c 'echo "SKIP: fabsim-fuzz: clang not installed (util/deps.d/fabsim.list)"; exit 77'
+endif
 	@SUITE=fabsim-opensm-hcasim util/run-test fabsim-opensm-hcasim \
 		$(FABSIM_DIR)/tests/opensm-test.sh build/fabsim/san/fabsim bin/fabsimctl build/fabsim/hca-rig
 	@SUITE=fabsim-opensm-lossy FABSIM_FAULT="all loss=0.05 dup=0.05 reorder=0.05" \
@@ -74,4 +95,5 @@ check-fabsim: bin/fabsim bin/fabsimctl build/fabsim/san/fabsim build/fabsim/fabs
 
 ALL_TARGETS += bin/fabsim bin/fabsimctl
 CHECK_TARGETS += check-fabsim
+FUZZ_TARGETS += fuzz-fabsim
 CLEAN_FILES += build/fabsim

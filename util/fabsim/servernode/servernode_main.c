@@ -58,9 +58,28 @@ static void send_packet(void *ctx, const uint8_t *pkt, size_t len)
 		fprintf(stderr, "servernode: sending a %zu-byte packet to fabsim failed: %s\n", len, strerror(-r));
 }
 
+/* -v: one line per IPv4 datagram crossing the bridge ("fabric->tun" or "tun->fabric"). */
+static void trace_ipv4(const char *dir, const uint8_t *d, size_t len)
+{
+	char src[16], dst[16];
+	if (len < 20)
+		return;
+	inet_ntop(AF_INET, d + 12, src, sizeof src);
+	inet_ntop(AF_INET, d + 16, dst, sizeof dst);
+	unsigned ihl = (d[0] & 15u) * 4u;
+	if ((d[9] == 6 || d[9] == 17) && len >= ihl + 4)
+		fprintf(stderr, "servernode: %s %s:%u -> %s:%u %s %zu bytes\n", dir, src,
+			(unsigned)(d[ihl] << 8 | d[ihl + 1]), dst, (unsigned)(d[ihl + 2] << 8 | d[ihl + 3]),
+			d[9] == 6 ? "TCP" : "UDP", len);
+	else
+		fprintf(stderr, "servernode: %s %s -> %s proto %u %zu bytes\n", dir, src, dst, d[9], len);
+}
+
 static void deliver_ipv4(void *ctx, const uint8_t *dgram, size_t len)
 {
 	struct servernode *sn = ctx;
+	if (sn->verbose)
+		trace_ipv4("fabric->tun", dgram, len);
 	if (write(sn->tun_fd, dgram, len) != (ssize_t)len && sn->tun_write_errors++ == 0)
 		fprintf(stderr, "servernode: write to TUN failed: %s (further errors counted)\n", strerror(errno));
 }
@@ -111,7 +130,8 @@ static void usage(FILE *f)
 		"  --name NAME      node name for fabsim's logs and NodeDescription (default servernode)\n"
 		"  --tun DEV        TUN device to bridge to (default ibsim0), opened in this namespace\n"
 		"  --ip A.B.C.D/N   the address ARP answers for (default 198.18.0.1/24)\n"
-		"  --qpn QPN        IPoIB UD QPN (default 0x%06x)\n", IPOIB_NODE_DEFAULT_QPN);
+		"  --qpn QPN        IPoIB UD QPN (default 0x%06x)\n"
+		"  -v, --verbose    one log line per IPv4 datagram bridged\n", IPOIB_NODE_DEFAULT_QPN);
 }
 
 static void print_stats(const struct ipoib_node *n)
@@ -236,8 +256,11 @@ int main(int argc, char **argv)
 				if (n <= 0)
 					break;
 				/* IPv6 from the kernel (RS, MLD) has no place on this IPv4-only link. */
-				if ((dgram[0] >> 4) == 4)
-					ipoib_node_send_ipv4(sn.node, dgram, (size_t)n, now_ms());
+				if ((dgram[0] >> 4) != 4)
+					continue;
+				if (sn.verbose)
+					trace_ipv4("tun->fabric", dgram, (size_t)n);
+				ipoib_node_send_ipv4(sn.node, dgram, (size_t)n, now_ms());
 			}
 		}
 	}
