@@ -157,6 +157,7 @@ static int check_new_qpc(struct hcasim *h, uint32_t qpn, uint8_t *q)
 	if (PRM_GET(queue_pair_ee_context_entry, log_sq_size, q) > 14 ||
 	    PRM_GET(queue_pair_ee_context_entry, log_rq_size, q) > 14 ||
 	    PRM_GET(queue_pair_ee_context_entry, log_sq_stride, q) < 2 ||
+	    PRM_GET(queue_pair_ee_context_entry, log2_page_size, q) > 28 ||
 	    PRM_GET(queue_pair_ee_context_entry, usr_page, q) >= (1u << h->lay.log_max_uars)) {
 		hcasim_refuse(h, "RST2INIT_QP: QP %#x: queue sizes/strides or UAR page invalid", qpn);
 		return ST_BAD_PARAM;

@@ -41,6 +41,7 @@ int cmd_sw2hw_cq(struct hcasim *h, struct hcasim_cmd *c)
 	if (st)
 		return st;
 	if (PRM_GET(completion_queue_context, log_cq_size, x) > 22 ||
+	    PRM_GET(completion_queue_context, log2_page_size, x) > 28 ||
 	    PRM_GET(completion_queue_context, c_eqn, x) >= (1u << h->lay.log_num_eq) ||
 	    PRM_GET(completion_queue_context, usr_page, x) >= (1u << h->lay.log_max_uars)) {
 		hcasim_refuse(h, "SW2HW_CQ: CQ %#x: log_cq_size %u, EQN %#x or UAR page %#x invalid",
