@@ -12,6 +12,7 @@
 #define QUEUE 64
 
 struct net_device fake_nd;
+fake_tick_fn fake_tick;
 unsigned fake_tx_count, fake_tx_bad;
 struct fake_log_entry fake_log[FAKE_LOG_MAX];
 unsigned fake_log_count;
@@ -114,6 +115,8 @@ static void fake_poll(struct net_device *nd, uint64_t now)
 		q_head++;
 		deliver(copy, len, flags, hop);
 	}
+	if (fake_tick)
+		fake_tick(server_ctx);
 }
 
 static const struct net_device_ops fake_ops = {
@@ -143,6 +146,7 @@ void fake_net_setup(fake_server_fn fn, void *ctx)
 	fake_log_count = 0;
 	server = fn;
 	server_ctx = ctx;
+	fake_tick = NULL;
 	test_clock_autostep = 1;
 	netdev_register(&fake_nd);
 }
@@ -151,6 +155,7 @@ void fake_net_teardown(void)
 {
 	netdev_unregister(&fake_nd);
 	server = NULL;
+	fake_tick = NULL;
 	test_clock_autostep = 0;
 }
 

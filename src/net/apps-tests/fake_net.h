@@ -25,6 +25,10 @@ struct fake_pkt {
 /* Called for every UDP datagram the stack sent (valid during the call). */
 typedef void (*fake_server_fn)(const struct fake_pkt *p, void *ctx);
 
+/* Called on every poll of the device (server-side timers); may be NULL. */
+typedef void (*fake_tick_fn)(void *ctx);
+extern fake_tick_fn fake_tick;
+
 extern struct net_device fake_nd;
 extern unsigned fake_tx_count, fake_tx_bad;
 

@@ -1,0 +1,537 @@
+/* SPDX-License-Identifier: MIT */
+/* The TFTP client against a scripted server: negotiation, loss, reordering, errors, limits. */
+#include "apps_test.h"
+
+#include <ibboot/errno.h>
+#include <ibboot/tftp.h>
+#include <ibboot/timer.h>
+#include <stdlib.h>
+
+#define CLIENT_IP IP(198, 18, 0, 60)
+#define SRV_TID   50000
+
+struct tftp_srv {
+	/* the file */
+	const uint8_t *data;
+	size_t size;
+	/* behaviour */
+	bool no_options;            /* ignore every option: DATA 1 at 512 */
+	unsigned grant_windowsize;  /* 0: leave windowsize out of the OACK */
+	unsigned grant_blksize;     /* 0: what was asked */
+	bool grant_tsize;
+	const char *extra_option;   /* an option we never asked for ("timeout") */
+	uint16_t error_code;        /* answer the RRQ with ERROR */
+	const char *error_msg;
+	unsigned drop_every;        /* drop the first send of every n-th block (0: none) */
+	bool swap_pairs;            /* first send of a window: blocks 1 and 2 swapped */
+	bool duplicate;             /* every DATA sent twice */
+	bool stranger;              /* a packet from another port in the middle */
+	bool silent;
+	/* what was seen */
+	unsigned rrqs, acks, errors_seen, data_sent;
+	uint16_t client_port, last_error_code, stranger_error_code;
+	char rrq_mode[16], asked_blksize[8], asked_tsize[8], asked_windowsize[8];
+	/* transfer */
+	unsigned blksize, window;
+	uint32_t acked;             /* highest block acked (32-bit count) */
+	uint32_t nblocks;
+	bool started, oack_pending;
+	uint64_t last_send_ms;
+	uint8_t *sent_once;         /* per block: sent at least once */
+};
+
+static void srv_send(struct tftp_srv *s, uint16_t sport, const uint8_t *p, size_t len)
+{
+	fake_net_inject_udp(SRV, sport, CLIENT_IP, s->client_port, p, len, false);
+}
+
+static void srv_send_block(struct tftp_srv *s, uint32_t b)
+{
+	static uint8_t pkt[4 + 65536];
+	size_t off = (size_t)(b - 1) * s->blksize;
+	size_t n = off >= s->size ? 0 : s->size - off < s->blksize ? s->size - off : s->blksize;
+
+	pkt[0] = 0;
+	pkt[1] = TFTP_DATA;
+	iblib_put_be16(pkt + 2, (uint16_t)b);
+	memcpy(pkt + 4, s->data + off, n);
+	s->data_sent++;
+	srv_send(s, SRV_TID, pkt, 4 + n);
+	if (s->duplicate)
+		srv_send(s, SRV_TID, pkt, 4 + n);
+}
+
+static void srv_send_window(struct tftp_srv *s)
+{
+	uint32_t first = s->acked + 1, last = s->acked + s->window;
+	bool swap = false;
+
+	if (last > s->nblocks)
+		last = s->nblocks;
+	s->last_send_ms = test_now_ms;
+	for (uint32_t b = first; b <= last; b++) {
+		bool first_time = !s->sent_once[b];
+
+		s->sent_once[b] = 1;
+		if (first_time && s->drop_every && b % s->drop_every == 0)
+			continue;
+		if (first_time && s->swap_pairs && b == first && b + 1 <= last && !s->sent_once[b + 1]) {
+			swap = true;
+			s->sent_once[b + 1] = 1;
+			srv_send_block(s, b + 1);
+			srv_send_block(s, b);
+			b++;
+			continue;
+		}
+		srv_send_block(s, b);
+	}
+	(void)swap;
+}
+
+/* Reads "name\0value\0" pairs after the mode. */
+static void srv_read_rrq(struct tftp_srv *s, const uint8_t *p, size_t len)
+{
+	size_t i = 2;
+	const char *file = (const char *)p + i;
+
+	i += strnlen(file, len - i) + 1;
+	if (i < len)
+		snprintf(s->rrq_mode, sizeof(s->rrq_mode), "%s", (const char *)p + i);
+	i += strnlen((const char *)p + i, len - i) + 1;
+	while (i < len) {
+		const char *name = (const char *)p + i, *value;
+
+		i += strnlen(name, len - i) + 1;
+		if (i >= len)
+			break;
+		value = (const char *)p + i;
+		i += strnlen(value, len - i) + 1;
+		if (!strcmp(name, "blksize"))
+			snprintf(s->asked_blksize, sizeof(s->asked_blksize), "%s", value);
+		else if (!strcmp(name, "tsize"))
+			snprintf(s->asked_tsize, sizeof(s->asked_tsize), "%s", value);
+		else if (!strcmp(name, "windowsize"))
+			snprintf(s->asked_windowsize, sizeof(s->asked_windowsize), "%s", value);
+	}
+}
+
+static size_t put_pair(uint8_t *p, const char *name, unsigned long long v)
+{
+	return (size_t)sprintf((char *)p, "%s", name) + 1 +
+	       (size_t)sprintf((char *)p + strlen(name) + 1, "%llu", v) + 1;
+}
+
+static void srv_start(struct tftp_srv *s)
+{
+	uint8_t pkt[256];
+	size_t n = 2;
+
+	s->nblocks = (uint32_t)(s->size / s->blksize + 1);
+	s->sent_once = calloc(s->nblocks + 2, 1);
+	s->started = true;
+	s->acked = 0;
+	if (s->no_options) {
+		srv_send_window(s);
+		return;
+	}
+	pkt[0] = 0;
+	pkt[1] = TFTP_OACK;
+	n += put_pair(pkt + n, "blksize", s->blksize);
+	if (s->grant_tsize)
+		n += put_pair(pkt + n, "tsize", s->size);
+	if (s->grant_windowsize)
+		n += put_pair(pkt + n, "windowsize", s->window);
+	if (s->extra_option)
+		n += put_pair(pkt + n, s->extra_option, 5);
+	s->oack_pending = true;
+	s->last_send_ms = test_now_ms;
+	srv_send(s, SRV_TID, pkt, n);
+}
+
+static void tftp_server(const struct fake_pkt *p, void *ctx)
+{
+	struct tftp_srv *s = ctx;
+	uint16_t op;
+
+	if (p->len < 2)
+		return;
+	op = iblib_get_be16(p->payload);
+	if (p->dport == TFTP_PORT && op == TFTP_RRQ) {
+		s->rrqs++;
+		s->client_port = p->sport;
+		srv_read_rrq(s, p->payload, p->len);
+		if (s->silent || s->started)
+			return;
+		if (s->error_code) {
+			uint8_t pkt[128];
+			size_t n = (size_t)sprintf((char *)pkt + 4, "%s", s->error_msg) + 5;
+
+			pkt[0] = 0;
+			pkt[1] = TFTP_ERROR;
+			iblib_put_be16(pkt + 2, s->error_code);
+			srv_send(s, SRV_TID, pkt, n);
+			return;
+		}
+		s->blksize = s->no_options ? 512 : s->grant_blksize ? s->grant_blksize
+					       : (unsigned)atoi(s->asked_blksize);
+		s->window = s->no_options || !s->grant_windowsize ? 1 : s->grant_windowsize;
+		srv_start(s);
+		return;
+	}
+	if (op == TFTP_ERROR) {
+		if (p->dport == s->client_port || p->sport == s->client_port) {
+			if (p->dport == SRV_TID)
+				s->last_error_code = iblib_get_be16(p->payload + 2);
+			else
+				s->stranger_error_code = iblib_get_be16(p->payload + 2);
+		}
+		s->errors_seen++;
+		return;
+	}
+	if (p->dport != SRV_TID || op != TFTP_ACK || p->len < 4)
+		return;
+	s->acks++;
+	{
+		uint16_t b = iblib_get_be16(p->payload + 2);
+		uint32_t full = (s->acked & ~0xffffu) | b;
+
+		if (full < s->acked && s->acked - full > 0x8000)
+			full += 0x10000;   /* the 16-bit block number wrapped */
+		if (s->oack_pending && b == 0) {
+			s->oack_pending = false;
+			srv_send_window(s);
+			return;
+		}
+		/* RFC 1123 §4.2.3.1: a duplicate ACK is not a reason to resend (Sorcerer's
+		 * Apprentice); only progress moves the window. */
+		if (full <= s->acked || full > s->nblocks)
+			return;
+		s->acked = full;
+		if (s->acked == s->nblocks)
+			return;   /* complete */
+		if (s->stranger && s->acked == 3) {
+			static const uint8_t junk[] = { 0, TFTP_DATA, 0, 4, 'x' };
+
+			fake_net_inject_udp(SRV, SRV_TID + 7, CLIENT_IP, s->client_port, junk,
+					    sizeof(junk), false);
+		}
+		/* lock-step: each ACK releases the next window */
+		srv_send_window(s);
+	}
+}
+
+/* The server's own retransmission timer (the client's ACK may have been lost or ignored). */
+static void tftp_server_tick(void *ctx)
+{
+	struct tftp_srv *s = ctx;
+
+	if (!s->started || s->acked >= s->nblocks || test_now_ms - s->last_send_ms < 1500)
+		return;
+	if (s->oack_pending) {
+		s->last_send_ms = test_now_ms;
+		return;
+	}
+	srv_send_window(s);
+}
+
+static uint8_t sink_buf[1 << 20];
+static uint64_t prog_last, prog_total;
+static unsigned prog_calls;
+static bool prog_monotonic;
+
+static void progress(void *ctx, uint64_t bytes, uint64_t total)
+{
+	(void)ctx;
+	if (bytes < prog_last)
+		prog_monotonic = false;
+	prog_last = bytes;
+	prog_total = total;
+	prog_calls++;
+}
+
+static uint8_t *make_file(size_t size, uint64_t seed)
+{
+	uint8_t *f = malloc(size ? size : 1);
+
+	test_srand(seed);
+	for (size_t i = 0; i < size; i++)
+		f[i] = (uint8_t)test_rand();
+	return f;
+}
+
+static long run_tftp(struct tftp_srv *s, const struct tftp_opts *opts, size_t sink_size)
+{
+	struct tftp_sink sink = { sink_buf, sink_size, 0, progress, NULL };
+	long n;
+
+	fake_net_setup(tftp_server, s);
+	fake_tick = tftp_server_tick;
+	fake_nd.ip_addr = CLIENT_IP;
+	fake_nd.netmask = 0xffffff00;
+	test_console_clear();
+	prog_last = prog_total = 0;
+	prog_calls = 0;
+	prog_monotonic = true;
+	memset(sink_buf, 0, sizeof(sink_buf));
+	n = tftp_fetch(&fake_nd, SRV, "boot.bin", opts, &sink);
+	net_poll();   /* the fake transmits on poll: deliver the final ACK or ERROR */
+	fake_net_teardown();
+	free(s->sent_once);
+	s->sent_once = NULL;
+	return n;
+}
+
+/* The polled API directly, so the client's counters can be checked. */
+static struct tftp_client polled;
+
+static int run_polled(struct tftp_srv *s, const struct tftp_opts *opts)
+{
+	struct tftp_sink sink = { sink_buf, sizeof(sink_buf), 0, NULL, NULL };
+	int rc;
+
+	fake_net_setup(tftp_server, s);
+	fake_tick = tftp_server_tick;
+	fake_nd.ip_addr = CLIENT_IP;
+	rc = tftp_start(&polled, &fake_nd, SRV, "boot.bin", opts, &sink);
+	while (rc == 0 && tftp_step(&polled, clock_ms()))
+		net_poll();
+	net_poll();
+	fake_net_teardown();
+	free(s->sent_once);
+	s->sent_once = NULL;
+	return rc < 0 ? rc : polled.state == TFTP_DONE ? (int)sink.len : polled.result;
+}
+
+TEST(tftp_negotiates_blksize_tsize_windowsize)
+{
+	struct tftp_srv s = { 0 };
+	struct tftp_opts o = { 0 };
+	uint8_t *f = make_file(100000, 1);
+
+	s.data = f;
+	s.size = 100000;
+	s.grant_tsize = true;
+	s.grant_windowsize = 4;
+	o.windowsize = 8;
+	CHECK_EQ(run_tftp(&s, &o, sizeof(sink_buf)), 100000);
+	CHECK_MEM(sink_buf, f, 100000);
+	CHECK_STR(s.rrq_mode, "octet");
+	CHECK_STR(s.asked_blksize, "2012");   /* MTU 2044 - 20 - 8 - 4 (RFC 2348) */
+	CHECK_STR(s.asked_tsize, "0");
+	CHECK_STR(s.asked_windowsize, "8");
+	CHECK_EQ(s.blksize, 2012);
+	CHECK(prog_monotonic);
+	CHECK_EQ(prog_total, 100000);
+	CHECK_EQ(prog_calls, 50);             /* 49 full blocks + the short last one */
+	/* one ACK for the OACK, then one per window of 4 (the last block is ACKed alone) */
+	CHECK_EQ(s.acks, 1 + 13);
+	CHECK(test_console_has("blksize 2012, windowsize 4 (server declined more), size 100000"));
+	free(f);
+}
+
+TEST(tftp_windowsize_declined_falls_back_to_lockstep)
+{
+	struct tftp_srv s = { 0 };
+	struct tftp_opts o = { 0 };
+	uint8_t *f = make_file(20120, 2);
+
+	s.data = f;
+	s.size = 20120;   /* exactly 10 blocks: an empty block 11 ends the file (RFC 1350) */
+	o.windowsize = 8;
+	CHECK_EQ(run_tftp(&s, &o, sizeof(sink_buf)), 20120);
+	CHECK_MEM(sink_buf, f, 20120);
+	CHECK_EQ(s.acks, 1 + 11);
+	CHECK_EQ(prog_total, 0);   /* tsize not granted */
+	free(f);
+}
+
+TEST(tftp_server_without_options)
+{
+	struct tftp_srv s = { 0 };
+	uint8_t *f = make_file(1500, 3);
+
+	s.data = f;
+	s.size = 1500;
+	s.no_options = true;
+	CHECK_EQ(run_tftp(&s, NULL, sizeof(sink_buf)), 1500);
+	CHECK_MEM(sink_buf, f, 1500);
+	CHECK_EQ(s.acks, 3);   /* 512 + 512 + 476 */
+	free(f);
+}
+
+TEST(tftp_survives_loss_reordering_and_duplicates)
+{
+	struct tftp_srv s = { 0 };
+	struct tftp_opts o = { 0 };
+	uint8_t *f = make_file(300000, 4);
+
+	s.data = f;
+	s.size = 300000;
+	s.grant_windowsize = 4;
+	s.grant_tsize = true;
+	s.drop_every = 7;
+	s.swap_pairs = true;
+	s.duplicate = true;
+	o.windowsize = 4;
+	CHECK_EQ(run_tftp(&s, &o, sizeof(sink_buf)), 300000);
+	CHECK_MEM(sink_buf, f, 300000);
+	CHECK(prog_monotonic);
+	CHECK(s.data_sent > 149 + 149 / 7);   /* every dropped block was sent again */
+	/* the same through the polled API: the client saw and discarded both kinds */
+	memset(&s, 0, sizeof(s));
+	s.data = f;
+	s.size = 300000;
+	s.grant_windowsize = 4;
+	s.drop_every = 7;
+	s.swap_pairs = true;
+	s.duplicate = true;
+	memset(sink_buf, 0, sizeof(sink_buf));
+	CHECK_EQ(run_polled(&s, &o), 300000);
+	CHECK_MEM(sink_buf, f, 300000);
+	CHECK(polled.dup_blocks > 0);
+	CHECK(polled.ooo_blocks > 0);
+	CHECK(polled.retransmits > 0 || s.data_sent > 149);
+	free(f);
+}
+
+TEST(tftp_lockstep_with_loss_uses_client_timeouts)
+{
+	struct tftp_srv s = { 0 };
+	uint8_t *f = make_file(50000, 5);
+
+	s.data = f;
+	s.size = 50000;
+	s.drop_every = 3;
+	s.duplicate = true;
+	CHECK_EQ(run_tftp(&s, NULL, sizeof(sink_buf)), 50000);
+	CHECK_MEM(sink_buf, f, 50000);
+	free(f);
+}
+
+TEST(tftp_server_error_shown_verbatim)
+{
+	struct tftp_srv s = { 0 };
+
+	s.error_code = 1;
+	s.error_msg = "File boot.bin not found for 198.18.0.60";
+	CHECK_EQ(run_tftp(&s, NULL, sizeof(sink_buf)), -ENOENT);
+	CHECK(test_console_has("server 198.18.0.1: error 1: File boot.bin not found for 198.18.0.60"));
+	s.error_code = 2;
+	s.error_msg = "Access violation";
+	CHECK_EQ(run_tftp(&s, NULL, sizeof(sink_buf)), -EPERM);
+}
+
+TEST(tftp_refuses_oack_with_unasked_or_larger_options)
+{
+	struct tftp_srv s = { 0 };
+	uint8_t *f = make_file(5000, 6);
+
+	s.data = f;
+	s.size = 5000;
+	s.extra_option = "timeout";
+	CHECK_EQ(run_tftp(&s, NULL, sizeof(sink_buf)), -EINVAL);
+	CHECK(test_console_has("option 'timeout' was never asked for"));
+	CHECK_EQ(s.last_error_code, 8);   /* RFC 2347: terminate with ERROR 8 */
+	memset(&s, 0, sizeof(s));
+	s.data = f;
+	s.size = 5000;
+	s.grant_blksize = 4000;           /* more than the 2012 we asked */
+	CHECK_EQ(run_tftp(&s, NULL, sizeof(sink_buf)), -EINVAL);
+	CHECK(test_console_has("blksize outside"));
+	memset(&s, 0, sizeof(s));
+	s.data = f;
+	s.size = 5000;
+	s.grant_windowsize = 4;           /* windowsize we did not ask for */
+	CHECK_EQ(run_tftp(&s, NULL, sizeof(sink_buf)), -EINVAL);
+	free(f);
+}
+
+TEST(tftp_file_larger_than_buffer)
+{
+	struct tftp_srv s = { 0 };
+	uint8_t *f = make_file(10000, 7);
+
+	s.data = f;
+	s.size = 10000;
+	s.grant_tsize = true;
+	CHECK_EQ(run_tftp(&s, NULL, 4096), -ERANGE);   /* known from tsize, before any data */
+	CHECK_EQ(s.last_error_code, 3);
+	CHECK(test_console_has("boot.bin is 10000 bytes; the buffer holds 4096"));
+	memset(&s, 0, sizeof(s));
+	s.data = f;
+	s.size = 10000;
+	s.no_options = true;                       /* found out block by block */
+	CHECK_EQ(run_tftp(&s, NULL, 4096), -ERANGE);
+	CHECK_EQ(s.last_error_code, 3);
+	free(f);
+}
+
+TEST(tftp_packet_from_another_tid_gets_error_5)
+{
+	struct tftp_srv s = { 0 };
+	uint8_t *f = make_file(20000, 8);
+
+	s.data = f;
+	s.size = 20000;
+	s.stranger = true;
+	CHECK_EQ(run_tftp(&s, NULL, sizeof(sink_buf)), 20000);
+	CHECK_MEM(sink_buf, f, 20000);
+	CHECK_EQ(s.stranger_error_code, 5);
+	free(f);
+}
+
+TEST(tftp_gives_up_on_a_silent_server)
+{
+	struct tftp_srv s = { 0 };
+	struct tftp_opts o = { 0 };
+
+	s.silent = true;
+	o.max_retries = 4;
+	CHECK_EQ(run_tftp(&s, &o, sizeof(sink_buf)), -ETIMEDOUT);
+	CHECK_EQ(s.rrqs, 5);
+	CHECK(test_console_has("no answer from 198.18.0.1 for boot.bin after 5 tries"));
+}
+
+TEST(tftp_block_numbers_wrap_past_65535)
+{
+	struct tftp_srv s = { 0 };
+	struct tftp_opts o = { 0 };
+	size_t size = 8 * 70000 + 3;
+	uint8_t *f = make_file(size, 9);
+
+	s.data = f;
+	s.size = size;
+	s.grant_windowsize = 64;
+	o.blksize = 8;
+	o.windowsize = 64;
+	CHECK_EQ(run_tftp(&s, &o, sizeof(sink_buf)), (long)size);
+	CHECK_MEM(sink_buf, f, size);
+	free(f);
+}
+
+TEST(tftp_oack_parser_refusals)
+{
+	struct tftp_oack o;
+	const char *why;
+
+	CHECK_EQ(tftp_parse_oack((const uint8_t *)"blksize\0" "1024\0tsize\0" "99\0", 22, 2012, 0,
+				 true, &o, &why), 0);
+	CHECK_EQ(o.blksize, 1024);
+	CHECK_EQ(o.tsize, 99);
+	CHECK_EQ(tftp_parse_oack((const uint8_t *)"BlkSize\0" "512\0", 12, 2012, 0, false, &o,
+				 &why), 0);   /* names are case-insensitive (RFC 2347) */
+	CHECK_EQ(tftp_parse_oack((const uint8_t *)"blksize", 7, 2012, 0, false, &o, &why), -EINVAL);
+	CHECK_STR(why, "option name not NUL-terminated");
+	CHECK_EQ(tftp_parse_oack((const uint8_t *)"blksize\0", 8, 2012, 0, false, &o, &why), -EINVAL);
+	CHECK(strstr(why, "has no value"));
+	CHECK_EQ(tftp_parse_oack((const uint8_t *)"blksize\0" "12a\0", 12, 2012, 0, false, &o, &why),
+		 -EINVAL);
+	CHECK(strstr(why, "non-numeric"));
+	CHECK_EQ(tftp_parse_oack((const uint8_t *)"blksize\0" "7\0", 10, 2012, 0, false, &o, &why),
+		 -EINVAL);
+	CHECK_EQ(tftp_parse_oack((const uint8_t *)"tsize\0" "1\0tsize\0" "2\0", 16, 2012, 0, true,
+				 &o, &why), -EINVAL);
+	CHECK(strstr(why, "repeated"));
+	CHECK_EQ(tftp_parse_oack((const uint8_t *)"tsize\0" "99999999999999999999999\0", 30, 2012, 0,
+				 true, &o, &why), -EINVAL);
+}
