@@ -32,6 +32,8 @@ include util/prmgen/prmgen.mk
 -include util/hcasim/hcasim.mk
 -include util/fabsim/fabsim.mk
 -include src/net/apps.mk
+-include src/net/tcp.mk
+-include src/image/image.mk
 -include util/payload/payload.mk
 -include util/qemu/qemu.mk
 
