@@ -351,7 +351,7 @@ static void ipoib_poll(struct net_device *nd, uint64_t now)
 			continue;
 		if (n->arp_tries >= IPOIB_ARP_TRIES) {
 			ip->stats.arp_failed++;
-			neigh_fail(ip, n, "no ARP reply after 3 requests");
+			neigh_fail(ip, n, "no ARP reply after 6 requests in 3 s");
 			continue;
 		}
 		n->arp_tries++;

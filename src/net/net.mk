@@ -86,3 +86,9 @@ bench-ibcore: build/ibcore/ibcore-bench
 	@src/net/tests/bench.sh build/ibcore/ibcore-bench 1000
 
 BENCH_TARGETS += bench-ibcore
+
+# End to end in QEMU under OpenSM (src/net/tests/e2e-qemu.sh); not in make check: it needs the
+# QEMU build and ~70 s, and today OpenSM has to be restarted after the HCA attaches.
+.PHONY: check-ibcore-e2e
+check-ibcore-e2e: bin/ibboot.lkrn
+	@IBCORE_E2E_SM_RESTART=$${IBCORE_E2E_SM_RESTART:-1} util/run-test ibcore-e2e src/net/tests/e2e-qemu.sh

@@ -21,8 +21,10 @@
 #define IPOIB_BUF_PAYLOAD   4096   /* header + the largest datagram MTU (4092) */
 #define IPOIB_NEIGHBOURS    16
 #define IPOIB_NEIGH_QUEUE   4      /* packets held per neighbour while ARP/path resolve */
-#define IPOIB_ARP_TRIES     3
-#define IPOIB_ARP_RETRY_MS  1000
+#define IPOIB_ARP_TRIES     6
+#define IPOIB_ARP_RETRY_MS  500    /* Requests sent right after the join are often lost until the
+				    * SM has programmed the switches' multicast tables (~1-1.5 s
+				    * under OpenSM in the e2e test): retry often, give up after 3 s. */
 #define IPOIB_NEIGH_PROBE_MS 60000  /* re-ARP a known neighbour this often (it may have rebooted) */
 
 /* Link address helpers: flags/QPN in the first 4 bytes (QPN is the low 24 bits), then the GID. */

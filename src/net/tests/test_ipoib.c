@@ -229,15 +229,17 @@ TEST(ipoib_arp_request_bytes_and_first_packet_is_queued)
 	CHECK_EQ(iblib_get_be32(p + 52), PEER_IP);
 	CHECK_EQ(ipoib_instance()->stats.queued, 1);   /* the echo request waits, not dropped */
 	CHECK(peer_find(ETHERTYPE_IPV4, 0, &len) == NULL);
-	/* no reply: two more requests a second apart, then the queued packet is dropped */
-	fx_run(1000, 100);
-	net_poll();
-	fx_run(1000, 100);
-	net_poll();
-	CHECK(peer_find(ETHERTYPE_ARP, 2, &len) != NULL);
-	fx_run(1000, 100);
-	net_poll();
-	CHECK(test_console_has("ib0: cannot reach 198.18.0.1: no ARP reply after 3 requests"));
+	/* no reply: five more requests 500 ms apart, then the queued packet is dropped */
+	fx_run(450, 50);
+	CHECK(peer_find(ETHERTYPE_ARP, 1, &len) == NULL);
+	fx_run(100, 50);
+	CHECK(peer_find(ETHERTYPE_ARP, 1, &len) != NULL);
+	fx_run(2000, 50);
+	CHECK(peer_find(ETHERTYPE_ARP, 5, &len) != NULL);
+	CHECK(!test_console_has("cannot reach"));
+	fx_run(500, 50);
+	CHECK(test_console_has("ib0: cannot reach 198.18.0.1: no ARP reply after 6 requests in 3 s"));
+	CHECK(peer_find(ETHERTYPE_ARP, 6, &len) == NULL);
 	CHECK_EQ(ib0()->stats.tx_dropped, 1);
 	CHECK_EQ(ipoib_instance()->qp->send_free_mask, 0xffffu);   /* every buffer came back */
 out:
