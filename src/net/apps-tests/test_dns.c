@@ -32,7 +32,7 @@ static void dm_bytes(struct dns_msg *m, const void *p, size_t n)
 /* "\4boot\6ibboot\4test\0" at offset 12, type A class IN */
 static void dm_question(struct dns_msg *m)
 {
-	dm_bytes(m, "\4boot\6ibboot\4test\0\0\1\0\1", 23);
+	dm_bytes(m, "\4boot\6ibboot\4test\0\0\1\0\1", 22);
 }
 
 static void dm_rr(struct dns_msg *m, const void *name, size_t nlen, uint16_t type, uint32_t ttl,
@@ -80,7 +80,7 @@ TEST(dns_follows_cname_chain)
 	static const uint8_t cname_rd[] = { 4, 'b', 'o', 'o', 't', 0xc0, 17 };
 
 	dm_header(&m, 7, 0x8180, 1, 2);
-	dm_bytes(&m, "\3www\6ibboot\4test\0\0\1\0\1", 22);   /* question at 12; "ibboot" at 16 */
+	dm_bytes(&m, "\3www\6ibboot\4test\0\0\1\0\1", 21);   /* question at 12; "ibboot" at 16 */
 	/* fix the pointers: "ibboot.test" starts at offset 16 in this message */
 	{
 		uint8_t w[6], c[7];
@@ -168,7 +168,7 @@ TEST(dns_refuses_pointer_loops_and_lying_lengths)
 	CHECK_EQ(dns_parse_response(m.b, m.len, 1, "boot.ibboot.test", &a, &ttl, &why), -EINVAL);
 	/* truncated question; a label running past the end; unknown label type */
 	dm_header(&m, 1, 0x8180, 1, 0);
-	dm_bytes(&m, "\4boot\6ibboot\4test\0\0\1", 21);
+	dm_bytes(&m, "\4boot\6ibboot\4test\0\0\1", 20);
 	CHECK_EQ(dns_parse_response(m.b, m.len, 1, "boot.ibboot.test", &a, &ttl, &why), -EINVAL);
 	dm_header(&m, 1, 0x8180, 1, 0);
 	dm_bytes(&m, "\40boot", 5);
