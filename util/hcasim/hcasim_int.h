@@ -170,7 +170,7 @@ struct hcasim_port {
 
 /* A packet waiting in a port's receive FIFO (hcasim_packet_in copies; step() consumes) */
 #define HCASIM_MAX_PKT 4224u
-#define HCASIM_RXQ_LEN 64u
+#define HCASIM_RXQ_LEN 256u /* a TCP window of 2 KiB segments fits with room to spare */
 struct hcasim_rxpkt {
 	unsigned port;
 	size_t len;

@@ -254,14 +254,14 @@ TEST(hcasim_diag_receive_fifo_limits)
 	hcasim_packet_in(rh.h, 1, big, 100); /* no link yet */
 	hcasim_port_set_link(rh.h, 1, true);
 	hcasim_packet_in(rh.h, 1, big, sizeof(big));
-	for (unsigned i = 0; i < 70; i++)
+	for (unsigned i = 0; i < 300; i++)
 		hcasim_packet_in(rh.h, 1, big, 64);
 	hcasim_packet_in(rh.h, 9, big, 64);
 	CHECK_EQ(hcasim_port_stats(rh.h, 1, &st), 0);
 	CHECK_EQ(st.rx_link_down, 1);
-	CHECK_EQ(st.rx_bad_hdr, 1 + 70 - 64);
+	CHECK_EQ(st.rx_bad_hdr, 1 + 300 - 256);
 	rawhost_run(&rh, NULL);
 	CHECK_EQ(hcasim_port_stats(rh.h, 1, &st), 0);
-	CHECK_EQ(st.rx_bad_hdr, 1 + 70 - 64 + 64); /* all-zero packets fail to parse */
+	CHECK_EQ(st.rx_bad_hdr, 1 + 300 - 256 + 256); /* all-zero packets fail to parse */
 	rawhost_fini(&rh);
 }
