@@ -93,10 +93,28 @@ static void hermon_close_hca(struct hermon *h)
 static void hermon_after_reset(struct hermon *h)
 {
 	hermon_free_host_memory(h);
+	while (h->orphan_qps) {
+		struct hermon_qp *qp = h->orphan_qps;
+
+		h->orphan_qps = qp->next_qp;
+		hermon_free_qp_memory(qp);
+	}
+	while (h->orphan_cqs) {
+		struct hermon_cq *cq = h->orphan_cqs;
+
+		h->orphan_cqs = cq->next_cq;
+		hermon_free_cq_memory(h, cq);
+	}
+	if (h->eq.orphan && h->eq.eqe)
+		dma_free(h->eq.eqe, h->eq.eqe_len);
 	memset(&h->eq, 0, sizeof(h->eq));
 	memset(h->mtt_inuse, 0, sizeof(h->mtt_inuse));
+	memset(h->cq_inuse, 0, sizeof(h->cq_inuse));
+	memset(h->qp_inuse, 0, sizeof(h->qp_inuse));
+	memset(h->special_qp_used, 0, sizeof(h->special_qp_used));
 	memset(h->amgm_inuse, 0, sizeof(h->amgm_inuse));
 	h->map_cmds = h->map_entries = 0;
+	h->catastrophic = false;
 	h->stage = HERMON_STAGE_RESET;
 }
 
@@ -159,10 +177,43 @@ err_firmware:
 	return rc;
 }
 
+/* After a catastrophic error the firmware refuses everything until reset: hand every queue to
+ * the orphan lists (freed after the reset) instead of issuing commands that cannot work. */
+static void hermon_abandon_queues(struct hermon *h)
+{
+	while (h->qps) {
+		struct hermon_qp *qp = h->qps;
+
+		h->qps = qp->next_qp;
+		qp->next_qp = h->orphan_qps;
+		h->orphan_qps = qp;
+	}
+	while (h->cqs) {
+		struct hermon_cq *cq = h->cqs;
+
+		h->cqs = cq->next_cq;
+		cq->next_cq = h->orphan_cqs;
+		h->orphan_cqs = cq;
+	}
+	if (h->eq.sw2hw) {
+		h->eq.sw2hw = h->eq.mapped = false;
+		h->eq.orphan = true;
+	}
+	for (unsigned p = 0; p < HERMON_MAX_PORTS; p++)
+		h->port[p].open = h->port[p].set = h->port[p].attr_valid = false;
+	h->stage = HERMON_STAGE_RESET;
+}
+
 void hermon_quiesce(struct hermon *h)
 {
 	if (h->stage == HERMON_STAGE_RESET && !h->qps && !h->cqs)
 		return;
+	if (h->catastrophic) {
+		hermon_info(h, "quiescing after a catastrophic error: straight to reset");
+		hermon_abandon_queues(h);
+		hermon_reset_and_release(h);
+		return;
+	}
 	while (h->qps)
 		hermon_destroy_qp(h, h->qps);   /* 2RST: no more DMA from any QP */
 	while (h->cqs)

@@ -183,6 +183,7 @@ struct hermon_eq {
 	uint32_t next;
 	uint64_t doorbell_off;  /* in BAR2 */
 	bool sw2hw, mapped;
+	bool orphan;            /* HW2SW_EQ failed: ring kept until the reset */
 	unsigned events, unknown_events;
 	uint8_t last_type, last_sub_type;
 };
@@ -353,6 +354,7 @@ struct hermon {
 	unsigned toggle;
 	bool hcr_stuck;          /* a command timed out: the HCR is unusable until reset */
 	bool quiet;              /* failures are expected (probing): the caller reports them */
+	bool catastrophic;       /* a catastrophic error event came: only a reset helps now */
 	void *mbox_in, *mbox_out;
 	uint8_t last_status;     /* of the last failed command */
 	uint16_t last_opcode;
@@ -385,6 +387,10 @@ struct hermon {
 	struct hermon_eq eq;
 	struct hermon_cq *cqs;
 	struct hermon_qp *qps;
+	/* Queues the hardware would not give back (HW2SW/2RST failed): their memory may still be
+	 * written by the HCA, so it is freed only after the next successful reset. */
+	struct hermon_cq *orphan_cqs;
+	struct hermon_qp *orphan_qps;
 	struct hermon_port port[HERMON_MAX_PORTS];
 	unsigned num_ports;
 
@@ -472,6 +478,7 @@ void hermon_poll_eq(struct hermon *h);
 /* ---- hermon_cq.c ---- */
 int hermon_create_cq(struct hermon *h, unsigned num_cqes, struct hermon_cq **out);
 void hermon_destroy_cq(struct hermon *h, struct hermon_cq *cq);
+void hermon_free_cq_memory(struct hermon *h, struct hermon_cq *cq);   /* after a reset only */
 /* Consumes up to max software-owned CQEs (0 = all); returns how many. */
 int hermon_poll_cq(struct hermon *h, struct hermon_cq *cq, unsigned max, hermon_complete_fn fn,
 		   void *ctx);
@@ -482,6 +489,7 @@ int hermon_create_qp(struct hermon *h, const struct hermon_qp_params *p, struct 
 int hermon_modify_qp(struct hermon *h, struct hermon_qp *qp, uint32_t qkey, unsigned mtu,
 		     unsigned pkey_index);
 void hermon_destroy_qp(struct hermon *h, struct hermon_qp *qp);
+void hermon_free_qp_memory(struct hermon_qp *qp);   /* after a reset only */
 int hermon_post_send(struct hermon *h, struct hermon_qp *qp, const struct hermon_av *av,
 		     const void *buf, size_t len, void *cookie);
 /* The GRH area goes to the QP's own GRH ring; buf receives the payload only. */

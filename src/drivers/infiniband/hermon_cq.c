@@ -132,16 +132,24 @@ void hermon_destroy_cq(struct hermon *h, struct hermon_cq *cq)
 		;
 	if (*pp)
 		*pp = cq->next_cq;
-	if (hermon_cmd_hw2sw_cq(h, cq->cqn, cqc) != 0) {
-		/* Still the hardware's: leak rather than let it write into reused memory. The
-		 * reset at quiesce time stops it. */
-		hermon_err(h, "CQ 0x%x not released by hardware; its memory is kept", cq->cqn);
+	if (h->catastrophic || hermon_cmd_hw2sw_cq(h, cq->cqn, cqc) != 0) {
+		/* Still the hardware's: its ring waits for the reset, never reused before. */
+		hermon_err(h, "CQ 0x%x not released by hardware; its memory is kept until reset",
+			   cq->cqn);
+		cq->next_cq = h->orphan_cqs;
+		h->orphan_cqs = cq;
 		return;
 	}
 	hermon_free_mtt(h, &cq->mtt);
+	hermon_bitmap_free(h->cq_inuse, cq->cqn - h->caps.reserved_cqs, 1);
+	hermon_free_cq_memory(h, cq);
+}
+
+void hermon_free_cq_memory(struct hermon *h, struct hermon_cq *cq)
+{
+	(void)h;
 	dma_free(cq->cqe, cq->cqe_len);
 	dma_free(cq->doorbell, 8);
-	hermon_bitmap_free(h->cq_inuse, cq->cqn - h->caps.reserved_cqs, 1);
 	kfree(cq);
 }
 

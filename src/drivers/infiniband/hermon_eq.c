@@ -84,6 +84,7 @@ void hermon_destroy_eq(struct hermon *h)
 		/* The HCA may still write the ring: keep it until the reset. */
 		hermon_err(h, "EQ %u still owned by hardware; its ring is kept until reset", eq->eqn);
 		eq->sw2hw = false;
+		eq->orphan = true;
 		return;
 	}
 	eq->sw2hw = false;
@@ -167,6 +168,7 @@ static void hermon_handle_event(struct hermon *h, const uint8_t *eqe)
 		hermon_event_port(h, hermonprm_port_mgmnt_change_event_st_get_port(eqe), type);
 		break;
 	case HERMON_EV_CATAS_ERROR:
+		h->catastrophic = true;
 		hermon_err(h, "catastrophic error event (sub-type 0x%02x) — run `fwdump`, then "
 			   "reset the HCA", sub);
 		hermon_emit(h, type, 0, 0, sub);

@@ -296,15 +296,23 @@ void hermon_destroy_qp(struct hermon *h, struct hermon_qp *qp)
 		;
 	if (*pp)
 		*pp = qp->next_qp;
-	if (hermon_cmd_2rst_qp(h, qp->qpn) != 0) {
-		/* The HCA may still DMA into the rings: leak them; the reset at quiesce stops it. */
-		hermon_err(h, "QP 0x%x not returned to reset; its rings are kept", qp->qpn);
+	if (h->catastrophic || hermon_cmd_2rst_qp(h, qp->qpn) != 0) {
+		/* The HCA may still DMA into the rings: they wait for the reset. */
+		hermon_err(h, "QP 0x%x not returned to reset; its rings are kept until reset",
+			   qp->qpn);
+		qp->next_qp = h->orphan_qps;
+		h->orphan_qps = qp;
 		return;
 	}
 	qp->state = HERMON_QPS_RESET;
 	hermon_free_mtt(h, &qp->mtt);
-	hermon_qp_free_buffers(qp);
 	hermon_free_qpn(h, qp);
+	hermon_free_qp_memory(qp);
+}
+
+void hermon_free_qp_memory(struct hermon_qp *qp)
+{
+	hermon_qp_free_buffers(qp);
 	kfree(qp);
 }
 

@@ -225,8 +225,9 @@ static int rig_dma_read(void *ctx, uint64_t gpa, void *buf, size_t len)
 
 static int rig_dma_write(void *ctx, uint64_t gpa, const void *buf, size_t len)
 {
-	(void)ctx;
-	if (gpa < 4096)
+	struct rig *r = ctx;
+
+	if (gpa < 4096 || (gpa < r->dma_fail_hi && gpa + len > r->dma_fail_lo))
 		return -1;
 	memcpy((void *)(uintptr_t)gpa, buf, len);
 	return 0;

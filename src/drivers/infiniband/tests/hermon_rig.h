@@ -29,6 +29,7 @@ struct rig {
 	struct rig_pkt pkts[RIG_MAX_PKTS];
 	uint64_t packets_out;
 	bool up;                   /* hermon_init succeeded */
+	uint64_t dma_fail_lo, dma_fail_hi;   /* device writes into [lo, hi) fail (bus error) */
 };
 
 /* Creates the model (device_id 0 = ConnectX-3) at bdf 01:00.0 + n. */

@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include "test.h"
+#include <ibboot/dma.h>
 #include <ibboot/errno.h>
 #include <ibboot/hermon_prm.h>
 #include "hermon_rig.h"
@@ -685,5 +686,58 @@ TEST(hermon_model_multicast_delivery_through_chains)
 		drain(&r, &s, &k1, &k2);
 		CHECK_EQ(k2.n, 0);
 	}
+	rig_destroy(&r);
+}
+
+/* A bus error on the receive CQ ring is a catastrophe for the HCA: the event is reported, the
+ * error buffer shows up in `fwdump`, and the device can still be quiesced. */
+static unsigned catas_events;
+
+static void on_catas(void *ctx, const struct hermon_event *ev)
+{
+	(void)ctx;
+	if (ev->type == HERMON_EV_CATAS_ERROR)
+		catas_events++;
+}
+
+TEST(hermon_model_catastrophic_error_reported_and_dumped)
+{
+	static uint8_t msg[64];
+	struct rig r;
+	struct qpset s;
+	struct sink k1 = { 0 }, k2 = { 0 };
+
+	CHECK_EQ(up(&r), 0);
+	r.h.event = on_catas;
+	catas_events = 0;
+	CHECK_EQ(hermon_open_port(&r.h, 1), 0);
+	CHECK_EQ(hermon_open_port(&r.h, 2), 0);
+	CHECK_EQ(make_active(&r.h, 1, 0x11), 0);
+	CHECK_EQ(make_active(&r.h, 2, 0x22), 0);
+	CHECK_EQ(make_qps(&r.h, &s, 256), 0);
+	r.dma_fail_lo = virt_to_bus(s.cq2->cqe);
+	r.dma_fail_hi = r.dma_fail_lo + s.cq2->cqe_len;
+	struct hermon_av av = { .qpn = s.b->qpn, .qkey = 0x1234, .lid = 0x22 };
+
+	rig_log_clear();
+	CHECK_EQ(hermon_post_send(&r.h, s.a, &av, msg, sizeof(msg), msg), 0);
+	drain(&r, &s, &k1, &k2);
+	CHECK_EQ(k2.n, 0);
+	CHECK_EQ(catas_events, 1);
+	CHECK(log_has("catastrophic error event"));
+	rig_log_clear();
+	hermon_dump(&r.h);
+	CHECK(log_has("catas[00] 0x"));
+	r.dma_fail_lo = r.dma_fail_hi = 0;
+	CHECK(r.h.catastrophic);
+	rig_log_clear();
+	hermon_quiesce(&r.h);
+	CHECK(log_has("straight to reset"));
+	CHECK(!log_has("failed: status"));   /* no commands thrown at a dead firmware */
+	CHECK(hcasim_quiesced(r.sim));
+	CHECK(r.h.orphan_qps == NULL && r.h.orphan_cqs == NULL);   /* freed after the reset */
+	/* And the HCA comes back. */
+	CHECK_EQ(hermon_start(&r.h), 0);
+	CHECK_EQ(hermon_open_port(&r.h, 1), 0);
 	rig_destroy(&r);
 }
