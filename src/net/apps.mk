@@ -56,7 +56,8 @@ check-dhcp: build/dhcp/apps-unit build/dhcp/tun-client $(if $(APPS_HAVE_CLANG),$
 	@util/run-test dhcp-dnsmasq src/net/apps-tests/dnsmasq-e2e.sh build/dhcp/tun-client
 ifeq ($(APPS_HAVE_CLANG),yes)
 	@for f in $(APPS_FUZZ_NAMES); do \
-		util/run-test dhcp-fuzz-$$f src/net/apps-fuzz/smoke.sh build/dhcp/fuzz-$$f $(APPS_FUZZ_RUNS); \
+		util/run-test dhcp-fuzz-$$f src/net/apps-fuzz/smoke.sh build/dhcp/fuzz-$$f $(APPS_FUZZ_RUNS) \
+			src/net/apps-fuzz/seeds/$$f; \
 	done
 else
 	@util/run-test dhcp-fuzz sh -c 'echo "SKIP: dhcp-fuzz: clang is not installed"; exit 77'
@@ -65,6 +66,7 @@ endif
 fuzz-dhcp: $(APPS_FUZZ_BINS)
 	@for f in $(APPS_FUZZ_NAMES); do \
 		mkdir -p build/dhcp/corpus-$$f; \
+		cp -n src/net/apps-fuzz/seeds/$$f/* build/dhcp/corpus-$$f/; \
 		build/dhcp/fuzz-$$f -max_total_time=120 -max_len=4096 -artifact_prefix=build/dhcp/ \
 			build/dhcp/corpus-$$f || exit 1; \
 	done
