@@ -215,7 +215,8 @@ static int cmd_counters(struct fabric *f, char **arg, int n, struct outbuf *o)
 	}
 	for (unsigned i = 0; i < f->nlinks; i++)
 		link_line(o, f->links[i]);
-	out(o, "total dropped %llu\n", (unsigned long long)f->dropped_total);
+	out(o, "total dropped %llu (in-flight overflow %llu)\n", (unsigned long long)f->dropped_total,
+	    (unsigned long long)f->overflow);
 	return 0;
 }
 

@@ -122,10 +122,21 @@ static struct pkt_event *event_new(struct port *dst, const uint8_t *pkt, size_t 
 	return e;
 }
 
+/* More packets than this in flight means a forwarding loop or a multicast storm (IB has no TTL):
+ * drop rather than eat the machine's memory. */
+#define MAX_QUEUED 100000
+
 static void queue_insert(struct fabric *f, struct pkt_event *e, uint64_t due)
 {
 	struct pkt_event **pp = &f->queue;
 
+	if (f->queued >= MAX_QUEUED) {
+		free(e);
+		f->dropped_total++;
+		f->overflow++;
+		return;
+	}
+	f->queued++;
 	e->due_ns = due;
 	e->seq = f->queue_seq++;
 	while (*pp && (*pp)->due_ns <= due)
@@ -244,14 +255,18 @@ static void port_receive(struct fabric *f, struct port *p, uint8_t *pkt, size_t 
 int fabric_run_queue(struct fabric *f)
 {
 	uint64_t now = fabsim_now_ns(), next = UINT64_MAX;
+	uint64_t horizon = f->queue_seq;
 	bool released;
 
+	/* Only what was queued before this call: packets a forwarding loop keeps re-queueing wait for
+	 * the next turn of the poll loop, so the control socket still answers. */
 	do {
-		while (f->queue && f->queue->due_ns <= now) {
+		while (f->queue && f->queue->due_ns <= now && f->queue->seq < horizon) {
 			struct pkt_event *e = f->queue;
 			struct link *l = e->dst->link;
 
 			f->queue = e->next;
+			f->queued--;
 			/* A packet still on a cable that went down meanwhile is lost with it. */
 			if (e->wire && (!l || !l->phys_up)) {
 				if (l)
@@ -278,7 +293,11 @@ int fabric_run_queue(struct fabric *f)
 				released = true;
 			}
 		}
+		horizon = f->queue_seq;
 	} while (released);
+	/* Packets forwarded during this call are due "now" too: look at the clock again, or every
+	 * hop would wait for the next millisecond tick of poll(). */
+	now = fabsim_now_ns();
 	if (f->queue)
 		next = f->queue->due_ns;
 	for (unsigned i = 0; i < f->nlinks; i++)
@@ -286,7 +305,7 @@ int fabric_run_queue(struct fabric *f)
 			next = f->links[i]->held->due_ns;
 	if (next == UINT64_MAX)
 		return -1;
-	if (next <= now)
+	if (next <= now || (f->queue && f->queue->seq >= horizon))
 		return 0;
 	return (int)((next - now + 999999) / 1000000);
 }

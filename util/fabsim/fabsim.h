@@ -126,6 +126,8 @@ struct fabric {
 	struct fault_cfg global_fault; /* applied to links created later by the topology; see fault_set */
 	struct pkt_event *queue;   /* sorted by (due_ns, seq) */
 	uint64_t queue_seq;
+	unsigned queued;           /* events in the queue */
+	uint64_t overflow;         /* packets dropped because too many were in flight */
 	FILE *pcap;
 	unsigned verbose;
 	uint64_t dropped_total;

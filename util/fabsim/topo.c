@@ -314,6 +314,7 @@ void fabric_free(struct fabric *f)
 
 		f->queue = e->next;
 		free(e);
+		f->queued--;
 	}
 	for (unsigned i = 0; i < f->nlinks; i++) {
 		free(f->links[i]->held);

@@ -756,3 +756,40 @@ TEST(malformed_hca_messages_close_only_that_connection)
 	CHECK_EQ(count_packets(&r, r.b), 1);
 	rig_down(&r);
 }
+
+TEST(forwarding_loop_does_not_hang_the_loop)
+{
+	static const char *const two_switches =
+		"switch sw1 0x10 4\nswitch sw2 0x20 4\nsm-host h 0x30\n"
+		"cable sw1:1 h\ncable sw1:2 sw2:1\ncable sw1:3 sw2:2\n";
+	struct fabric f;
+	char err[256];
+	uint8_t pkt[FABSIM_MAX_PKT];
+	struct node *sw1, *sw2;
+	size_t n = ud_packet(pkt, 9, 1, 0, 0x48, 0x66);
+	int calls;
+
+	CHECK_EQ(load_text(&f, two_switches, err, sizeof(err)), 0);
+	for (unsigned i = 0; i < f.nlinks; i++)
+		link_update(&f, f.links[i]);
+	sw1 = fabric_find_node(&f, "sw1");
+	sw2 = fabric_find_node(&f, "sw2");
+	for (unsigned p = 1; p <= 3; p++)
+		sw1->ports[p].pi.state = sw2->ports[p].pi.state = PORT_ACTIVE;
+	/* A routing loop for LID 9: sw1:2 -> sw2:1, out sw2:2 -> sw1:3, out sw1:2 ... */
+	sw1->lft[9] = 2;
+	sw2->lft[9] = 2;
+	sw1->ports[0].pi.lid = 2;
+	sw2->ports[0].pi.lid = 3;
+	port_transmit(&f, fabric_find_port(&f, "h"), pkt, n);
+	/* Every call returns, with the packet still going round. */
+	for (calls = 0; calls < 200; calls++)
+		CHECK_EQ(fabric_run_queue(&f), 0);
+	CHECK(f.links[1]->cnt.delivered + f.links[2]->cnt.delivered >= 199);
+	/* Pulling the cable ends it. */
+	link_set_admin(&f, f.links[1], true);
+	for (calls = 0; calls < 10 && fabric_run_queue(&f) == 0; calls++)
+		;
+	CHECK_EQ(fabric_run_queue(&f), -1);
+	fabric_free(&f);
+}
