@@ -27,4 +27,19 @@ void dr_end(struct dhcp_reply *r);
 /* Finds option `code` in a request's options field; its length in *len, or NULL. */
 const uint8_t *dhcp_find_opt(const uint8_t *msg, size_t msg_len, uint8_t code, size_t *len);
 
+/* Runs a console command of apps_commands[] with a writable copy of the words. */
+static inline int run_apps_command(const char *line)
+{
+	char buf[256], *argv[8];
+	int argc = 0;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	for (char *t = strtok(buf, " "); t && argc < 8; t = strtok(NULL, " "))
+		argv[argc++] = t;
+	for (unsigned i = 0; i < apps_commands_count; i++)
+		if (argc && !strcmp(apps_commands[i].name, argv[0]))
+			return apps_commands[i].run(argc, argv);
+	return -1000;
+}
+
 #endif

@@ -572,3 +572,25 @@ TEST(settings_table)
 	CHECK_EQ(setting_get("test-key", buf, sizeof(buf)), -ENOENT);
 	CHECK_EQ(setting_set("a-name-that-is-far-too-long-for-the-table", "x"), -ERANGE);
 }
+
+TEST(dhcp_console_command)
+{
+	struct dhcp_srv s = { 0 };
+
+	s.offer_ip = IP(198, 18, 0, 70);
+	fake_net_setup(dhcp_server, &s);
+	test_console_clear();
+	CHECK_EQ(run_apps_command("dhcp client-id=ib"), 0);
+	CHECK_EQ(s.client_id_len, 9);
+	CHECK_EQ(fake_nd.ip_addr, IP(198, 18, 0, 70));
+	CHECK(test_console_has("client-id 20:00:02:c9:03:00:00:10:01"));
+	CHECK_EQ(run_apps_command("dhcp client-id=01:02:03"), 0);
+	CHECK_EQ(s.client_id_len, 3);
+	CHECK_MEM(s.client_id, "\x01\x02\x03", 3);
+	CHECK_EQ(run_apps_command("dhcp client-id=zz"), -EINVAL);
+	CHECK_EQ(run_apps_command("dhcp ib7"), -ENODEV);
+	fake_nd.link_up = false;
+	CHECK_EQ(run_apps_command("dhcp"), -EIO);
+	CHECK(test_console_has("ib0 has no link"));
+	fake_net_teardown();
+}

@@ -275,3 +275,19 @@ TEST(dns_resolve_failures_say_why)
 	CHECK_EQ(resolve(&s, "boot.ibboot.test", &a), -ENOENT);
 	CHECK(test_console_has("no DNS server"));
 }
+
+TEST(dns_nslookup_command)
+{
+	struct dns_srv s = { 0 };
+	uint32_t servers[1] = { SRV };
+
+	dns_cache_flush();
+	dns_set_servers(servers, 1);
+	fake_net_setup(dns_server, &s);
+	fake_nd.ip_addr = CLIENT_IP;
+	test_console_clear();
+	CHECK_EQ(run_apps_command("nslookup boot.ibboot.test"), 0);
+	CHECK(test_console_has("boot.ibboot.test has address 198.18.0.1"));
+	CHECK_EQ(run_apps_command("nslookup"), -EINVAL);
+	fake_net_teardown();
+}

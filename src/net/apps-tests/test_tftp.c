@@ -535,3 +535,33 @@ TEST(tftp_oack_parser_refusals)
 	CHECK_EQ(tftp_parse_oack((const uint8_t *)"tsize\0" "99999999999999999999999\0", 30, 2012, 0,
 				 true, &o, &why), -EINVAL);
 }
+
+TEST(tftp_console_command)
+{
+	struct tftp_srv s = { 0 };
+	uint8_t *f = make_file(3000, 10);
+
+	s.data = f;
+	s.size = 3000;
+	s.grant_tsize = true;
+	fake_net_setup(tftp_server, &s);
+	fake_tick = tftp_server_tick;
+	fake_nd.ip_addr = CLIENT_IP;
+	test_console_clear();
+	CHECK_EQ(run_apps_command("tftp tftp://198.18.0.1/boot.bin"), 0);
+	CHECK(test_console_has("tftp: boot.bin: 3000 bytes"));
+	free(s.sent_once);
+	memset(&s, 0, sizeof(s));
+	s.data = f;
+	s.size = 3000;
+	CHECK_EQ(setting_set("next-server", "198.18.0.1"), 0);
+	CHECK_EQ(run_apps_command("tftp boot.bin"), 0);   /* next-server from DHCP */
+	CHECK_EQ(s.rrqs, 1);
+	free(s.sent_once);
+	CHECK_EQ(run_apps_command("tftp tftp://198.18.0.1:70/boot.bin"), -ENOTSUP);
+	CHECK_EQ(run_apps_command("tftp tftp:///boot.bin"), -EINVAL);
+	CHECK_EQ(run_apps_command("tftp a b c"), -EINVAL);
+	net_poll();
+	fake_net_teardown();
+	free(f);
+}
