@@ -178,3 +178,29 @@ TEST(hcasim_two_instances_are_independent)
 	rawhost_fini(&a);
 	rawhost_fini(&b);
 }
+
+TEST(hcasim_reset_time_knob_and_hosts_without_clock)
+{
+	struct hcasim *h = hcasim_create(NULL, NULL);
+	uint8_t v[4] = { 0, 0, 0, 1 }, d[4];
+	struct rawhost rh;
+
+	CHECK(h != NULL);
+	/* no clock: a reset completes at once */
+	hcasim_bar_write(h, 0, 0xf0010, v, 4);
+	CHECK_EQ(hcasim_cfg_read(h, 0, 2), 0x15b3);
+	hcasim_bar_read(h, 1, 0, d, 4); /* BAR1 does not exist: reads zero */
+	CHECK_EQ(hermonprm_load_dword(d, 0), 0);
+	CHECK_EQ(hcasim_bar_size(h, 1), 0);
+	hcasim_destroy(h);
+	hcasim_destroy(NULL);
+
+	CHECK_EQ(rawhost_init(&rh, NULL), 0);
+	hcasim_set_reset_time(rh.h, 5000000); /* 5 ms */
+	hcasim_bar_write(rh.h, 0, 0xf0010, v, 4);
+	rh.now += 4000000;
+	CHECK_EQ(hcasim_cfg_read(rh.h, 0, 2), 0xffff);
+	rh.now += 1000000;
+	CHECK_EQ(hcasim_cfg_read(rh.h, 0, 2), 0x15b3);
+	rawhost_fini(&rh);
+}
