@@ -405,11 +405,18 @@ static void handle_offer(struct dhcp_client *c, uint32_t src, struct dhcp_msg *m
 	char a[16], s[16];
 
 	if (!m->yiaddr) {
-		/* A ProxyDHCP/PXE offer carries boot data but no address: not a lease. */
+		/* A ProxyDHCP/PXE offer carries boot data but no address: not a lease, but its
+		 * boot file is kept for a lease that names none (first such offer wins). */
 		c->offers_ignored++;
+		if (m->bootfile[0] && !c->proxy_filename[0]) {
+			memcpy(c->proxy_filename, m->bootfile, sizeof(c->proxy_filename));
+			c->proxy_next_server = pick_next_server(m);
+			if (!c->proxy_next_server)
+				c->proxy_next_server = src;
+		}
 		if (!c->cfg.quiet)
-			kprintf("%s: DHCP offer from %s without an address ignored (proxy?)\n",
-				c->nd->name, ipv4_ntoa(src, a));
+			kprintf("%s: DHCP offer from %s without an address: only its boot file "
+				"(\"%s\") is kept\n", c->nd->name, ipv4_ntoa(src, a), m->bootfile);
 		return;
 	}
 	if (!m->server_id)
@@ -438,6 +445,10 @@ static void handle_ack(struct dhcp_client *c, struct dhcp_msg *m)
 	make_lease(&c->lease, m);
 	if (!c->lease.server_id)
 		c->lease.server_id = c->offer.server_id;
+	if (!c->lease.filename[0] && c->proxy_filename[0]) {
+		memcpy(c->lease.filename, c->proxy_filename, sizeof(c->lease.filename));
+		c->lease.next_server = c->proxy_next_server;
+	}
 	rc = ipv4_configure(c->nd, c->lease.ip, c->lease.netmask, c->lease.gateway);
 	if (rc < 0) {
 		ksnprintf(msg, sizeof(msg), "DHCPACK for %s has an unusable configuration",
@@ -593,6 +604,20 @@ static void print_client_id(const struct dhcp_client *c)
 	kprintf("%s: DHCP (client-id %s)\n", c->nd->name, hex);
 }
 
+/* ${hwaddr}: the 8-byte port GUID, as iPXE/FlexBoot expose it (anchors.md §2 item 2). */
+static void set_hwaddr_setting(const struct net_device *nd)
+{
+	char hex[3 * 8];
+	size_t n = 0;
+
+	if (nd->ll_addr_len < 8)
+		return;
+	for (unsigned i = 0; i < 8; i++)
+		n += (size_t)ksnprintf(hex + n, sizeof(hex) - n, i ? ":%02x" : "%02x",
+				       nd->ll_addr[nd->ll_addr_len - 8 + i]);
+	setting_set("hwaddr", hex);
+}
+
 int dhcp_run(struct net_device *nd, const struct dhcp_config *cfg, struct dhcp_lease *out)
 {
 	static struct dhcp_client c;   /* the socket must outlive no stack frame but this one */
@@ -616,6 +641,7 @@ int dhcp_run(struct net_device *nd, const struct dhcp_config *cfg, struct dhcp_l
 		kprintf("%s: next-server %s filename \"%s\"\n", nd->name,
 			ipv4_ntoa(c.lease.next_server, a), c.lease.filename);
 	dhcp_lease_to_settings(&c.lease);
+	set_hwaddr_setting(nd);
 	dns_set_servers(c.lease.dns, c.lease.n_dns);
 	if (out)
 		*out = c.lease;

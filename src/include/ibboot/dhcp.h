@@ -107,6 +107,9 @@ struct dhcp_client {
 	uint64_t start_ms, next_tx_ms;
 	unsigned timeout_ms, tx_count, naks, offers_ignored;
 	struct dhcp_msg offer;        /* the offer being requested */
+	/* Boot data from an address-less (proxy) offer, used when the lease names no file. */
+	char proxy_filename[DHCP_FILE_MAX];
+	uint32_t proxy_next_server;
 	struct dhcp_lease lease;
 	int result;                   /* 0 while running or bound; negative once failed */
 	char error[160];

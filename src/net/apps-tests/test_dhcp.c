@@ -309,7 +309,7 @@ struct dhcp_srv {
 	bool wrong_xid_first;        /* a reply with another xid arrives first */
 	bool malformed_first;        /* a truncated reply arrives first */
 	bool silent;                 /* never answers */
-	bool no_siaddr, opt66;
+	bool no_siaddr, opt66, no_bootfile;
 };
 
 static void srv_reply(struct dhcp_srv *s, uint8_t type, uint32_t xid, uint32_t server)
@@ -323,7 +323,8 @@ static void srv_reply(struct dhcp_srv *s, uint8_t type, uint32_t xid, uint32_t s
 		dr_opt32(&r, 3, SRV);
 		dr_opt32(&r, 6, SRV);
 		dr_opt32(&r, 51, 3600);
-		dr_opt(&r, 67, "boot.bin", 8);
+		if (!s->no_bootfile)
+			dr_opt(&r, 67, "boot.bin", 8);
 		if (s->opt66)
 			dr_opt(&r, 66, "198.18.0.9", 10);
 	} else {
@@ -380,6 +381,7 @@ static void dhcp_server(const struct fake_pkt *p, void *ctx)
 
 			dr_init(&r, DHCPOFFER, s->last_xid, 0, SRV2, SRV2);
 			dr_opt(&r, 60, "PXEClient", 9);
+			dr_opt(&r, 67, "proxy.efi", 9);
 			dr_end(&r);
 			fake_net_inject_udp(SRV2, 67, IPV4_BROADCAST, 68, r.buf, r.len, false);
 		}
@@ -537,7 +539,8 @@ TEST(dhcp_proxy_and_foreign_replies_ignored)
 	CHECK_EQ(run_dhcp(&s, DHCP_CLIENT_ID_FLEXBOOT, &l), 0);
 	CHECK_EQ(l.ip, IP(198, 18, 0, 60));
 	CHECK_EQ(s.requests, 1);
-	CHECK(test_console_has("without an address ignored"));
+	CHECK(test_console_has("without an address: only its boot file"));
+	CHECK_STR(l.filename, "boot.bin");   /* the lease's own file wins over the proxy's */
 	CHECK(test_console_has("malformed DHCP reply from 198.18.0.1 ignored: option 67"));
 }
 
@@ -593,4 +596,20 @@ TEST(dhcp_console_command)
 	CHECK_EQ(run_apps_command("dhcp"), -EIO);
 	CHECK(test_console_has("ib0 has no link"));
 	fake_net_teardown();
+}
+
+TEST(dhcp_proxy_offer_supplies_a_missing_boot_file)
+{
+	struct dhcp_srv s = { 0 };
+	struct dhcp_lease l;
+	char buf[32];
+
+	s.proxy_first = true;
+	s.no_bootfile = true;
+	CHECK_EQ(run_dhcp(&s, DHCP_CLIENT_ID_FLEXBOOT, &l), 0);
+	CHECK_EQ(l.ip, IP(198, 18, 0, 60));
+	CHECK_STR(l.filename, "proxy.efi");
+	CHECK_EQ(l.next_server, SRV2);
+	CHECK(setting_get("hwaddr", buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "00:02:c9:03:00:00:10:01");
 }
