@@ -344,7 +344,8 @@ static int dhcp_send(struct dhcp_client *c, uint8_t type, uint64_t now)
 		iblib_put_be16(b, (uint16_t)max_size);
 		p = put_opt(p, OPT_MAX_SIZE, b, 2);
 	}
-	p = put_opt(p, OPT_PARAM_LIST, params, sizeof(params));
+	/* option 67 is last in params: dropping it leaves the file field to the server */
+	p = put_opt(p, OPT_PARAM_LIST, params, sizeof(params) - (c->cfg.no_bootfile_option ? 1 : 0));
 	*p++ = OPT_END;
 	len = (size_t)(p - msg);
 	if (len < BOOTP_MIN_MSG)

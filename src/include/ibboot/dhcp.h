@@ -75,6 +75,7 @@ struct dhcp_config {
 	unsigned total_timeout_ms;   /* give up after this long */
 	unsigned max_naks;           /* restarts after NAK before giving up */
 	bool quiet;                  /* no progress lines */
+	bool no_bootfile_option;     /* leave 67 out of option 55 (dnsmasq then uses `file`) */
 };
 /* iPXE-like pacing (1 s doubling to 8 s, ±25 %) with a 30 s bound. */
 void dhcp_config_default(struct dhcp_config *cfg);

@@ -137,12 +137,18 @@ fi
 [ $rc -eq 0 ] || fail client-exit "tun-client exited with $rc"
 
 # 2. The 20:GUID form gets the other reservation (one host, two identities, both honoured).
-out=$(timeout 120 "$client" "$tun" "$guid" dhcp ib 2>&1)
+#    Without 67 in option 55 dnsmasq names the boot file in the BOOTP file field instead.
+out=$(timeout 120 "$client" "$tun" "$guid" dhcp ib-nofile67 2>&1)
 echo "$out"
 if echo "$out" | grep -q "^RESULT dhcp ip=198.18.0.61 "; then
 	pass lease-ib-hwtype-client-id
 else
 	fail lease-ib-hwtype-client-id "no lease 198.18.0.61 (dhcp-host=id:$id_ib)"
+fi
+if echo "$out" | grep -q "^RESULT dhcp .* filename=boot.bin "; then
+	pass bootfile-from-file-field
+else
+	fail bootfile-from-file-field "no boot file when dnsmasq used the file field"
 fi
 echo "--- dnsmasq log (DHCP)"
 grep -E "DHCP(DISCOVER|OFFER|REQUEST|ACK)|sent .* to|failed|error" "$work/dnsmasq.log" | head -20

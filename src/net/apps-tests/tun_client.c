@@ -5,7 +5,8 @@
  * the image, with a net_device whose wire is the TUN fd instead of IPoIB.
  *
  * Usage: tun-client TUN GUID STEP...
- *   dhcp flexboot|ib           get a lease with that client-id form
+ *   dhcp flexboot|ib[-nofile67] get a lease with that client-id form (-nofile67: option 55
+ *                              without 67, so dnsmasq puts the name in the file field)
  *   nslookup NAME              resolve with the DHCP-given server
  *   tftp FILE OUT WINDOWSIZE   fetch FILE from next-server into OUT
  *   tftp-fail FILE             fetch, expecting the server's error
@@ -240,8 +241,11 @@ int main(int argc, char **argv)
 			struct dhcp_lease l;
 
 			dhcp_config_default(&cfg);
-			cfg.client_id_form = !strcmp(argv[++i], "ib") ? DHCP_CLIENT_ID_HWTYPE_IB
-								       : DHCP_CLIENT_ID_FLEXBOOT;
+			i++;
+			cfg.client_id_form = strstr(argv[i], "ib") ? DHCP_CLIENT_ID_HWTYPE_IB
+								    : DHCP_CLIENT_ID_FLEXBOOT;
+			/* "ib-nofile67": do not ask for option 67, so the name comes in `file` */
+			cfg.no_bootfile_option = strstr(argv[i], "nofile67") != NULL;
 			rc = dhcp_run(&tun_nd, &cfg, &l);
 			if (rc == 0)
 				printf("RESULT dhcp ip=%s next-server=%s filename=%s dns=%u\n",
