@@ -347,7 +347,9 @@ static void sa_handle(struct fake_ibdev *f, unsigned from_port, uint32_t from_qp
 
 static int fake_open(struct ib_device *dev, unsigned port)
 {
-	return port >= 1 && port <= dev->num_ports ? 0 : -EINVAL;
+	if (port < 1 || port > dev->num_ports)
+		return -EINVAL;
+	return fake_of(dev)->open_error[port - 1];
 }
 
 static void fake_close(struct ib_device *dev, unsigned port)

@@ -612,3 +612,33 @@ TEST(ib_no_link_warning_not_printed_for_a_spare_port)
 	CHECK(!test_console_has("no link"));
 	fx_teardown(f);
 }
+
+static void port2_open_fails(struct fake_ibdev *f)
+{
+	f->open_error[1] = -EIO;
+}
+
+static void both_open_fail(struct fake_ibdev *f)
+{
+	f->open_error[0] = f->open_error[1] = -EIO;
+}
+
+TEST(ib_register_with_a_port_that_cannot_open)
+{
+	struct fake_ibdev *f = fx_setup(port2_open_fails);
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK(test_console_has("fake0 port 2: cannot open: I/O error"));
+	CHECK(f->dev.port[0].open);
+	CHECK(!f->dev.port[1].open);
+	CHECK(f->dev.port[1].mad == NULL);
+	CHECK(ib_active_port() == &f->dev.port[0]);
+	fx_teardown(f);
+	/* no port at all: registration fails cleanly and leaves nothing registered */
+	f = fx_setup(both_open_fail);
+	CHECK(f == NULL);
+	CHECK(test_console_has("fake0: no usable port"));
+	CHECK(ib_devices() == NULL);
+}
