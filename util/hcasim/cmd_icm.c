@@ -201,10 +201,10 @@ int cmd_close_hca(struct hcasim *h, struct hcasim_cmd *c)
 {
 	(void)c;
 	hcasim_free_tables(h);
+	h->fw = FW_RUNNING;
 	for (unsigned p = 0; p < h->cfg.num_ports; p++) {
 		h->port[p].up = false;
-		hcasim_sma_set_link(h->sma, p + 1, false);
+		hcasim_link_update(h, p + 1);
 	}
-	h->fw = FW_RUNNING;
 	return ST_OK;
 }

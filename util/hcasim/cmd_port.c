@@ -27,11 +27,10 @@ int cmd_init_port(struct hcasim *h, struct hcasim_cmd *c)
 
 	if (!port_ok(h, c, port))
 		return ST_BAD_PARAM;
-	h->port[port - 1].up = true;
-	h->port[port - 1].last_state = IBA_PORT_DOWN;
 	/* With a cable the link trains and the SMA reports INIT; no event for reaching INIT
 	 * (iPXE polls PortInfo while DOWN for exactly that reason). */
-	hcasim_sma_set_link(h->sma, port, h->port[port - 1].link);
+	h->port[port - 1].up = true;
+	hcasim_link_update(h, port);
 	return ST_OK;
 }
 
@@ -46,7 +45,7 @@ int cmd_close_port(struct hcasim *h, struct hcasim_cmd *c)
 		return ST_BAD_RES_STATE;
 	}
 	h->port[port - 1].up = false;
-	hcasim_sma_set_link(h->sma, port, false);
+	hcasim_link_update(h, port);
 	return ST_OK;
 }
 

@@ -102,6 +102,8 @@ void hcasim_power_on(struct hcasim *h)
 		h->port[p].up = false;
 		h->port[p].mtu_cap = 5;
 		h->port[p].vl_cap = 1;
+		if (h->sma && p < h->cfg.num_ports)
+			hcasim_link_update(h, p + 1);
 	}
 }
 
@@ -163,21 +165,33 @@ uint64_t hcasim_bar_size(struct hcasim *h, unsigned bar)
 	return bar == 0 ? HCASIM_BAR0_SIZE : bar == 2 ? HCASIM_BAR2_SIZE : 0;
 }
 
+/* The physical link trains only with a cable, an open port (INIT_PORT) and an initialised HCA;
+ * every change is told to the SMA (PortState DOWN <-> INIT) and to the host (far end). Leaving
+ * ACTIVE is a port state change event (subtype 1, down); INIT -> DOWN is not. */
+void hcasim_link_update(struct hcasim *h, unsigned port)
+{
+	struct hcasim_port *p = &h->port[port - 1];
+	bool up = p->link && p->up && h->fw == FW_HCA_UP && !h->reset_active;
+
+	if (up == p->linked)
+		return;
+	p->linked = up;
+	hcasim_sma_set_link(h->sma, port, up);
+	if (!up) {
+		if (p->last_state == 4 /* ACTIVE */ && h->fw == FW_HCA_UP)
+			hcasim_port_event(h, port, EV_PORT_CHANGE, 1);
+		p->last_state = 1; /* DOWN */
+	}
+	if (h->ops.link_change)
+		h->ops.link_change(h->ops.ctx, port, up);
+}
+
 void hcasim_port_set_link(struct hcasim *h, unsigned port, bool up)
 {
 	if (port < 1 || port > h->cfg.num_ports)
 		return;
-	if (h->port[port - 1].link == up)
-		return;
 	h->port[port - 1].link = up;
-	/* The SMA follows the PHY only for a port the driver opened (INIT_PORT); a closed port is
-	 * DOWN whatever the cable does. */
-	hcasim_sma_set_link(h->sma, port, up && h->port[port - 1].up);
-	/* Leaving ACTIVE is a port state change event (subtype 1, down); INIT → DOWN is not. */
-	if (!up && h->port[port - 1].last_state == 4 /* ACTIVE */ && h->fw == FW_HCA_UP)
-		hcasim_port_event(h, port, EV_PORT_CHANGE, 1);
-	if (!up)
-		h->port[port - 1].last_state = 1; /* DOWN */
+	hcasim_link_update(h, port);
 }
 
 void hcasim_packet_in(struct hcasim *h, unsigned port, const void *pkt, size_t len)
@@ -186,9 +200,9 @@ void hcasim_packet_in(struct hcasim *h, unsigned port, const void *pkt, size_t l
 
 	if (port < 1 || port > h->cfg.num_ports)
 		return;
-	if (!h->port[port - 1].link || h->reset_active) {
+	if (!h->port[port - 1].linked) {
 		h->port[port - 1].rx_link_down++;
-		return;
+		return; /* no trained link: nothing arrives (the SM sees a timeout) */
 	}
 	if (len > HCASIM_MAX_PKT || h->rx_count == HCASIM_RXQ_LEN) {
 		h->port[port - 1].rx_bad_hdr++;

@@ -158,8 +158,9 @@ struct hcasim_layout {
 };
 
 struct hcasim_port {
-	bool link;         /* cable: physical link trained */
+	bool link;         /* cable plugged (hcasim_port_set_link) */
 	bool up;           /* INIT_PORT done */
+	bool linked;       /* physical link trained: cable && up && HCA initialised (last reported) */
 	unsigned mtu_cap;  /* SET_PORT mtu_cap (IB MTU enum), default 5 (4096) */
 	unsigned vl_cap;
 	unsigned last_state; /* last IBA PortState reported by an EQE */
@@ -262,6 +263,7 @@ int hcasim_dma_write(struct hcasim *h, uint64_t gpa, const void *buf, size_t len
 uint64_t hcasim_now(struct hcasim *h);
 void hcasim_power_on(struct hcasim *h);
 void hcasim_free_tables(struct hcasim *h);
+void hcasim_link_update(struct hcasim *h, unsigned port);
 
 /* pci.c */
 void hcasim_pci_init(struct hcasim *h);

@@ -9,16 +9,13 @@
  * (bytes 00 00 00 01), iPXE 0x01000000 / 0x01000001 through writel (bytes 00 00 00 01 / 01 00 00 01).
  */
 #include "hcasim_int.h"
-#include "sma.h"
 
 void hcasim_reset_start(struct hcasim *h)
 {
 	hcasim_log(h, "hcasim: software reset (unreachable for %llu ns)",
 		   (unsigned long long)h->reset_ns);
-	hcasim_power_on(h);
+	hcasim_power_on(h); /* links drop: the ports are closed */
 	hcasim_pci_init(h);
-	for (unsigned p = 1; p <= h->cfg.num_ports; p++)
-		hcasim_sma_set_link(h->sma, p, false);
 	h->reset_active = true;
 	h->reset_done_ns = hcasim_now(h) + h->reset_ns;
 	if (!h->ops.now_ns)

@@ -62,8 +62,8 @@ void hcasim_wire_out(struct hcasim *h, unsigned port, uint8_t *pkt, size_t len)
 	struct hcasim_port *p = &h->port[port - 1];
 	struct iblib_lrh lrh;
 
-	if (!p->link || !p->up) {
-		p->rx_link_down++;
+	if (!p->linked) {
+		p->tx_dropped++;
 		return; /* no link: the packet is lost, the WQE still completes */
 	}
 	iblib_lrh_get(pkt, &lrh);

@@ -40,6 +40,10 @@ struct hcasim_host_ops {
 	uint64_t (*now_ns)(void *ctx);
 	/* Optional: one line of model log (refused operations, errors). May be NULL. */
 	void (*log)(void *ctx, const char *line);
+	/* Optional (added): the port's physical link as the far end sees it changed. It trains only
+	 * when the cable is plugged (hcasim_port_set_link) AND the driver opened the port
+	 * (INIT_PORT); it drops at CLOSE_PORT, CLOSE_HCA, reset and unplug. May be NULL. */
+	void (*link_change)(void *ctx, unsigned port, bool up);
 };
 
 struct hcasim_config {
@@ -63,7 +67,8 @@ void hcasim_bar_read(struct hcasim *h, unsigned bar, uint64_t off, void *data, u
 void hcasim_bar_write(struct hcasim *h, unsigned bar, uint64_t off, const void *data, unsigned size);
 uint64_t hcasim_bar_size(struct hcasim *h, unsigned bar);
 
-/* Ports are 1-based. Physical link: cable plugged (the port trains to INIT/LinkUp) or not. */
+/* Ports are 1-based. Cable plugged or not; the link trains (port INIT/LinkUp, ops->link_change)
+ * once the driver has also opened the port with INIT_PORT. */
 void hcasim_port_set_link(struct hcasim *h, unsigned port, bool up);
 /* A whole IB packet (as packet_out produces) arrives at `port`. */
 void hcasim_packet_in(struct hcasim *h, unsigned port, const void *pkt, size_t len);

@@ -67,9 +67,19 @@ static void log_line(void *ctx, const char *line)
 	rh->last_log[sizeof(rh->last_log) - 1] = 0;
 }
 
+static void link_change(void *ctx, unsigned port, bool up)
+{
+	struct rawhost *rh = ctx;
+
+	if (port < 3)
+		rh->link_up[port] = up;
+	rh->link_changes++;
+}
+
 int rawhost_init(struct rawhost *rh, const struct hcasim_config *cfg)
 {
-	struct hcasim_host_ops ops = { rh, dma_read, dma_write, packet_out, now_ns, log_line };
+	struct hcasim_host_ops ops = { rh, dma_read, dma_write, packet_out, now_ns, log_line,
+				       link_change };
 
 	memset(rh, 0, sizeof(*rh));
 	rh->mem = calloc(1, RAWHOST_MEM_SIZE);

@@ -57,6 +57,8 @@ struct rawhost {
 	unsigned peer_port[3];
 	unsigned log_lines;
 	char last_log[256];
+	bool link_up[3];        /* as ops->link_change last reported it */
+	unsigned link_changes;
 };
 
 struct rawhost_cq {

@@ -212,3 +212,36 @@ TEST(hcasim_smp_to_driver_qp0_and_mlx_send)
 	CHECK_EQ(G(completion_queue_entry, s_r, cqe), 1);
 	rawhost_fini(&rh);
 }
+
+TEST(hcasim_smp_link_trains_only_after_init_port)
+{
+	struct rawhost rh;
+	uint8_t mad[256];
+
+	CHECK_EQ(rawhost_init(&rh, NULL), 0);
+	hcasim_port_set_link(rh.h, 1, true); /* cable in before any driver ran */
+	CHECK(!rh.link_up[1]);
+	mad_init(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_GET, IBLIB_SM_ATTR_NODE_INFO, 0);
+	inject_mad(&rh, 1, 0, mad);
+	CHECK_EQ(rh.npkts, 0); /* firmware not running: the SM gets no answer */
+	CHECK_EQ(rawhost_bringup_hca(&rh), 0);
+	CHECK(!rh.link_up[1]);
+	CHECK_EQ(rawhost_bringup_rest(&rh), 0); /* INIT_PORT: now it trains */
+	CHECK(rh.link_up[1]);
+	CHECK(!rh.link_up[2]);                  /* no cable on port 2 */
+	inject_mad(&rh, 1, 0, mad);
+	CHECK_EQ(rh.npkts, 1);
+	CHECK_EQ(rawhost_cmd(&rh, 0x00a, 0, 0, 1, 0, NULL), 0); /* CLOSE_PORT */
+	CHECK(!rh.link_up[1]);
+	CHECK_EQ(rawhost_cmd(&rh, 0x009, 0, 0, 1, 0, NULL), 0);
+	CHECK(rh.link_up[1]);
+	CHECK_EQ(rawhost_cmd(&rh, 0x008, 0, 0, 0, 0, NULL), 0); /* CLOSE_HCA */
+	CHECK(!rh.link_up[1]);
+	CHECK_EQ(rawhost_reset(&rh), 0);
+	CHECK_EQ(rawhost_bringup(&rh), 0);
+	CHECK(rh.link_up[1]);
+	CHECK_EQ(rawhost_reset(&rh), 0);        /* a reset drops it */
+	CHECK(!rh.link_up[1]);
+	CHECK_EQ(rh.link_changes, 6);
+	rawhost_fini(&rh);
+}
