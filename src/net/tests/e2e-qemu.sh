@@ -12,7 +12,8 @@ cd "$TOP"
 T=$TOP/build/ibcore/e2e
 if [ "${1:-}" != --inside ]; then
     rm -rf "$T"; mkdir -p "$T"
-    util/netboot-env run "$T/env" --hcas 1 -- "$0" --inside > "$T/netboot-env.log" 2>&1
+    # shellcheck disable=SC2086
+    util/netboot-env run "$T/env" --hcas 1 ${IBCORE_E2E_NETBOOT_ARGS:-} -- "$0" --inside > "$T/netboot-env.log" 2>&1
     rc=$?
     grep -E '^(PASS|FAIL|SKIP)' "$T/netboot-env.log"
     [ "$rc" -eq 77 ] && exit 77
