@@ -10,6 +10,7 @@
 #include <ibboot/ib_ulp.h>
 #include <iblib/bytes.h>
 #include <iblib/mad.h>
+#include <stdlib.h>
 
 /* ---- helpers ---- */
 
@@ -641,4 +642,32 @@ TEST(ib_register_with_a_port_that_cannot_open)
 	CHECK(f == NULL);
 	CHECK(test_console_has("fake0: no usable port"));
 	CHECK(ib_devices() == NULL);
+}
+
+TEST(ib_first_active_port_of_any_adapter_is_chosen)
+{
+	struct fake_ibdev *a = fx_setup(no_cables);   /* adapter A: no link anywhere */
+	struct fake_ibdev *b;
+
+	if (!a)
+		return;
+	b = calloc(1, sizeof(*b));
+	if (!b) {
+		fx_teardown(a);
+		return;
+	}
+	fake_ibdev_init(b);
+	b->dev.name = "fake1";
+	b->port[0].state = IB_PORT_DOWN;
+	b->port[1].state = IB_PORT_ACTIVE;            /* adapter B: only port 2 cabled */
+	b->port[1].phys_state = 5;
+	CHECK_EQ(ib_device_register(&b->dev), 0);
+	fx_run(100, 10);
+	CHECK(ib_active_port() == &b->dev.port[1]);
+	CHECK(test_console_has("fake1 port 2: using this port"));
+	/* B goes away: nothing is chosen, A still has no link */
+	ib_device_unregister(&b->dev);
+	CHECK(ib_active_port() == NULL);
+	free(b);
+	fx_teardown(a);
 }
