@@ -145,7 +145,7 @@ TEST(hcasim_smp_from_wire_answered_by_firmware_sma)
 	CHECK_EQ(rh.npkts, 1);
 	CHECK_EQ(rawhost_set_port(&rh, 1, 5, 4), 0);
 	mad_init(mad, IBLIB_MCLASS_PERF, IBLIB_METHOD_GET, IBLIB_PERF_ATTR_PORT_COUNTERS, 0);
-	mad[40 + 1] = 1; /* PortSelect */
+	mad[64 + 1] = 1; /* PortSelect */
 	inject_mad(&rh, 1, 1, mad);
 	CHECK_EQ(rh.npkts, 2);
 	CHECK_EQ(rh.pkts[1].data[3], 1); /* DLID: the requester */

@@ -5,6 +5,7 @@
 
 #include <ibboot/hermon_prm.h>
 #include <iblib/crc.h>
+#include <iblib/mad.h>
 #include <iblib/packet.h>
 
 #include "rawhost.h"
@@ -411,5 +412,36 @@ TEST(hcasim_ud_inline_data_segment)
 	CHECK_EQ(rawhost_poll_cq(&p.b, &p.bcq, cqe), 1);
 	CHECK_EQ(G(completion_queue_entry, byte_cnt, cqe), 40 + 11);
 	CHECK_MEM((uint8_t *)rawhost_ptr(&p.b, rx) + 40, "inline data", 11);
+	pair_down(&p);
+}
+
+TEST(hcasim_ud_pma_counters_count_real_traffic)
+{
+	struct pair p;
+	struct rawhost_ud_dest d = { .dlid = 0x22, .dqpn = 0x200, .qkey = 0x1111 };
+	struct iblib_mad_hdr hd = { .base_version = 1, .mgmt_class = IBLIB_MCLASS_PERF,
+				    .class_version = 1, .method = IBLIB_METHOD_GET,
+				    .attr_id = IBLIB_PERF_ATTR_PORT_COUNTERS };
+	struct iblib_port_counters tx0, tx1, rx1;
+	uint8_t mad[256] = { 0 }, resp[256], cqe[32];
+	uint64_t buf;
+
+	CHECK_EQ(pair_up(&p, 0x1111), 0);
+	iblib_mad_hdr_put(mad, &hd);
+	mad[65] = 1; /* PortSelect (PMA data starts at byte 64) */
+	CHECK_EQ(rawhost_mad_ifc(&p.a, 1, mad, resp), 0);
+	iblib_port_counters_get(resp + 64, &tx0);
+	buf = rawhost_alloc(&p.a, 256, 64);
+	rawhost_post_recv(&p.b, &p.bqp, rawhost_alloc(&p.b, 2048, 64), 2048, 0);
+	rawhost_post_ud(&p.a, &p.aqp, &d, buf, 100, 0);
+	rawhost_run(&p.a, &p.b);
+	CHECK_EQ(rawhost_poll_cq(&p.b, &p.bcq, cqe), 1);
+	CHECK_EQ(rawhost_mad_ifc(&p.a, 1, mad, resp), 0);
+	iblib_port_counters_get(resp + 64, &tx1);
+	CHECK_EQ(tx1.xmit_pkts, tx0.xmit_pkts + 1);
+	CHECK(tx1.xmit_data > tx0.xmit_data);
+	CHECK_EQ(rawhost_mad_ifc(&p.b, 1, mad, resp), 0);
+	iblib_port_counters_get(resp + 64, &rx1);
+	CHECK(rx1.rcv_pkts >= 1);
 	pair_down(&p);
 }
