@@ -99,11 +99,12 @@ static void link_line(struct outbuf *o, const struct link *l)
 
 		port_label(p, n, sizeof(n));
 		out(o, "port %s rx %llu tx %llu bad_crc %llu malformed %llu not_active %llu "
-		       "no_route %llu dr_dropped %llu unknown_qp %llu\n",
+		       "no_route %llu dr_dropped %llu unknown_qp %llu host_dropped %llu\n",
 		    n, (unsigned long long)p->cnt.rx, (unsigned long long)p->cnt.tx,
 		    (unsigned long long)p->cnt.bad_crc, (unsigned long long)p->cnt.malformed,
 		    (unsigned long long)p->cnt.not_active, (unsigned long long)p->cnt.no_route,
-		    (unsigned long long)p->cnt.dr_dropped, (unsigned long long)p->cnt.unknown_qp);
+		    (unsigned long long)p->cnt.dr_dropped, (unsigned long long)p->cnt.unknown_qp,
+		    (unsigned long long)p->cnt.host_dropped);
 	}
 }
 

@@ -50,6 +50,7 @@ struct link_counters {
 /* Per-port counters (what arrived and what was refused at this port). */
 struct port_counters {
 	uint64_t rx, tx, bad_crc, malformed, not_active, no_route, dr_dropped, unknown_qp;
+	uint64_t host_dropped;     /* hca-port: the attached model's socket was full */
 };
 
 /* Everything a PortInfo describes that fabsim keeps for ports it owns (switch ports, SM host). */

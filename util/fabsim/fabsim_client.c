@@ -101,6 +101,8 @@ struct fabsim_client *fabsim_client_connect(const char *path, uint64_t port_guid
 		set_err(err, errlen, "socket: %s", strerror(errno));
 		return NULL;
 	}
+	/* Room for bursts while fabsim is busy (capped by net.core.wmem_max). */
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &(int){ 4 << 20 }, sizeof(int));
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		set_err(err, errlen, "connect to fabsim at %s: %s (is fabsim running with --hca-socket %s?)",
 			path, strerror(errno), path);

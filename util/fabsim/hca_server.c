@@ -130,6 +130,7 @@ void hca_server_deliver(struct fabric *f, struct node *hp, const uint8_t *pkt, s
 	if (send_msg(c->fd, FABSIM_MSG_PACKET, 0, pkt, len) < 0) {
 		/* A model that does not read its socket loses packets, as a full receive queue would. */
 		c->dropped_tx++;
+		hp->ports[1].cnt.host_dropped++;
 		f->dropped_total++;
 	}
 }
@@ -267,6 +268,9 @@ void hca_server_handle(struct fabric *f, const struct pollfd *pfd, int n)
 			close(fd);
 			return;
 		}
+		/* Room for bursts (a TCP window of IPoIB packets) while the model is busy; the kernel
+		 * caps this at net.core.wmem_max. */
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &(int){ 4 << 20 }, sizeof(int));
 		hs.conn[i] = (struct hca_conn){ .fd = fd };
 	}
 }
