@@ -332,9 +332,23 @@ static int ipoib_transmit(struct net_device *nd, struct net_buf *nb, uint16_t et
 	return 0;
 }
 
+static void ipoib_detach(struct ipoib *ip);
+static int ipoib_attach(struct ipoib *ip, struct ib_port *port);
+
 static void ipoib_poll(struct net_device *nd, uint64_t now)
 {
 	struct ipoib *ip = nd->priv;
+
+	if (ip->restart && ip->port) {
+		struct ib_port *port = ip->port;
+
+		kprintf("%s: a send failed; restarting IPoIB on %s port %u\n", nd->name,
+			port->dev->name, port->num);
+		ip->stats.restarts++;
+		ipoib_detach(ip);
+		(void)ipoib_attach(ip, port);
+	}
+	ip->restart = false;
 
 	for (unsigned i = 0; i < IPOIB_NEIGHBOURS; i++) {
 		struct ipoib_neigh *n = &ip->neigh[i];
@@ -392,8 +406,22 @@ static void ipoib_recv(struct ib_qp *qp, const struct ib_wc *wc, const uint8_t *
 		net_rx(&ip->nd, type, data, len);
 }
 
+/* A failed send leaves the UD QP in the error state (IBA 10.3.1): every later WQE would be
+ * flushed. Rebuild it from the poll loop, not from inside the CQ walk. */
+static void ipoib_sent(struct ib_qp *qp, void *cookie, int status)
+{
+	struct ipoib *ip = qp->owner_priv;
+
+	(void)cookie;
+	if (status < 0 && !ip->restart) {
+		ip->restart = true;
+		ip->nd.stats.tx_errors++;
+	}
+}
+
 static const struct ib_qp_owner_ops ipoib_qp_owner = {
 	.recv = ipoib_recv,
+	.sent = ipoib_sent,
 };
 
 /* ---- the broadcast group and the port ---- */

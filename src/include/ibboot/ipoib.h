@@ -66,7 +66,7 @@ struct ipoib_neigh {
 
 struct ipoib_stats {
 	unsigned arp_requests_out, arp_replies_out, arp_in, arp_bad, arp_failed;
-	unsigned queued, queue_drops, rx_own, rx_bad;
+	unsigned queued, queue_drops, rx_own, rx_bad, restarts;
 };
 
 struct ipoib {
@@ -78,6 +78,7 @@ struct ipoib {
 	union ib_gid bcast_mgid;
 	struct ib_address_vector bcast_av;
 	bool joined;
+	bool restart;                  /* a send failed: the QP is in error, rebuild it */
 	struct net_buf tx[IPOIB_TX_BUFS];   /* one header per send-pool buffer */
 	struct ipoib_neigh neigh[IPOIB_NEIGHBOURS];
 	struct ipoib_stats stats;

@@ -685,3 +685,34 @@ TEST(ipoib_neighbour_follows_a_peer_that_changed_qpn)
 	CHECK(peer_find(ETHERTYPE_IPV4, 0, &len) != NULL);
 	teardown(f);
 }
+
+TEST(ipoib_send_error_rebuilds_the_qp_and_traffic_resumes)
+{
+	struct fake_ibdev *f = setup(NULL);
+	uint32_t old_qpn;
+	size_t len;
+
+	if (!f)
+		return;
+	ipv4_configure(ib0(), OUR_IP, 0xffffff00u, 0);
+	icmp_send_echo(ib0(), PEER_IP, 1, 1, 8);
+	for (int i = 0; i < 5; i++)
+		net_poll();
+	CHECK(peer_find(ETHERTYPE_IPV4, 0, &len) != NULL);
+	old_qpn = ipoib_instance()->qp->qpn;
+	f->send_error = IB_WC_LOC_QP_OP_ERR;     /* the next WQE fails */
+	icmp_send_echo(ib0(), PEER_IP, 1, 2, 8);
+	for (int i = 0; i < 4; i++)
+		net_poll();
+	CHECK(test_console_has("send WQE"));
+	CHECK(test_console_has("ib0: a send failed; restarting IPoIB on fake0 port 1"));
+	CHECK_EQ(ipoib_instance()->stats.restarts, 1);
+	CHECK(ipoib_instance()->qp->qpn != old_qpn);
+	CHECK(ib0()->link_up);
+	peer.n = 0;
+	icmp_send_echo(ib0(), PEER_IP, 1, 3, 8);
+	for (int i = 0; i < 6; i++)
+		net_poll();
+	CHECK(peer_find(ETHERTYPE_IPV4, 0, &len) != NULL);   /* re-resolved and delivered */
+	teardown(f);
+}
