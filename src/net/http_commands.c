@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/* Console command `http URL [DEV]`: downloads into memory and reports size, time and rate. */
+#include <ibboot/http.h>
+#include <ibboot/console.h>
+#include <ibboot/errno.h>
+#include <ibboot/hooks.h>
+#include <ibboot/string.h>
+#include <ibboot/timer.h>
+
+struct http_progress {
+	uint64_t start_ms, last_ms;
+};
+
+static void show_progress(void *ctx, uint64_t bytes, uint64_t total)
+{
+	struct http_progress *p = ctx;
+	uint64_t now = clock_ms(), ms = now - p->start_ms;
+
+	if (now - p->last_ms < 1000 && (!total || bytes != total))
+		return;
+	p->last_ms = now;
+	if (total)
+		kprintf("http: %llu / %llu KiB (%u%%) %llu KB/s\n", (unsigned long long)(bytes >> 10),
+			(unsigned long long)(total >> 10), (unsigned)(bytes * 100 / total),
+			(unsigned long long)(ms ? bytes / ms : 0));
+	else
+		kprintf("http: %llu KiB %llu KB/s\n", (unsigned long long)(bytes >> 10),
+			(unsigned long long)(ms ? bytes / ms : 0));
+}
+
+static int cmd_http(int argc, char **argv)
+{
+	struct net_device *nd;
+	struct http_progress prog;
+	struct http_sink sink;
+	struct http_result res;
+	uint64_t ms;
+	long n;
+
+	if (argc < 2 || argc > 3) {
+		kputs("usage: http URL [DEV]\n");
+		return -EINVAL;
+	}
+	nd = argc == 3 ? netdev_find(argv[2]) : netdev_find("ib0");
+	if (!nd && argc == 2)
+		nd = netdev_first();
+	if (!nd) {
+		kputs("http: no network device (is there an InfiniBand adapter?)\n");
+		return -ENODEV;
+	}
+	memset(&sink, 0, sizeof(sink));
+	sink.grow = true;
+	sink.progress = show_progress;
+	sink.ctx = &prog;
+	prog.start_ms = prog.last_ms = clock_ms();
+	n = http_get(nd, argv[1], NULL, &sink, &res);
+	ms = clock_ms() - prog.start_ms;
+	if (n >= 0)
+		kprintf("http: %s: %ld bytes%s in %llu ms (%llu KB/s), %u redirect(s)\n", res.url, n,
+			res.chunked ? " (chunked)" : "", (unsigned long long)ms,
+			(unsigned long long)(ms ? (uint64_t)n / ms : 0), res.redirects);
+	http_sink_free(&sink);
+	return n < 0 ? (int)n : 0;
+}
+
+static const struct shell_command http_cmds[] = {
+	{ "http", "http URL [DEV]: HTTP/1.1 GET into memory; prints size and rate", cmd_http },
+};
+static const unsigned http_cmds_count = ARRAY_SIZE(http_cmds);
+SHELL_COMMAND_SET(tcp, http_cmds, http_cmds_count);
