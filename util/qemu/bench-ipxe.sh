@@ -58,7 +58,7 @@ for run in $(seq "$RUNS"); do
     R=$B/run$run; mkdir -p "$R"
     timeout --kill-after=5 900 "$QEMU" -display none -machine graphics=off -monitor none -no-reboot \
         -m 512 -net none -serial stdio -kernel /usr/lib/ipxe/ipxe.lkrn -append "$SCRIPT" \
-        -device "hermon,model=$MODEL,device-id=0x673c,guid=$NETBOOT_HCA1_PORT1_GUID,port2=off,fabric=$FABSIM_HCA_SOCKET,fabric-lib=$TOP/bin/libfabsim_client.so,log=$R/device.log" \
+        -device "hermon,model=$MODEL,device-id=0x673c,guid=$NETBOOT_HCA1_NODE_GUID,port2=off,fabric=$FABSIM_HCA_SOCKET,fabric-lib=$TOP/bin/libfabsim_client.so,log=$R/device.log" \
         < /dev/null 2> "$R/qemu.err" > >(stamp_lines > "$R/serial.ts") &
     QEMU_PID=$!
     wait "$QEMU_PID"; QEMU_PID=

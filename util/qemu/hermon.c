@@ -40,8 +40,12 @@ OBJECT_DECLARE_SIMPLE_TYPE(HermonState, HERMON)
 #define HERMON_STEP_PERIOD_NS (1 * SCALE_MS)
 /* Bound on back-to-back steps per tick, so a busy model cannot starve the guest. */
 #define HERMON_STEPS_PER_TICK 64
-/* Port p's GUID is guid + p - 1 (hcasim.h); the device names it so that it can greet fabsim. */
-#define HERMON_DEFAULT_GUID 0x0002c90300001001ULL
+/*
+ * guid= is the node GUID; port p's GUID is guid + p (as on ConnectX: node ...0, ports ...1, ...2).
+ * The device hands both port GUIDs to the model explicitly, so what it announces to fabsim and
+ * what the model's SMA reports to the subnet manager cannot differ.
+ */
+#define HERMON_DEFAULT_GUID 0x0002c90300001000ULL
 
 /* The model's entry points, resolved with dlsym; typed from the header's own prototypes. */
 typedef struct HermonModelApi {
@@ -165,6 +169,12 @@ static uint64_t hermon_now_ns(void *ctx)
 static void hermon_model_log(void *ctx, const char *line)
 {
     hermon_log(ctx, "model: %s", line);
+}
+
+/* The model's link trained or dropped (cable plus INIT_PORT): on record for the oracle's trace. */
+static void hermon_link_change(void *ctx, unsigned port, bool up)
+{
+    hermon_log(ctx, "port %u: link %s (model)", port, up ? "trained up" : "down");
 }
 
 static void hermon_packet_out(void *ctx, unsigned port, const void *pkt, size_t len)
@@ -559,7 +569,7 @@ static bool hermon_attach_fabric(HermonState *s, Error **errp)
     }
     for (i = 0; i < s->cfg.num_ports; i++) {
         HermonPort *p = &s->port[i];
-        uint64_t guid = s->cfg.node_guid + i;
+        uint64_t guid = s->cfg.port_guid[i];
         char err[256] = "";
 
         p->client = s->fab.connect(s->fabric_path, guid, p->num, name, err, sizeof(err));
@@ -622,6 +632,9 @@ static void hermon_realize(PCIDevice *pdev, Error **errp)
         .num_ports = s->port2 ? 2 : 1,
         .node_desc = s->node_desc,
     };
+    for (i = 0; i < HERMON_MAX_PORTS; i++) {
+        s->cfg.port_guid[i] = s->cfg.node_guid + i + 1;
+    }
     s->ops = (struct hcasim_host_ops) {
         .ctx = s,
         .dma_read = hermon_dma_read,
@@ -629,6 +642,7 @@ static void hermon_realize(PCIDevice *pdev, Error **errp)
         .packet_out = hermon_packet_out,
         .now_ns = hermon_now_ns,
         .log = hermon_model_log,
+        .link_change = hermon_link_change,
     };
     for (i = 0; i < HERMON_MAX_PORTS; i++) {
         s->port[i] = (HermonPort) { .s = s, .num = i + 1 };

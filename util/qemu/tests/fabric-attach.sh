@@ -7,7 +7,8 @@ need_model
 FABSIM=$TOP/bin/fabsim
 [ -x "$FABSIM" ] || { echo "FAIL: qemu/$TEST_NAME: $FABSIM missing (make bin/fabsim)"; exit 1; }
 
-GUID=0x0002c90300001001
+NODE_GUID=0x0002c90300001000
+GUID=0x0002c90300001001                 # port 1 = node GUID + 1
 cat > "$T/topology" <<TOPO
 switch sw0 0x0002c90300aa0000 4 "qemu device test switch"
 hca-port qemu1 $GUID
@@ -27,7 +28,7 @@ grep -q 'ready' "$T/fabsim.log" || { fail fabsim-starts "$(cat "$T/fabsim.log")"
 
 # device-id 0x1003: the stock iPXE has no driver for it, so only the fabric side acts.
 run_qemu 120 -kernel /usr/lib/ipxe/ipxe.lkrn -append 'sleep 1 && reboot' \
-    -device "hermon,model=$MODEL,device-id=0x1003,guid=$GUID,fabric=$SOCK,fabric-lib=$TOP/bin/libfabsim_client.so,log=$T/device.log"
+    -device "hermon,model=$MODEL,device-id=0x1003,guid=$NODE_GUID,fabric=$SOCK,fabric-lib=$TOP/bin/libfabsim_client.so,log=$T/device.log"
 rc=$?
 [ "$rc" -eq 0 ] && pass qemu-runs || fail qemu-runs "QEMU status $rc: $(head -c 600 "$T/qemu.out")"
 

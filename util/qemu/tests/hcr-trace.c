@@ -86,7 +86,7 @@ int main(void)
 
 		p = p ? p + 2 : line;
 		if (strncmp(p, "model: ", 7) == 0 || strncmp(p, "fabric ", 7) == 0 ||
-		    strncmp(p, "PCI reset", 9) == 0 || strncmp(p, "memory: ", 8) == 0) {
+		    strncmp(p, "PCI reset", 9) == 0 || strncmp(p, "memory: ", 8) == 0 || strncmp(p, "port ", 5) == 0) {
 			fputs(p, stdout);
 			continue;
 		}

@@ -14,7 +14,7 @@ if [ "${1:-}" != --inside ]; then
     { echo "ibboot-oracle-tftp"; head -c 20000 /dev/zero | tr '\0' 't'; } > "$T/serve/oracle-tftp.txt"
     { echo "ibboot-oracle-http"; head -c 70000 /dev/zero | tr '\0' 'h'; } > "$T/serve/oracle-http.txt"
     # netboot-env stops everything it started (by PID) when the inner command returns.
-    QEMU_TEST_KEEP_DIR=1 util/netboot-env run "$T/env" --hcas 1 --serve "$T/serve/oracle-tftp.txt" \
+    QEMU_TEST_KEEP_DIR=1 util/netboot-env run "$T/env" --hcas 1 --capture "$T/fabric.pcap" --serve "$T/serve/oracle-tftp.txt" \
         --serve "$T/serve/oracle-http.txt" -- "$0" --inside > "$T/netboot-env.log" 2>&1
     rc=$?
     grep -v '^netboot-env:' "$T/netboot-env.log" || true
@@ -34,7 +34,7 @@ S=$NETBOOT_SERVER_IP
 # iPXE's settings syntax: ${net0/ip}; imgstat prints each image with its length.
 SCRIPT="dhcp net0 && echo ORACLE-LEASE \${net0/ip} && imgfetch tftp://$S/oracle-tftp.txt && echo ORACLE-TFTP-OK && imgfetch http://$S/oracle-http.txt && echo ORACLE-HTTP-OK && imgstat && echo ORACLE-NETBOOT-OK || echo ORACLE-STOPPED && ifstat && sleep 1 && reboot"
 run_qemu 600 -kernel /usr/lib/ipxe/ipxe.lkrn -append "$SCRIPT" \
-    -device "hermon,model=$MODEL,device-id=0x673c,guid=$NETBOOT_HCA1_PORT1_GUID,port2=off,fabric=$FABSIM_HCA_SOCKET,fabric-lib=$TOP/bin/libfabsim_client.so,log=$T/device.log"
+    -device "hermon,model=$MODEL,device-id=0x673c,guid=$NETBOOT_HCA1_NODE_GUID,port2=off,fabric=$FABSIM_HCA_SOCKET,fabric-lib=$TOP/bin/libfabsim_client.so,log=$T/device.log"
 rc=$?
 serial_text > "$T/serial.txt"
 "$TOP/build/qemu/hcr-trace" < "$T/device.log" > "$T/hcr-trace.txt"
