@@ -459,10 +459,10 @@ static void ipoib_bcast_joined(void *ctx, struct ib_mcast_group *g, int status)
 	ip->nd.mtu = (port_mtu && port_mtu < group_mtu ? port_mtu : group_mtu) - IPOIB_HDR_LEN;
 	ip->joined = true;
 	ip->nd.link_up = true;
-	kprintf("%s: link up on %s port %u, %s: MTU %u, broadcast MLID 0x%04x, Q_Key 0x%08x\n",
-		ip->nd.name, ip->port->dev->name, ip->port->num,
+	kprintf("%s: link up on %s port %u, %s: MTU %u, broadcast MLID 0x%04x, Q_Key 0x%08x "
+		"(%u ms after start)\n", ip->nd.name, ip->port->dev->name, ip->port->num,
 		ib_port_rate_string(&ip->port->attr, rate, sizeof(rate)), ip->nd.mtu, info->mlid,
-		info->qkey);
+		info->qkey, (unsigned)clock_ms());
 }
 
 static void ipoib_detach(struct ipoib *ip)

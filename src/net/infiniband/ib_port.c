@@ -137,8 +137,9 @@ static void became_active(struct ib_port *port)
 {
 	char rate[32];
 
-	kprintf("%s port %u: ACTIVE, LID 0x%04x, SM LID 0x%04x, %s\n", port->dev->name, port->num,
-		port->attr.lid, port->attr.sm_lid, ib_port_rate_string(&port->attr, rate, sizeof(rate)));
+	kprintf("%s port %u: ACTIVE, LID 0x%04x, SM LID 0x%04x, %s (%u ms after start)\n",
+		port->dev->name, port->num, port->attr.lid, port->attr.sm_lid,
+		ib_port_rate_string(&port->attr, rate, sizeof(rate)), (unsigned)ib_now_ms(port->dev));
 	ib_sa_port_up(port);
 	choose_port();
 }

@@ -97,7 +97,8 @@ TEST(ib_port1_active_port2_down_after_register)
 	CHECK_EQ(p2->attr.state, IB_PORT_DOWN);
 	CHECK(ib_active_port() == p1);
 	CHECK_EQ(iblib_get_be64(f->dev.node_guid), 0x0002c90300001000ull);
-	CHECK(test_console_has("fake0 port 1: ACTIVE, LID 0x0011, SM LID 0x0001, 4X QDR (40 Gb/s)"));
+	CHECK(test_console_has("fake0 port 1: ACTIVE, LID 0x0011, SM LID 0x0001, 4X QDR (40 Gb/s) "
+			       "(1000 ms after start)"));
 	fx_teardown(f);
 	CHECK(ib_active_port() == NULL);
 	CHECK(ib_devices() == NULL);

@@ -178,7 +178,7 @@ TEST(ipoib_link_up_after_broadcast_join)
 	CHECK_EQ(expect[0], 0);
 	CHECK_EQ(ipoib_addr_qpn(expect), ip->qp->qpn);
 	CHECK(test_console_has("ib0: link up on fake0 port 1, 4X QDR (40 Gb/s): MTU 2044, "
-			       "broadcast MLID 0xc000, Q_Key 0x00000b1b"));
+			       "broadcast MLID 0xc000, Q_Key 0x00000b1b (1000 ms after start)"));
 	teardown(f);
 }
 
