@@ -10,6 +10,7 @@
  *   nslookup NAME              resolve with the DHCP-given server
  *   tftp FILE OUT WINDOWSIZE   fetch FILE from next-server into OUT
  *   tftp-fail FILE             fetch, expecting the server's error
+ *   rx-loss N                  from now on drop every N-th received packet
  * Prints "RESULT ..." lines the script checks; exits 1 on the first failed step.
  */
 #include "net_test_env.h"
@@ -39,6 +40,7 @@ static struct net_device tun_nd;
 static struct net_buf pool[POOL];
 static uint8_t pool_mem[POOL][TUN_MTU + 64];
 static bool pool_busy[POOL];
+static unsigned drop_every, rx_seen, rx_dropped;
 
 static uint64_t real_ms(void)
 {
@@ -100,6 +102,11 @@ static void tun_poll(struct net_device *nd, uint64_t now)
 
 		if (n <= 0)
 			break;
+		/* deterministic receive loss for the lossy step: every drop_every-th packet */
+		if (drop_every && ++rx_seen % drop_every == 0) {
+			rx_dropped++;
+			continue;
+		}
 		if ((buf[0] >> 4) == 4)
 			net_rx(nd, ETHERTYPE_IPV4, buf, (size_t)n);
 	}
@@ -185,6 +192,8 @@ static int step_tftp(const char *file, const char *out, unsigned windowsize, boo
 	sink.ctx = &prog;
 	prog = (struct progress_state){ 0, 0, 0, true };
 	opts.windowsize = windowsize;
+	if (drop_every)
+		opts.timeout_ms = 200;   /* recover from each loss quickly */
 	t0 = real_ms();
 	n = tftp_fetch(&tun_nd, server, file, &opts, &sink);
 	if (expect_fail) {
@@ -193,9 +202,10 @@ static int step_tftp(const char *file, const char *out, unsigned windowsize, boo
 	}
 	if (n < 0)
 		return -1;
-	printf("RESULT tftp %s bytes=%ld tsize=%llu progress-calls=%llu monotonic=%d ms=%llu\n",
-	       file, n, (unsigned long long)prog.total, (unsigned long long)prog.calls,
-	       prog.monotonic, (unsigned long long)(real_ms() - t0));
+	printf("RESULT tftp %s bytes=%ld tsize=%llu progress-calls=%llu monotonic=%d ms=%llu "
+	       "rx-dropped=%u\n", file, n, (unsigned long long)prog.total,
+	       (unsigned long long)prog.calls, prog.monotonic,
+	       (unsigned long long)(real_ms() - t0), rx_dropped);
 	FILE *f = fopen(out, "wb");
 
 	if (!f || fwrite(buf, 1, (size_t)n, f) != (size_t)n) {
@@ -260,6 +270,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "tftp") && i + 3 < argc) {
 			rc = step_tftp(argv[i + 1], argv[i + 2], (unsigned)atoi(argv[i + 3]), false);
 			i += 3;
+		} else if (!strcmp(argv[i], "rx-loss") && i + 1 < argc) {
+			drop_every = (unsigned)atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "tftp-fail") && i + 1 < argc) {
 			rc = step_tftp(argv[i + 1], NULL, 0, true);
 			i += 1;
