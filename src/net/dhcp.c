@@ -517,6 +517,7 @@ int dhcp_start(struct dhcp_client *c, struct net_device *nd, const struct dhcp_c
 {
 	int rc;
 
+	udp_close(&c->sock);   /* a client reused without stop must leave the socket list intact */
 	memset(c, 0, sizeof(*c));
 	c->nd = nd;
 	if (cfg)

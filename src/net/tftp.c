@@ -367,6 +367,7 @@ int tftp_start(struct tftp_client *c, struct net_device *nd, uint32_t server,
 	unsigned path_max;
 	int rc;
 
+	udp_close(&c->sock);   /* a client reused without stop must leave the socket list intact */
 	memset(c, 0, sizeof(*c));
 	if (!fl || fl >= TFTP_FILENAME_MAX || !sink || (!sink->buf && sink->size))
 		return -EINVAL;
