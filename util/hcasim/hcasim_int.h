@@ -183,6 +183,19 @@ struct hcasim_rxpkt {
 
 struct hcasim_sma;
 
+/* An RC message arriving in several packets (SEND or RDMA WRITE, FIRST .. LAST). Boot setups
+ * have few RC QPs: a small table, and a message that finds no free slot is NAK'd. */
+#define HCASIM_RC_RX_SLOTS 8
+struct hcasim_rc_rx {
+	bool busy, write;
+	uint32_t qpn;
+	uint8_t wqe[1024];
+	size_t wlen;
+	uint16_t counter;
+	uint64_t va;
+	uint32_t rkey, total, done;
+};
+
 struct hcasim {
 	struct hcasim_config cfg;
 	struct hcasim_host_ops ops;
@@ -227,6 +240,8 @@ struct hcasim {
 	unsigned sq_head, sq_count, sq_cap;
 	struct hcasim_rxpkt *rxq;
 	unsigned rx_head, rx_count;
+
+	struct hcasim_rc_rx rc_rx[HCASIM_RC_RX_SLOTS];
 
 	/* fault injection */
 	int fail_opcode, timeout_opcode;

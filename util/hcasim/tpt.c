@@ -76,6 +76,15 @@ static int check_mpt(struct hcasim *h, uint32_t key, uint32_t pd, uint64_t va, u
 	return TPT_OK;
 }
 
+/* Only the checks, for the whole of a multi-packet RDMA WRITE before its first byte lands. */
+int hcasim_tpt_check(struct hcasim *h, uint32_t key, uint32_t pd, uint64_t va, uint32_t len,
+		     unsigned access)
+{
+	uint8_t m[HERMONPRM_MPT_ST_BYTES];
+
+	return check_mpt(h, key, pd, va, len, access, m);
+}
+
 int hcasim_tpt_access(struct hcasim *h, uint32_t key, uint32_t pd, uint64_t va, uint32_t len,
 		      unsigned access, bool write, void *buf)
 {

@@ -240,21 +240,35 @@ TEST(hcasim_edge_rc_responder_rules)
 	CHECK_EQ(rc_req(&r, IBLIB_OP_RC_RDMA_WRITE_ONLY, 0, 16, data, 16), -1);
 	/* DMA length disagreeing with the payload: invalid request */
 	CHECK_EQ(rc_req(&r, IBLIB_OP_RC_RDMA_WRITE_ONLY, 1, 32, data, 16), 0x61);
-	/* multi-packet messages are not modelled: invalid request */
-	CHECK_EQ(rc_req(&r, IBLIB_OP_RC_SEND_FIRST, 2, 0, data, 256), 0x61);
-	/* READ longer than the MTU: invalid request */
-	CHECK_EQ(rc_req(&r, IBLIB_OP_RC_RDMA_READ_REQUEST, 3, 5000, NULL, 0), 0x61);
+	/* a multi-packet SEND with no receive posted: RNR NAK, PSN not consumed */
+	CHECK_EQ(rc_req(&r, IBLIB_OP_RC_SEND_FIRST, 2, 0, data, 256) & 0x60, 0x20);
+	/* MIDDLE without FIRST: invalid request (PSN not consumed) */
+	CHECK_EQ(rc_req(&r, IBLIB_OP_RC_SEND_MIDDLE, 2, 0, data, 256), 0x61);
+	/* FIRST / MIDDLE / LAST into one receive: only the last is answered */
+	rawhost_post_recv(&r.b, &r.qp, rawhost_alloc(&r.b, 1024, 64), 1024, 0);
+	CHECK_EQ(rc_req(&r, IBLIB_OP_RC_SEND_FIRST, 2, 0, data, 256), -1);
+	CHECK_EQ(rc_req(&r, IBLIB_OP_RC_SEND_MIDDLE, 3, 0, data, 256), -1);
+	CHECK_EQ(rc_req(&r, IBLIB_OP_RC_SEND_LAST, 4, 0, data, 100), 0x1f);
+	CHECK_EQ(rawhost_poll_cq(&r.b, &r.cq, cqe), 1);
+	CHECK_EQ(G(completion_queue_entry, byte_cnt, cqe), 612);
+	/* READ longer than the MTU: two response packets, two PSNs */
+	CHECK_EQ(rc_req(&r, IBLIB_OP_RC_RDMA_READ_REQUEST, 5, 5000, NULL, 0), 0x1f);
+	/* WRITE FIRST/LAST whose length disagrees with the RETH: invalid request */
+	CHECK_EQ(rc_req(&r, IBLIB_OP_RC_RDMA_WRITE_FIRST, 7, 300, data, 256), -1);
+	CHECK_EQ(rc_req(&r, IBLIB_OP_RC_RDMA_WRITE_LAST, 8, 0, data, 100), 0x61);
+	/* atomics are not modelled */
+	CHECK_EQ(rc_req(&r, IBLIB_OP_RC_FETCH_ADD, 9, 0, NULL, 0), 0x61);
 	/* WRITE with immediate and no receive posted: RNR NAK */
-	CHECK_EQ(rc_req(&r, IBLIB_OP_RC_RDMA_WRITE_ONLY_IMM, 4, 16, data, 16) & 0x60, 0x20);
+	CHECK_EQ(rc_req(&r, IBLIB_OP_RC_RDMA_WRITE_ONLY_IMM, 10, 16, data, 16) & 0x60, 0x20);
 	/* ... and with one posted: ACK, the receive completes as RDMA_WRITE_IMM */
 	rawhost_post_recv(&r.b, &r.qp, rawhost_alloc(&r.b, 256, 64), 256, 0);
-	CHECK_EQ(rc_req(&r, IBLIB_OP_RC_RDMA_WRITE_ONLY_IMM, 4, 16, data, 16), 0x1f);
+	CHECK_EQ(rc_req(&r, IBLIB_OP_RC_RDMA_WRITE_ONLY_IMM, 10, 16, data, 16), 0x1f);
 	CHECK_EQ(rawhost_poll_cq(&r.b, &r.cq, cqe), 1);
 	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x00);
 	CHECK_EQ(G(completion_queue_entry, immediate_rssvalue_invalidatekey, cqe), 0x1234);
 	/* SEND with immediate into a receive */
 	rawhost_post_recv(&r.b, &r.qp, rawhost_alloc(&r.b, 256, 64), 256, 0);
-	CHECK_EQ(rc_req(&r, IBLIB_OP_RC_SEND_ONLY_IMM, 5, 0, data, 40), 0x1f);
+	CHECK_EQ(rc_req(&r, IBLIB_OP_RC_SEND_ONLY_IMM, 11, 0, data, 40), 0x1f);
 	CHECK_EQ(rawhost_poll_cq(&r.b, &r.cq, cqe), 1);
 	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x03);
 	/* a packet for another QP number, and another partition */

@@ -150,3 +150,51 @@ TEST(hcasim_rc_send_without_receive_gets_rnr)
 	CHECK_EQ(G(completion_with_error, syndrome, cqe), 0x16);
 	rc_down(&r);
 }
+
+TEST(hcasim_rc_multi_packet_send_write_read)
+{
+	struct rc r;
+	uint8_t cqe[32];
+	uint64_t src, dst, back, rcv;
+	uint32_t rkey;
+	uint8_t *s;
+
+	CHECK_EQ(rc_up(&r, true), 0);
+	src = rawhost_alloc(&r.a, 3 * 4096 + 4096, 4096);
+	back = rawhost_alloc(&r.a, 3 * 4096, 4096);
+	dst = rawhost_alloc(&r.b, 3 * 4096, 4096);
+	rcv = rawhost_alloc(&r.b, 3 * 4096, 4096);
+	s = rawhost_ptr(&r.a, src);
+	for (unsigned i = 0; i < 10000; i++)
+		s[i] = (uint8_t)(i * 13 + 1);
+	/* a 10000-byte SEND: three packets at MTU 4096 */
+	rawhost_post_recv(&r.b, &r.bqp, rcv, 12000, 0);
+	rawhost_post_rc(&r.a, &r.aqp, 0x0a, src, 10000, 0, 0, 0);
+	rawhost_run(&r.a, &r.b);
+	CHECK_EQ(rawhost_poll_cq(&r.a, &r.acq, cqe), 1);
+	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x0a);
+	CHECK_EQ(rawhost_poll_cq(&r.b, &r.bcq, cqe), 1);
+	CHECK_EQ(G(completion_queue_entry, byte_cnt, cqe), 10000);
+	CHECK_MEM(rawhost_ptr(&r.b, rcv), s, 10000);
+	/* RDMA WRITE of 9000 bytes, then READ them back */
+	CHECK_EQ(rawhost_reg_mr(&r.b, 20, dst, dst, 3 * 4096, 0xf, false, RAWHOST_PD, &rkey), 0);
+	rawhost_post_rc(&r.a, &r.aqp, 0x08, src + 7, 9000, 0, dst + 5, rkey);
+	rawhost_run(&r.a, &r.b);
+	CHECK_EQ(rawhost_poll_cq(&r.a, &r.acq, cqe), 1);
+	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x08);
+	CHECK_MEM(rawhost_ptr(&r.b, dst + 5), s + 7, 9000);
+	rawhost_post_rc(&r.a, &r.aqp, 0x10, back, 9000, 0, dst + 5, rkey);
+	rawhost_run(&r.a, &r.b);
+	CHECK_EQ(rawhost_poll_cq(&r.a, &r.acq, cqe), 1);
+	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x10);
+	CHECK_MEM(rawhost_ptr(&r.a, back), s + 7, 9000);
+	/* a multi-packet WRITE into a local-only region: refused at the first packet, nothing lands */
+	memset(rawhost_ptr(&r.b, rcv), 0x44, 9000);
+	rawhost_post_rc(&r.a, &r.aqp, 0x08, src, 9000, 0, rcv, r.b.lkey);
+	rawhost_run(&r.a, &r.b);
+	CHECK_EQ(rawhost_poll_cq(&r.a, &r.acq, cqe), 1);
+	CHECK_EQ(G(completion_with_error, syndrome, cqe), 0x13);
+	CHECK_EQ(((uint8_t *)rawhost_ptr(&r.b, rcv))[0], 0x44);
+	CHECK_EQ(((uint8_t *)rawhost_ptr(&r.b, rcv))[8999], 0x44);
+	rc_down(&r);
+}
