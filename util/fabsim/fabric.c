@@ -45,33 +45,39 @@ struct port *port_peer(const struct port *p)
 
 bool port_present(const struct port *p)
 {
-	return p->node->kind != NODE_HCAPORT || p->node->hca != NULL;
+	if (p->node->kind != NODE_HCAPORT)
+		return true;
+	return p->node->hca && (!p->node->hca_reports_link || p->node->hca_trained);
 }
 
-static void link_notify(struct fabric *f, struct port *p, bool up)
+bool cable_ok(const struct port *p)
 {
-	if (p->node->kind == NODE_HCAPORT)
-		hca_server_link_changed(f, p->node);
-	else
-		port_set_phys(f, p, up);
+	struct port *peer = port_peer(p);
+
+	return peer && !p->link->admin_down && port_present(peer);
 }
 
 void link_update(struct fabric *f, struct link *l)
 {
 	bool up = !l->admin_down && port_present(l->end[0]) && port_present(l->end[1]);
 
-	if (up == l->phys_up)
-		return;
-	l->phys_up = up;
-	fabsim_log(f, 1, "link %s:%u <-> %s:%u %s", l->end[0]->node->name, l->end[0]->num,
-		   l->end[1]->node->name, l->end[1]->num, up ? "up" : "down");
-	if (!up && l->held) {
-		free(l->held);
-		l->held = NULL;
-		l->cnt.lost++;
+	if (up != l->phys_up) {
+		l->phys_up = up;
+		fabsim_log(f, 1, "link %s:%u <-> %s:%u %s", l->end[0]->node->name, l->end[0]->num,
+			   l->end[1]->node->name, l->end[1]->num, up ? "up" : "down");
+		if (!up && l->held) {
+			free(l->held);
+			l->held = NULL;
+			l->cnt.lost++;
+		}
+		for (int i = 0; i < 2; i++)
+			if (l->end[i]->node->kind != NODE_HCAPORT)
+				port_set_phys(f, l->end[i], up);
 	}
-	link_notify(f, l->end[0], up);
-	link_notify(f, l->end[1], up);
+	/* An HCA port hears about the cable, not about its own training: tell it on any change. */
+	for (int i = 0; i < 2; i++)
+		if (l->end[i]->node->kind == NODE_HCAPORT)
+			hca_server_link_changed(f, l->end[i]->node);
 }
 
 void link_set_admin(struct fabric *f, struct link *l, bool down)

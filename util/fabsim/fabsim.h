@@ -94,6 +94,8 @@ struct node {
 	/* HCA port endpoint */
 	struct hca_conn *hca;      /* the attached connection, or NULL */
 	unsigned hca_port_num;     /* the port's number on its HCA (from HELLO) */
+	bool hca_reports_link;     /* HELLO said it will report its end's training */
+	bool hca_trained;          /* ... and the last report said trained */
 };
 
 /* One queued packet on its way to a port (after a link's faults decided its fate). */
@@ -146,6 +148,8 @@ void fabric_free(struct fabric *f);
 uint64_t fabsim_now_ns(void);
 struct port *port_peer(const struct port *p);
 bool port_present(const struct port *p);
+/* The cable is there and the far end can train (what a LINK message to an HCA port says). */
+bool cable_ok(const struct port *p);
 void link_update(struct fabric *f, struct link *l);
 void link_set_admin(struct fabric *f, struct link *l, bool down);
 /* Transmit a whole packet out of port `from` onto its cable (faults apply); dropped if no cable. */

@@ -80,6 +80,13 @@ static int recv_msg(int fd, struct fabsim_wire_hdr *hdr, void *data, int flags)
 struct fabsim_client *fabsim_client_connect(const char *path, uint64_t port_guid, unsigned port_num,
 					    const char *name, char *err, size_t errlen)
 {
+	return fabsim_client_connect_flags(path, port_guid, port_num, name, 0, err, errlen);
+}
+
+struct fabsim_client *fabsim_client_connect_flags(const char *path, uint64_t port_guid,
+						  unsigned port_num, const char *name,
+						  unsigned hello_flags, char *err, size_t errlen)
+{
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct fabsim_wire_hdr h;
 	uint8_t data[FABSIM_WIRE_MAX_DATA + 1];
@@ -108,7 +115,7 @@ struct fabsim_client *fabsim_client_connect(const char *path, uint64_t port_guid
 			path, strerror(errno), path);
 		goto fail;
 	}
-	r = send_msg(fd, FABSIM_MSG_HELLO, port_num, port_guid, 0, name ? name : "",
+	r = send_msg(fd, FABSIM_MSG_HELLO, port_num, port_guid, hello_flags, name ? name : "",
 		     name ? strlen(name) : 0);
 	if (r < 0) {
 		set_err(err, errlen, "send HELLO to fabsim: %s", strerror(-r));
@@ -163,6 +170,12 @@ int fabsim_client_send_packet(struct fabsim_client *c, const void *pkt, size_t l
 
 	/* A full socket buffer means fabsim is behind: drop like a congested link would. */
 	return r == -EAGAIN ? 0 : r;
+}
+
+int fabsim_client_send_link(struct fabsim_client *c, bool trained)
+{
+	return send_msg(c->fd, FABSIM_MSG_LINK, 0, 0, trained ? FABSIM_LINK_UP : FABSIM_LINK_DOWN,
+			NULL, 0);
 }
 
 int fabsim_client_recv(struct fabsim_client *c, struct fabsim_msg *out)

@@ -6,6 +6,7 @@
 #ifndef FABSIM_CLIENT_H
 #define FABSIM_CLIENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "fabsim_wire.h"
@@ -26,6 +27,15 @@ struct fabsim_msg {
  * fabsim_client_recv(). */
 struct fabsim_client *fabsim_client_connect(const char *path, uint64_t port_guid, unsigned port_num,
 					    const char *name, char *err, size_t errlen);
+
+/* The same, with HELLO flags (FABSIM_HELLO_REPORTS_LINK: the caller will report its end of the
+ * link with fabsim_client_send_link(); until it says "trained", the far end stays down). */
+struct fabsim_client *fabsim_client_connect_flags(const char *path, uint64_t port_guid,
+						  unsigned port_num, const char *name,
+						  unsigned hello_flags, char *err, size_t errlen);
+
+/* Report that this port's own end of the link trained (true) or dropped (false). */
+int fabsim_client_send_link(struct fabsim_client *c, bool trained);
 
 /* The socket, for poll(): readable when a message waits. */
 int fabsim_client_fd(const struct fabsim_client *c);

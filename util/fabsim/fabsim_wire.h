@@ -10,11 +10,18 @@
  *
  * Conversation:
  *   client → fabsim  HELLO      guid = the port GUID, port = the port's number on its HCA (1-based),
- *                               data = node name text (for logs), no NUL needed.
+ *                               data = node name text (for logs), no NUL needed; flags:
+ *                               FABSIM_HELLO_REPORTS_LINK = the client will say when its own end of
+ *                               the link trained (LINK below); without it the port counts as trained
+ *                               from the HELLO on.
  *   fabsim → client  HELLO_ACK  flags = FABSIM_ACK_OK or FABSIM_ACK_REFUSED, data = reason text
  *                               (e.g. "no cable for GUID 0x0002c90300001001").
- *   fabsim → client  LINK       flags = 1 physical link up, 0 down; sent right after an OK
- *                               HELLO_ACK and then on every change (cable pulled, fault injection).
+ *   fabsim → client  LINK       flags = 1 physical link up, 0 down: the cable is there and the far
+ *                               end can train; sent right after an OK HELLO_ACK and then on every
+ *                               change (cable pulled, fault injection).
+ *   client → fabsim  LINK       (only after HELLO with FABSIM_HELLO_REPORTS_LINK) flags = 1 the
+ *                               HCA's end trained (cable + INIT_PORT), 0 it dropped (CLOSE_PORT,
+ *                               reset). Until it trains, the switch port at the far end stays Down.
  *   either way       PACKET     data = one whole IB packet: LRH [+GRH] + BTH + ... + ICRC + VCRC.
  * After a refusal fabsim closes the connection. Closing the connection detaches the port (its
  * link goes down at the far end).
@@ -39,6 +46,10 @@ enum {
 enum {
 	FABSIM_LINK_DOWN = 0,
 	FABSIM_LINK_UP = 1,
+};
+
+enum {
+	FABSIM_HELLO_REPORTS_LINK = 1,   /* HELLO flags */
 };
 
 struct fabsim_wire_hdr {

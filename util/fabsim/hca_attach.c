@@ -26,6 +26,13 @@ struct hca_attach *hca_attach_open(struct hcasim *h, const char *path, unsigned 
 				   const uint64_t *port_guid, const char *name, char *err,
 				   size_t errlen)
 {
+	return hca_attach_open_flags(h, path, num_ports, port_guid, name, 0, err, errlen);
+}
+
+struct hca_attach *hca_attach_open_flags(struct hcasim *h, const char *path, unsigned num_ports,
+					 const uint64_t *port_guid, const char *name, unsigned flags,
+					 char *err, size_t errlen)
+{
 	struct hca_attach *a;
 	unsigned attached = 0;
 
@@ -43,7 +50,9 @@ struct hca_attach *hca_attach_open(struct hcasim *h, const char *path, unsigned 
 	for (unsigned i = 0; i < num_ports; i++) {
 		struct hca_port_attach *p = &a->port[i];
 
-		p->c = fabsim_client_connect(path, port_guid[i], i + 1, name, p->why, sizeof(p->why));
+		p->c = fabsim_client_connect_flags(path, port_guid[i], i + 1, name,
+						   (flags & HCA_ATTACH_REPORTS_LINK) ?
+						   FABSIM_HELLO_REPORTS_LINK : 0, p->why, sizeof(p->why));
 		if (p->c) {
 			attached++;
 			continue;
@@ -59,6 +68,13 @@ struct hca_attach *hca_attach_open(struct hcasim *h, const char *path, unsigned 
 	}
 	(void)attached;
 	return a;
+}
+
+void hca_attach_link_change(struct hca_attach *a, unsigned port, bool up)
+{
+	if (!a || port < 1 || port > a->num_ports || !a->port[port - 1].c)
+		return;
+	fabsim_client_send_link(a->port[port - 1].c, up);
 }
 
 void hca_attach_packet_out(struct hca_attach *a, unsigned port, const void *pkt, size_t len)

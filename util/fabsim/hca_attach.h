@@ -29,6 +29,17 @@ struct hca_attach *hca_attach_open(struct hcasim *h, const char *path, unsigned 
 				   const uint64_t *port_guid, const char *name, char *err,
 				   size_t errlen);
 
+/* The same, with HCA_ATTACH_REPORTS_LINK: the host forwards the model's ops->link_change to
+ * hca_attach_link_change(), and the switch port at the far end stays Down until the model's end
+ * trained (cable + INIT_PORT), as on a real cable. */
+#define HCA_ATTACH_REPORTS_LINK 1
+struct hca_attach *hca_attach_open_flags(struct hcasim *h, const char *path, unsigned num_ports,
+					 const uint64_t *port_guid, const char *name, unsigned flags,
+					 char *err, size_t errlen);
+
+/* For hcasim_host_ops.link_change (with HCA_ATTACH_REPORTS_LINK). Safe with a == NULL. */
+void hca_attach_link_change(struct hca_attach *a, unsigned port, bool up);
+
 /* For hcasim_host_ops.packet_out. Safe with a == NULL (dropped). */
 void hca_attach_packet_out(struct hca_attach *a, unsigned port, const void *pkt, size_t len);
 

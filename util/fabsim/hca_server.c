@@ -24,6 +24,7 @@ struct hca_conn {
 	int fd;
 	struct node *hp;          /* NULL until an accepted HELLO */
 	bool linked;              /* the first LINK message went out */
+	bool last_link;           /* what the last LINK message said */
 	uint64_t dropped_tx;
 };
 
@@ -113,10 +114,11 @@ void hca_server_close(void)
 void hca_server_link_changed(struct fabric *f, struct node *hp)
 {
 	struct hca_conn *c = hp->hca;
-	bool up = hp->ports[1].link && hp->ports[1].link->phys_up;
+	bool up = cable_ok(&hp->ports[1]);
 
-	if (!c || !c->linked)
+	if (!c || !c->linked || up == c->last_link)
 		return;
+	c->last_link = up;
 	if (send_msg(c->fd, FABSIM_MSG_LINK, up ? FABSIM_LINK_UP : FABSIM_LINK_DOWN, NULL, 0) < 0)
 		fabsim_log(f, 0, "hca-port %s: could not send LINK", hp->name);
 }
@@ -167,19 +169,23 @@ static void hello(struct fabric *f, struct hca_conn *c, const struct fabsim_wire
 	c->hp = hp;
 	hp->hca = c;
 	hp->hca_port_num = h->port;
+	hp->hca_reports_link = h->flags & FABSIM_HELLO_REPORTS_LINK;
+	hp->hca_trained = false;
 	if (send_msg(c->fd, FABSIM_MSG_HELLO_ACK, FABSIM_ACK_OK, NULL, 0) < 0) {
 		conn_close(f, c);
 		return;
 	}
 	link_update(f, hp->ports[1].link);
-	up = hp->ports[1].link->phys_up;
+	up = cable_ok(&hp->ports[1]);
+	c->last_link = up;
 	if (send_msg(c->fd, FABSIM_MSG_LINK, up ? FABSIM_LINK_UP : FABSIM_LINK_DOWN, NULL, 0) < 0) {
 		conn_close(f, c);
 		return;
 	}
 	c->linked = true;
-	fabsim_log(f, 0, "hca-port %s attached: \"%s\" port %u, GUID 0x%016" PRIx64 ", link %s",
-		   hp->name, name, h->port, h->guid, up ? "up" : "down");
+	fabsim_log(f, 0, "hca-port %s attached: \"%s\" port %u, GUID 0x%016" PRIx64 ", cable %s%s",
+		   hp->name, name, h->port, h->guid, up ? "up" : "down",
+		   hp->hca_reports_link ? ", waiting for the HCA's end to train" : "");
 }
 
 static void conn_read_one(struct fabric *f, struct hca_conn *c, bool *more)
@@ -217,6 +223,14 @@ static void conn_read_one(struct fabric *f, struct hca_conn *c, bool *more)
 			hello(f, c, &h, buf + sizeof(h));
 			return;
 		}
+	}
+	if (h.type == FABSIM_MSG_LINK && c->hp->hca_reports_link && h.len == 0) {
+		c->hp->hca_trained = h.flags == FABSIM_LINK_UP;
+		fabsim_log(f, 1, "hca-port %s: the HCA's end %s", c->hp->name,
+			   c->hp->hca_trained ? "trained" : "dropped");
+		link_update(f, c->hp->ports[1].link);
+		*more = true;
+		return;
 	}
 	if (h.type != FABSIM_MSG_PACKET) {
 		fabsim_log(f, 0, "hca-port %s sent message type %u; closing it", c->hp->name, h.type);

@@ -8,7 +8,9 @@
  * answers the SM. Port p's GUID is NODE_GUID + p. Runs until SIGTERM/SIGINT.
  *
  * rawhost keeps the packets the model emits in a ring (rh.pkts); the rig forwards each new one to
- * fabsim after every call into the model, and counts any it was too slow to see.
+ * fabsim after every call into the model, and counts any it was too slow to see. It also reports
+ * the model's own link training (rh.link_up, from ops->link_change) to fabsim, so the switch port
+ * stays Down until the model's port is initialised (HCA_ATTACH_REPORTS_LINK).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -41,10 +43,17 @@ struct rig {
 	struct hca_attach *att;
 	unsigned seen;          /* packets of rh.pkts already forwarded */
 	unsigned long missed;
+	bool reported[3];       /* link state last reported to fabsim, per port */
+	unsigned num_ports;
 };
 
 static void forward_new_packets(struct rig *r)
 {
+	for (unsigned p = 1; p <= r->num_ports; p++)
+		if (r->rh.link_up[p] != r->reported[p]) {
+			r->reported[p] = r->rh.link_up[p];
+			hca_attach_link_change(r->att, p, r->reported[p]);
+		}
 	if (r->rh.npkts - r->seen > RAWHOST_MAX_PKTS) {
 		r->missed += r->rh.npkts - r->seen - RAWHOST_MAX_PKTS;
 		r->seen = r->rh.npkts - RAWHOST_MAX_PKTS;
@@ -89,7 +98,9 @@ int main(int argc, char **argv)
 		rawhost_fini(&r.rh);
 		return 1;
 	}
-	r.att = hca_attach_open(r.rh.h, argv[1], cfg.num_ports, guids, argv[2], err, sizeof(err));
+	r.num_ports = cfg.num_ports;
+	r.att = hca_attach_open_flags(r.rh.h, argv[1], cfg.num_ports, guids, argv[2],
+				      HCA_ATTACH_REPORTS_LINK, err, sizeof(err));
 	if (!r.att) {
 		fprintf(stderr, "hca-rig: %s\n", err);
 		rawhost_fini(&r.rh);
@@ -111,6 +122,7 @@ int main(int argc, char **argv)
 		rawhost_fini(&r.rh);
 		return 1;
 	}
+	forward_new_packets(&r);
 	printf("hca-rig %s: INIT_PORT done\n", argv[2]);
 	fflush(stdout);
 	sigaction(SIGINT, &sa, NULL);

@@ -793,3 +793,58 @@ TEST(forwarding_loop_does_not_hang_the_loop)
 	CHECK_EQ(fabric_run_queue(&f), -1);
 	fabric_free(&f);
 }
+
+/* A client that reports its own training: the switch port waits for it. */
+struct connect_flags_job {
+	struct fabsim_client *c;
+	char err[256];
+	atomic_int done;
+};
+
+static void *connect_reporting_thread(void *arg)
+{
+	struct connect_flags_job *j = arg;
+
+	j->c = fabsim_client_connect_flags(tmp_path("hca.sock"), GUID_A, 1, "t",
+					   FABSIM_HELLO_REPORTS_LINK, j->err, sizeof(j->err));
+	atomic_store(&j->done, 1);
+	return NULL;
+}
+
+TEST(switch_port_waits_for_the_hca_end_to_train)
+{
+	struct rig r;
+	struct connect_flags_job j = { 0 };
+	pthread_t t;
+	struct port *sw2;
+
+	rig_up(&r);
+	fabsim_client_close(r.a);     /* re-attach port a as a reporting client */
+	r.a = NULL;
+	pump(&r);
+	sw2 = fabric_find_port(&r.f, "sw:2");
+	CHECK_EQ(sw2->pi.state, PORT_DOWN);
+	CHECK_EQ(pthread_create(&t, NULL, connect_reporting_thread, &j), 0);
+	while (!atomic_load(&j.done))
+		pump(&r);
+	pthread_join(t, NULL);
+	r.a = j.c;
+	CHECK(r.a != NULL);
+	if (!r.a)
+		goto out;
+	/* The cable is there (LINK up to the HCA), but its end has not trained: switch port Down. */
+	CHECK_EQ(recv_type(&r, r.a, FABSIM_MSG_LINK), 1);
+	CHECK_EQ(r.msg.flags, FABSIM_LINK_UP);
+	CHECK_EQ(sw2->pi.state, PORT_DOWN);
+	CHECK_EQ(fabsim_client_send_link(r.a, true), 0);
+	pump(&r);
+	CHECK_EQ(sw2->pi.state, PORT_INIT);
+	CHECK_EQ(sw2->pi.phys, PHYS_LINKUP);
+	/* CLOSE_PORT on the HCA: the switch port drops, the HCA hears nothing new about the cable. */
+	CHECK_EQ(fabsim_client_send_link(r.a, false), 0);
+	pump(&r);
+	CHECK_EQ(sw2->pi.state, PORT_DOWN);
+	CHECK_EQ(recv_type(&r, r.a, FABSIM_MSG_LINK), 0);
+out:
+	rig_down(&r);
+}
