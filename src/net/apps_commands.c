@@ -6,10 +6,12 @@
 #include <ibboot/console.h>
 #include <ibboot/dma.h>
 #include <ibboot/errno.h>
+#include <ibboot/net_commands.h>
 #include <ibboot/shell.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
 
+#define DHCP_LINK_WAIT_MS 30000u
 #define TFTP_BUF_MAX  (256u << 20)
 #define TFTP_BUF_MIN  (1u << 20)
 
@@ -84,7 +86,8 @@ static int cmd_dhcp(int argc, char **argv)
 	nd = pick_netdev(dev);
 	if (!nd)
 		return -ENODEV;
-	if (!nd->link_up) {
+	/* Right after power-on the port may still be training or waiting for the SM. */
+	if (!nd->link_up && net_wait_link(nd, DHCP_LINK_WAIT_MS) < 0) {
 		kprintf("dhcp: %s has no link (is the port ACTIVE? see ibstat)\n", nd->name);
 		return -EIO;
 	}

@@ -55,6 +55,7 @@
 #define BOOTREQUEST 1
 #define BOOTREPLY   2
 #define BOOTP_MIN_MSG 300   /* RFC 1542 §2.1: some relays/servers drop shorter requests */
+#define DHCP_REPORT_MS 10000u
 #define DHCP_MAX_REQUESTS 4  /* REQUESTs sent before going back to DISCOVER (RFC 2131 §4.4.1) */
 
 static char why_buf[128];
@@ -582,6 +583,14 @@ bool dhcp_step(struct dhcp_client *c, uint64_t now)
 	if (c->state == DHCP_REQUESTING && c->tx_count >= DHCP_MAX_REQUESTS) {
 		kprintf("%s: no answer to DHCPREQUEST; discovering again\n", c->nd->name);
 		restart_discover(c, now);
+	}
+	if (!c->cfg.quiet && (int64_t)(now - c->next_report_ms) >= 0) {
+		/* a line every ~10 s while waiting, so a silent network is visible */
+		if (c->next_report_ms)
+			kprintf("%s: %s (%u s)\n", c->nd->name, c->state == DHCP_SELECTING
+				? "no DHCP offer yet, still asking" : "no DHCPACK yet, asking again",
+				(unsigned)((now - c->start_ms) / 1000));
+		c->next_report_ms = now + DHCP_REPORT_MS;
 	}
 	rc = dhcp_send(c, c->state == DHCP_SELECTING ? DHCPDISCOVER : DHCPREQUEST, now);
 	if (rc < 0 && rc != -EBUSY)

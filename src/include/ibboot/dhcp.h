@@ -105,7 +105,7 @@ struct dhcp_client {
 	size_t client_id_len;
 	enum dhcp_state state;
 	uint32_t xid;
-	uint64_t start_ms, next_tx_ms;
+	uint64_t start_ms, next_tx_ms, next_report_ms;
 	unsigned timeout_ms, tx_count, naks, offers_ignored;
 	struct dhcp_msg offer;        /* the offer being requested */
 	/* Boot data from an address-less (proxy) offer, used when the lease names no file. */

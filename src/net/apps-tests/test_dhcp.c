@@ -508,6 +508,7 @@ TEST(dhcp_gives_up_with_a_clear_message)
 	s.silent = true;
 	CHECK_EQ(run_dhcp(&s, DHCP_CLIENT_ID_FLEXBOOT, &l), -ETIMEDOUT);
 	CHECK(test_console_has("no DHCP offer on ib0 after 30 s"));
+	CHECK(test_console_has("no DHCP offer yet, still asking (1"));   /* progress at ~15 s */
 	/* 1+2+4+8+8+8 s fits 30 s: the total is bounded, retransmissions are not endless */
 	CHECK(s.discovers >= 5 && s.discovers <= 8);
 	if (s.discovers < 5 || s.discovers > 8)
@@ -593,7 +594,8 @@ TEST(dhcp_console_command)
 	CHECK_EQ(run_apps_command("dhcp client-id=zz"), -EINVAL);
 	CHECK_EQ(run_apps_command("dhcp ib7"), -ENODEV);
 	fake_nd.link_up = false;
-	CHECK_EQ(run_apps_command("dhcp"), -EIO);
+	CHECK_EQ(run_apps_command("dhcp"), -EIO);   /* after waiting for the link (30 s) */
+	CHECK(test_console_has("no link after 30 s"));
 	CHECK(test_console_has("ib0 has no link"));
 	fake_net_teardown();
 }
