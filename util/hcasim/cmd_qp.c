@@ -201,6 +201,12 @@ int cmd_qp_modify(struct hcasim *h, struct hcasim_cmd *c)
 			      hcasim_qp_state_name(from));
 		return ST_BAD_QP_STATE;
 	}
+	if (c->opcode == OP_2RST_QP || c->opcode == OP_2ERR_QP) {
+		/* a half-received RC message dies with the connection */
+		for (unsigned i = 0; i < HCASIM_RC_RX_SLOTS; i++)
+			if (h->rc_rx[i].busy && h->rc_rx[i].qpn == qpn)
+				h->rc_rx[i].busy = false;
+	}
 	if (c->opcode == OP_2RST_QP) {
 		QP_STATE(h, qpn) = QPS_RST;
 		return ST_OK;

@@ -74,6 +74,7 @@ void hcasim_free_tables(struct hcasim *h)
 	h->qp_state = NULL;
 	h->cq_hw = h->cq_armed = h->eq_hw = h->mpt_hw = NULL;
 	memset(&h->lay, 0, sizeof(h->lay));
+	memset(h->rc_rx, 0, sizeof(h->rc_rx));
 	for (unsigned i = 0; i < 64; i++)
 		h->eq_of_event[i] = -1;
 	h->special_qp_set = false;
