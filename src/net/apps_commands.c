@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Console commands over the UDP applications: dhcp, tftp, nslookup. */
+/* Console commands over the UDP applications: dhcp, tftp, nslookup (a link-time command set). */
 #include <ibboot/dhcp.h>
 #include <ibboot/dns.h>
 #include <ibboot/tftp.h>
 #include <ibboot/console.h>
 #include <ibboot/dma.h>
 #include <ibboot/errno.h>
+#include <ibboot/hooks.h>
 #include <ibboot/net_commands.h>
 #include <ibboot/shell.h>
 #include <ibboot/string.h>
@@ -227,8 +228,10 @@ static int cmd_nslookup(int argc, char **argv)
 }
 
 const struct shell_command apps_commands[] = {
-	{ "dhcp", "dhcp [DEV] [client-id=flexboot|ib|HEX]: get an address (RFC 4390)", cmd_dhcp },
-	{ "tftp", "tftp tftp://HOST/FILE | tftp [SERVER] FILE: download into memory", cmd_tftp },
-	{ "nslookup", "nslookup NAME: resolve a host name with the DHCP-given DNS", cmd_nslookup },
+	{ "dhcp", "[DEV] [client-id=flexboot|ib|HEX]: get an address (RFC 4390)", cmd_dhcp },
+	{ "tftp", "tftp://HOST/FILE | [SERVER] FILE: download into memory", cmd_tftp },
+	{ "nslookup", "NAME: resolve a host name with the DHCP-given DNS", cmd_nslookup },
 };
 const unsigned apps_commands_count = ARRAY_SIZE(apps_commands);
+/* Joins the shell wherever the network stack is linked in (image, hosted program). */
+SHELL_COMMAND_SET(apps, apps_commands, apps_commands_count);
