@@ -5,6 +5,7 @@
  * plays the HCA ports with fabsim_client and pumps fabsim's loop itself, so every run is the same.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -847,4 +848,170 @@ TEST(switch_port_waits_for_the_hca_end_to_train)
 	CHECK_EQ(recv_type(&r, r.a, FABSIM_MSG_LINK), 0);
 out:
 	rig_down(&r);
+}
+
+/* ---- the ibsim front end, spoken to as umad2sim does (abstract AF_UNIX datagrams) ---- */
+
+struct sim_cli {
+	char base[64];
+	int ctl, data;
+	uint32_t slot;
+};
+
+static socklen_t abstract(struct sockaddr_un *a, const char *fmt, const char *base, long n)
+{
+	int len;
+
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	len = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 2, fmt, base, n);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len + 1);
+}
+
+static void pump_ibsim(struct fabric *f, int ms)
+{
+	struct pollfd pfd[16];
+	int n = ibsim_server_pollfds(pfd, 16);
+
+	if (poll(pfd, (nfds_t)n, ms) > 0)
+		ibsim_server_handle(f, pfd, n);
+	for (int i = 0; i < 100 && fabric_run_queue(f) == 0; i++)
+		;
+	ibsim_server_expire(f);
+}
+
+/* One control request; returns the reply type (0 = error) or -1 for no reply. */
+static int sim_ctl(struct fabric *f, struct sim_cli *c, uint32_t type, uint8_t data[64])
+{
+	uint32_t msg[20] = { 0xdeadbeef, c->slot, type, 64 };
+	uint32_t reply[20];
+
+	memcpy(msg + 4, data, 64);
+	if (send(c->ctl, msg, sizeof(msg), 0) != sizeof(msg))
+		return -1;
+	for (int i = 0; i < 100; i++) {
+		pump_ibsim(f, 10);
+		if (recv(c->ctl, reply, sizeof(reply), MSG_DONTWAIT) == sizeof(reply)) {
+			memcpy(data, reply + 4, 64);
+			return (int)reply[2];
+		}
+	}
+	return -1;
+}
+
+/* Wait for one 288-byte record (bounded: 300 pumps of 10 ms covers the 800 ms bounce). */
+static bool sim_recv(struct fabric *f, struct sim_cli *c, uint8_t rec[288])
+{
+	for (int i = 0; i < 300; i++) {
+		pump_ibsim(f, 10);
+		if (recv(c->data, rec, 288, MSG_DONTWAIT) == 288)
+			return true;
+	}
+	return false;
+}
+
+static void sim_record(uint8_t rec[288], uint16_t dlid, uint32_t qp, uint8_t cls, uint16_t attr,
+		       unsigned hops, const uint8_t *path)
+{
+	uint8_t *mad = rec + 32;
+
+	memset(rec, 0, 288);
+	iblib_put_be16(rec, dlid);
+	iblib_put_be16(rec + 4, dlid == 0xffff ? 0xffff : 0);
+	iblib_put_be32(rec + 8, qp);
+	iblib_put_be32(rec + 12, qp);
+	iblib_put_be64(rec + 24, 256);
+	mad[MAD_BASE_VERSION] = 1;
+	mad[MAD_MGMT_CLASS] = cls;
+	mad[MAD_CLASS_VERSION] = 1;
+	mad[MAD_METHOD] = METHOD_GET;
+	mad[MAD_HOP_CNT] = (uint8_t)hops;
+	iblib_put_be64(mad + MAD_TID, 0x0000abcd00001234ull);
+	iblib_put_be16(mad + MAD_ATTR_ID, attr);
+	iblib_put_be16(mad + SMP_DR_SLID, 0xffff);
+	iblib_put_be16(mad + SMP_DR_DLID, 0xffff);
+	if (path)
+		memcpy(mad + SMP_INITIAL_PATH, path, hops + 1);
+}
+
+TEST(ibsim_front_end_speaks_umad2sims_protocol)
+{
+	struct fabric f;
+	struct sim_cli c = { .slot = 0 };
+	struct sockaddr_un a;
+	char err[256];
+	uint8_t data[64] = { 0 }, rec[288];
+	const uint8_t path[] = { 0, 1 };
+	uint32_t pid = (uint32_t)getpid();
+
+	CHECK_EQ(load_text(&f, topo_text, err, sizeof(err)), 0);
+	for (unsigned i = 0; i < f.nlinks; i++)
+		link_update(&f, f.links[i]);
+	snprintf(c.base, sizeof(c.base), "fabsim-unit-%u", pid);
+	CHECK_EQ(ibsim_server_open(&f, c.base, err, sizeof(err)), 0);
+	c.ctl = socket(AF_UNIX, SOCK_DGRAM, 0);
+	c.data = socket(AF_UNIX, SOCK_DGRAM, 0);
+	CHECK_EQ(bind(c.ctl, (struct sockaddr *)&a, abstract(&a, "%s:ctl%ld", c.base, pid)), 0);
+	CHECK_EQ(connect(c.ctl, (struct sockaddr *)&a, abstract(&a, "%s:ctl", c.base, 0)), 0);
+	CHECK_EQ(bind(c.data, (struct sockaddr *)&a, abstract(&a, "%s:in%ld", c.base, pid)), 0);
+	/* CONNECT as the SM at "smhost" */
+	memcpy(data, &pid, 4);
+	memcpy(data + 8, &(uint32_t){ 1 }, 4);
+	strcpy((char *)data + 12, "smhost");
+	CHECK_EQ(sim_ctl(&f, &c, 1, data), 1);
+	memcpy(&c.slot, data, 4);
+	CHECK_EQ(c.slot, 0);
+	CHECK_EQ(connect(c.data, (struct sockaddr *)&a, abstract(&a, "%s:out%ld", c.base, 0)), 0);
+	/* A second SM on the same port is refused; an unknown node too. */
+	{
+		struct sim_cli c2 = c;
+		uint8_t d2[64] = { 0 };
+
+		memcpy(d2 + 8, &(uint32_t){ 1 }, 4);
+		strcpy((char *)d2 + 12, "smhost");
+		CHECK_EQ(sim_ctl(&f, &c2, 1, d2), 0);
+		memset(d2, 0, sizeof(d2));
+		strcpy((char *)d2 + 12, "nosuch");
+		CHECK_EQ(sim_ctl(&f, &c2, 1, d2), 0);
+	}
+	/* GET_PORTINFO: our port, linked to the switch, Init, IsSM set by the CONNECT */
+	memset(data, 0, sizeof(data));
+	CHECK_EQ(sim_ctl(&f, &c, 8, data), 8);
+	CHECK_EQ(data[32] & 0xf, PORT_INIT);
+	CHECK_EQ(iblib_get_be32(data + 20) & 2, 2);
+	/* A 0-hop DR SMP is answered by the SM host's own SMA, with the client's slot in the TID. */
+	sim_record(rec, 0xffff, 0, MGMT_CLASS_SUBN_DR, ATTR_NODE_INFO, 0, NULL);
+	CHECK_EQ(send(c.data, rec, 288, 0), 288);
+	CHECK(sim_recv(&f, &c, rec));
+	CHECK_EQ(rec[32 + MAD_METHOD], METHOD_GET_RESP);
+	CHECK_EQ(rec[32 + SMP_DATA + 2], 1);                       /* a CA */
+	CHECK_EQ(iblib_get_be64(rec + 32 + MAD_TID), 0x0000abcd00001234ull);
+	/* One hop: the switch answers over the cable. */
+	sim_record(rec, 0xffff, 0, MGMT_CLASS_SUBN_DR, ATTR_NODE_INFO, 1, path);
+	send(c.data, rec, 288, 0);
+	CHECK(sim_recv(&f, &c, rec));
+	CHECK_EQ(iblib_get_be32(rec + 16), 0);                      /* status: delivered */
+	CHECK_EQ(rec[32 + SMP_DATA + 2], 2);                       /* a switch */
+	CHECK_EQ(rec[32 + SMP_RETURN_PATH + 1], 1);
+	/* A malformed MAD is bounced at once with status 110 (ETIMEDOUT), as ibsim does. */
+	sim_record(rec, 0xffff, 0, MGMT_CLASS_SUBN_DR, ATTR_NODE_INFO, 1, path);
+	rec[32 + MAD_BASE_VERSION] = 7;
+	send(c.data, rec, 288, 0);
+	CHECK(sim_recv(&f, &c, rec));
+	CHECK_EQ(iblib_get_be32(rec + 16), 110);
+	/* A request lost in the fabric (nobody routes LID 0x55) comes back as a timeout. */
+	sim_record(rec, 0x55, 1, 0x03, 0x0035, 0, NULL);
+	send(c.data, rec, 288, 0);
+	CHECK(sim_recv(&f, &c, rec));
+	CHECK_EQ(iblib_get_be32(rec + 16), 110);
+	CHECK_EQ(iblib_get_be16(rec), 0x55);
+	/* A short record is ignored, not fatal. */
+	send(c.data, rec, 100, 0);
+	pump_ibsim(&f, 10);
+	memset(data, 0, sizeof(data));
+	CHECK_EQ(sim_ctl(&f, &c, 2, data), 2);                     /* DISCONNECT */
+	close(c.ctl);
+	close(c.data);
+	ibsim_server_close();
+	fabric_free(&f);
 }
