@@ -117,3 +117,38 @@ TEST(hcasim_mcast_command_checks)
 	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x026, 0, 3, e, 64, NULL, 0, NULL), 0x03);
 	rawhost_fini(&rh);
 }
+
+TEST(hcasim_mcast_member_qpn_with_random_high_bits)
+{
+	struct rawhost a, b;
+	struct rawhost_cq acq, bcq;
+	struct rawhost_qp aqp, bqp;
+	struct rawhost_qp_attr qa = { .st = 3, .log_sq = 3, .log_rq = 3, .qkey = 0x0b1b,
+				      .cqn_snd = 130, .cqn_rcv = 130 };
+	struct rawhost_ud_dest d = { .dlid = 0xc000, .dqpn = 0xffffff, .qkey = 0x0b1b, .grh = true };
+	uint32_t member = 0xabc248;
+	uint8_t e[64], cqe[32];
+
+	CHECK_EQ(rawhost_init(&a, NULL), 0);
+	CHECK_EQ(rawhost_init(&b, NULL), 0);
+	CHECK_EQ(rawhost_bringup(&a), 0);
+	CHECK_EQ(rawhost_bringup(&b), 0);
+	rawhost_cable(&a, 1, &b, 1);
+	CHECK_EQ(rawhost_set_port(&a, 1, 1, 4), 0);
+	CHECK_EQ(rawhost_set_port(&b, 1, 2, 4), 0);
+	CHECK_EQ(rawhost_create_cq(&a, &acq, 130, 3), 0);
+	CHECK_EQ(rawhost_create_cq(&b, &bcq, 130, 3), 0);
+	CHECK_EQ(rawhost_create_qp(&a, &aqp, 0x5a1100, &qa), 0);
+	CHECK_EQ(rawhost_create_qp(&b, &bqp, member, &qa), 0);
+	rawhost_post_recv(&b, &bqp, rawhost_alloc(&b, 2048, 64), 2048, 0);
+	entry(e, mgid, &member, 1, 0);
+	CHECK_EQ(rawhost_cmd_mbox(&b, 0x026, 0, hash_of(&b, mgid), e, 64, NULL, 0, NULL), 0);
+	memcpy(d.dgid, mgid, 16);
+	rawhost_post_ud(&a, &aqp, &d, rawhost_alloc(&a, 64, 64), 32, 0);
+	rawhost_run(&a, &b);
+	CHECK_EQ(rawhost_poll_cq(&b, &bcq, cqe), 1);
+	CHECK_EQ(G(completion_queue_entry, qpn, cqe), member);
+	CHECK_EQ(G(completion_queue_entry, srq_rqpn, cqe), 0x5a1100);
+	rawhost_fini(&a);
+	rawhost_fini(&b);
+}
