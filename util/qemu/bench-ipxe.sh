@@ -12,7 +12,7 @@ cd "$TOP"
 B=$TOP/build/qemu/bench
 RUNS=${BENCH_RUNS:-3}
 SIZE_MIB=${BENCH_SIZE_MIB:-64}
-MODEL=$TOP/bin/libhcasim.so
+MODEL=$(realpath -m "${HCASIM_SO:-$TOP/bin/libhcasim.so}")
 
 if [ "${1:-}" != --inside ]; then
     rm -rf "$B"; mkdir -p "$B/serve"
