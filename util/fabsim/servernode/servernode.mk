@@ -48,6 +48,11 @@ bin/fabsim-servernode: $(SN_BUILD)/opt/sn/servernode_main.o $(SN_BUILD)/opt/sn/t
 	@mkdir -p $(@D)
 	$(HOST_CC) -o $@ $^
 
+# The same program under ASan/UBSan: the integration tests run this one.
+build/servernode/fabsim-servernode-san: $(SN_BUILD)/san/sn/servernode_main.o $(SN_BUILD)/san/sn/tun.o $(SN_CORE_OBJS_san)
+	@mkdir -p $(@D)
+	$(HOST_CC) $(SAN_FLAGS) -o $@ $^
+
 bin/tests/ipoib-client: $(SN_BUILD)/san/tests/ipoib_client.o $(SN_BUILD)/san/tests/netboot_proto.o $(SN_CORE_OBJS_san)
 	@mkdir -p $(@D)
 	$(HOST_CC) $(SAN_FLAGS) -o $@ $^
@@ -78,12 +83,13 @@ SN_FABSIM := $(if $(FABSIM_CORE_SRCS),bin/fabsim bin/fabsimctl)
 
 .PHONY: check-servernode
 ifneq ($(wildcard util/hcasim/sma.c),)
-check-servernode: bin/tests/servernode-unit bin/fabsim-servernode bin/tests/ipoib-client $(SN_FABSIM)
+check-servernode: bin/tests/servernode-unit bin/fabsim-servernode build/servernode/fabsim-servernode-san \
+		bin/tests/ipoib-client $(SN_FABSIM)
 	@util/run-test servernode-unit bin/tests/servernode-unit
 	@util/run-test netboot-env-pieces $(SN_DIR)/tests/netboot-env-pieces.sh
-	@util/run-test servernode-netboot $(SN_DIR)/tests/netboot-dhcp-tftp.sh
-	@util/run-test servernode-sm-restart $(SN_DIR)/tests/netboot-sm-restart.sh
-	@util/run-test servernode-faults $(SN_DIR)/tests/netboot-faults.sh
+	@SERVERNODE=build/servernode/fabsim-servernode-san util/run-test servernode-netboot $(SN_DIR)/tests/netboot-dhcp-tftp.sh
+	@SERVERNODE=build/servernode/fabsim-servernode-san util/run-test servernode-sm-restart $(SN_DIR)/tests/netboot-sm-restart.sh
+	@SERVERNODE=build/servernode/fabsim-servernode-san util/run-test servernode-faults $(SN_DIR)/tests/netboot-faults.sh
 ifeq ($(SN_HAVE_CLANG),yes)
 	@$(MAKE) --no-print-directory build/servernode/fuzz-servernode
 	@util/run-test servernode-fuzz $(SN_DIR)/fuzz/smoke.sh build/servernode/fuzz-servernode 20000

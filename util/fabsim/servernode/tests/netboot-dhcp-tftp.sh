@@ -107,4 +107,8 @@ if ip netns list 2>/dev/null | grep -q "^ibboot-$(echo "$WORK/env" | md5sum | cu
 else
 	pass teardown
 fi
+# The server node runs under ASan/UBSan in make check: any report fails the test.
+if grep -qE "runtime error|AddressSanitizer|LeakSanitizer" "$WORK/env/logs/servernode.log" 2>/dev/null; then
+	fail sanitizers "$(grep -m1 -E "runtime error|AddressSanitizer|LeakSanitizer" "$WORK/env/logs/servernode.log")"
+fi
 exit $status

@@ -47,4 +47,8 @@ faults=$(awk '/^link/ { for (i = 1; i < NF; i++) if ($i ~ /^(lost|duplicated|reo
 [ "$faults" -gt 0 ] && pass faults-happened || fail faults-happened "the server node's cable counted no faults"
 got=$(sha256sum "$WORK/got" 2>/dev/null | cut -d' ' -f1)
 [ "$got" = "$want" ] && pass sha256-under-faults || fail sha256-under-faults "SHA-256 ${got:-missing} != $want"
+# The server node runs under ASan/UBSan in make check: any report fails the test.
+if grep -qE "runtime error|AddressSanitizer|LeakSanitizer" "$WORK/env/logs/servernode.log" 2>/dev/null; then
+	fail sanitizers "$(grep -m1 -E "runtime error|AddressSanitizer|LeakSanitizer" "$WORK/env/logs/servernode.log")"
+fi
 exit $status

@@ -65,4 +65,8 @@ for i in 1 2 3; do
 	got=$(sha256sum "$WORK/got$i" 2>/dev/null | cut -d' ' -f1)
 	[ "$got" = "$want" ] && pass "client$i-sha256" || fail "client$i-sha256" "SHA-256 ${got:-missing} != $want"
 done
+# The server node runs under ASan/UBSan in make check: any report fails the test.
+if grep -qE "runtime error|AddressSanitizer|LeakSanitizer" "$WORK/env/logs/servernode.log" 2>/dev/null; then
+	fail sanitizers "$(grep -m1 -E "runtime error|AddressSanitizer|LeakSanitizer" "$WORK/env/logs/servernode.log")"
+fi
 exit $status
