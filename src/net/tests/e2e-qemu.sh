@@ -26,7 +26,7 @@ S=$NETBOOT_SERVER_IP
 CMD="ibboot.cmd=ipconfig+198.18.0.50/24,ping+$S+3,ping+$S+20,ibstat,ifstat,poweroff"
 timeout --kill-after=5 300 "$QEMU" -display none -machine graphics=off -monitor none -no-reboot \
     -m 256 -net none -serial "file:$T/serial.log" -kernel bin/ibboot.lkrn -append "$CMD" \
-    -device "hermon,model=$TOP/bin/libhcasim.so,device-id=0x1003,guid=$NETBOOT_HCA1_PORT1_GUID,port2=off,fabric=$FABSIM_HCA_SOCKET,fabric-lib=$TOP/bin/libfabsim_client.so,log=$T/device.log" \
+    -device "hermon,model=$TOP/bin/libhcasim.so,device-id=0x1003,guid=${NETBOOT_HCA1_NODE_GUID:-$NETBOOT_HCA1_PORT1_GUID},port2=off,fabric=$FABSIM_HCA_SOCKET,fabric-lib=$TOP/bin/libfabsim_client.so,log=$T/device.log" \
     > "$T/qemu.out" 2>&1 &
 qpid=$!
 # IBCORE_E2E_SM_RESTART=1: restart OpenSM once the HCA is attached (works around an SM that never
