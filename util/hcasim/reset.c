@@ -9,13 +9,21 @@
  * (bytes 00 00 00 01), iPXE 0x01000000 / 0x01000001 through writel (bytes 00 00 00 01 / 01 00 00 01).
  */
 #include "hcasim_int.h"
+#include "sma.h"
 
 void hcasim_reset_start(struct hcasim *h)
 {
 	hcasim_log(h, "hcasim: software reset (unreachable for %llu ns)",
 		   (unsigned long long)h->reset_ns);
+	struct hcasim_sma *fresh = hcasim_sma_create(&h->cfg);
+
 	hcasim_power_on(h); /* links drop: the ports are closed */
 	hcasim_pci_init(h);
+	/* The embedded SMA restarts with the firmware: LID, SM LID, P_Keys, counters are gone. */
+	if (fresh) {
+		hcasim_sma_destroy(h->sma);
+		h->sma = fresh;
+	}
 	h->reset_active = true;
 	h->reset_done_ns = hcasim_now(h) + h->reset_ns;
 	if (!h->ops.now_ns)

@@ -240,8 +240,20 @@ TEST(hcasim_smp_link_trains_only_after_init_port)
 	CHECK_EQ(rawhost_reset(&rh), 0);
 	CHECK_EQ(rawhost_bringup(&rh), 0);
 	CHECK(rh.link_up[1]);
+	CHECK_EQ(rawhost_set_port(&rh, 1, 0x44, 4), 0);
 	CHECK_EQ(rawhost_reset(&rh), 0);        /* a reset drops it */
 	CHECK(!rh.link_up[1]);
-	CHECK_EQ(rh.link_changes, 6);
+	/* and the firmware SMA restarted: no LID any more */
+	CHECK_EQ(rawhost_bringup(&rh), 0);
+	mad_init(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_GET, IBLIB_SM_ATTR_PORT_INFO, 1);
+	{
+		uint8_t resp[256];
+
+		CHECK_EQ(rawhost_mad_ifc(&rh, 1, mad, resp), 0);
+		CHECK_EQ(iblib_portinfo_lid(iblib_smp_data(resp)), 0);
+		CHECK_EQ(iblib_portinfo_port_state(iblib_smp_data(resp)), 2);
+	}
+	CHECK_EQ(rawhost_reset(&rh), 0);
+	CHECK_EQ(rh.link_changes, 8);
 	rawhost_fini(&rh);
 }
