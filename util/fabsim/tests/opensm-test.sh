@@ -85,7 +85,14 @@ fi
 pids+=($!)
 "${rig[@]}" "$dir/hca.sock" hca2 0x0002c90300004000 2 >"$dir/rig2.out" 2>"$dir/rig2.err" &
 pids+=($!)
-attached() { "$fabsimctl" "$dir/ctl" ports | grep -c " attached" | grep -qx 2; }
+# Attached, and both HCA ends trained (the switch ports left Down): only then start the SM, so
+# its first sweep always sees the same fabric.
+attached() {
+	local ports
+	ports=$("$fabsimctl" "$dir/ctl" ports)
+	[ "$(echo "$ports" | grep -c " attached")" = 2 ] &&
+	[ "$(echo "$ports" | grep -cE '^sw1:[23] Init/LinkUp')" = 2 ]
+}
 if wait_until 60 attached; then
 	pass hcas_attach
 else
