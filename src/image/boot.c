@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/* `boot`: what kind of image it is, whether it may run, and the handoff. */
+#include <ibboot/image.h>
+#include <ibboot/script.h>
+#include <ibboot/console.h>
+#include <ibboot/errno.h>
+#include <ibboot/pci.h>
+#include <ibboot/platform.h>
+#include <ibboot/string.h>
+
+int (*image_run_script)(struct image *img);
+
+static int refuse_unverified(const struct image *kernel)
+{
+	for (struct image *i = image_first(); i; i = i->next)
+		if (i->verified < 0 && (i == kernel || i->role == IMAGE_ROLE_INITRD)) {
+			kprintf("boot: refusing: %s failed its sha256 check (fetch it again from a "
+				"good source, or fix the pinned hash)\n", i->name);
+			return -EPERM;
+		}
+	return 0;
+}
+
+static int boot_linux(struct image *img)
+{
+	struct bzimage_layout lay;
+	int rc = bzimage_load(img, &lay);
+
+	if (rc)
+		return rc;
+	/* plat_boot_linux64's own conditions, checked while the devices still work. */
+	if (lay.zero_page_addr >= GiB(4)) {
+		kprintf("boot: no memory below 4 GiB for the zero page\n");
+		bzimage_unload(&lay);
+		return -ERANGE;
+	}
+	boot_phase("starting Linux at %#llx; shutting down devices (HCA quiesced)",
+		   (unsigned long long)(lay.kernel_addr + 0x200));
+	pci_remove_drivers();
+	rc = (image_linux64_handoff ? image_linux64_handoff : plat_boot_linux64)(
+		lay.kernel_addr + 0x200, lay.zero_page);
+	kprintf("boot: the platform refused the handoff (%s); devices are shut down — reboot to "
+		"use the network again\n", ib_strerror(rc));
+	bzimage_unload(&lay);
+	return rc;
+}
+
+int image_boot(struct image *img)
+{
+	struct multiboot_info_parsed mb;
+	const char *why;
+	int rc;
+
+	if (!img)
+		img = image_selected();
+	if (!img) {
+		kprintf("boot: no kernel; fetch one with 'kernel URL [ARGS]' or 'chain URL'\n");
+		return -ENOENT;
+	}
+	rc = refuse_unverified(img);
+	if (rc)
+		return rc;
+	if (script_is_script(img->data, img->len)) {
+		if (!image_run_script) {
+			kprintf("boot: %s is a script, and no script interpreter is built in\n",
+				img->name);
+			return -ENOTSUP;
+		}
+		return image_run_script(img);
+	}
+	if (img->len > 0x206 && memcmp(img->data + 0x202, "HdrS", 4) == 0)
+		return boot_linux(img);
+	rc = multiboot_parse(img->data, img->len, &mb, &why);
+	if (rc == 0) {
+		kprintf("boot: %s is a multiboot kernel (entry %#x, %u segment(s)); entering "
+			"multiboot kernels needs the 32-bit handoff, which ibboot lacks so far\n",
+			img->name, mb.entry, mb.n_segments);
+		return -ENOTSUP;
+	}
+	if (rc != -ENOENT) {
+		kprintf("boot: %s: %s\n", img->name, why);
+		return rc;
+	}
+	kprintf("boot: %s (%zu bytes) is neither a Linux bzImage, a multiboot kernel nor an "
+		"iPXE script — check the URL serves the file you meant\n", img->name, img->len);
+	return -ENOTSUP;
+}

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/* The image registry (see image.h): named files in allocator memory, with command lines. */
+#include <ibboot/image.h>
+#include <ibboot/console.h>
+#include <ibboot/dma.h>
+#include <ibboot/errno.h>
+#include <ibboot/string.h>
+
+static struct image *images;
+
+static bool name_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 0 && n < IMAGE_NAME_MAX;
+}
+
+static void unlink_image(struct image *img)
+{
+	for (struct image **pp = &images; *pp; pp = &(*pp)->next)
+		if (*pp == img) {
+			*pp = img->next;
+			return;
+		}
+}
+
+struct image *image_adopt(const char *name, uint8_t *buf, size_t len, size_t alloc)
+{
+	struct image *img, *old;
+
+	if (!name_ok(name)) {
+		kprintf("image: name '%s' must be 1..%d characters\n", name, IMAGE_NAME_MAX - 1);
+		return NULL;
+	}
+	img = kzalloc(sizeof(*img));
+	if (!img) {
+		kprintf("image: out of memory for the image record of %s\n", name);
+		return NULL;
+	}
+	old = image_find(name);
+	if (old)
+		image_free(old);
+	memcpy(img->name, name, strlen(name) + 1);
+	img->data = buf;
+	img->len = len;
+	img->alloc = alloc;
+	/* Appended: initrds are concatenated in the order they were fetched. */
+	struct image **pp = &images;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = img;
+	return img;
+}
+
+struct image *image_add(const char *name, const void *data, size_t len)
+{
+	size_t alloc = len ? len : 1;
+	uint8_t *buf = dma_alloc(alloc, 4096);
+	struct image *img;
+
+	if (!buf) {
+		kprintf("image: no memory for %s (%zu bytes); free images with imgfree\n", name, len);
+		return NULL;
+	}
+	memcpy(buf, data, len);
+	img = image_adopt(name, buf, len, alloc);
+	if (!img)
+		dma_free(buf, alloc);
+	return img;
+}
+
+struct image *image_find(const char *name)
+{
+	for (struct image *i = images; i; i = i->next)
+		if (strcmp(i->name, name) == 0)
+			return i;
+	return NULL;
+}
+
+struct image *image_first(void)
+{
+	return images;
+}
+
+struct image *image_selected(void)
+{
+	struct image *sel = NULL;
+
+	for (struct image *i = images; i; i = i->next)
+		if (i->role == IMAGE_ROLE_KERNEL)
+			sel = i;
+	return sel;
+}
+
+void image_free(struct image *img)
+{
+	if (!img)
+		return;
+	unlink_image(img);
+	if (img->data)
+		dma_free(img->data, img->alloc);
+	kfree(img);
+}
+
+void image_free_all(void)
+{
+	while (images)
+		image_free(images);
+}
+
+int image_set_cmdline(struct image *img, int argc, char **argv)
+{
+	size_t len = 0;
+	char buf[IMAGE_CMDLINE_MAX];
+
+	for (int i = 0; i < argc; i++) {
+		size_t l = strlen(argv[i]);
+
+		if (len + l + (len ? 1 : 0) >= sizeof(buf)) {
+			kprintf("%s: command line longer than %d characters\n", img->name,
+				IMAGE_CMDLINE_MAX - 1);
+			return -ERANGE;
+		}
+		if (len)
+			buf[len++] = ' ';
+		memcpy(buf + len, argv[i], l);
+		len += l;
+	}
+	buf[len] = '\0';
+	memcpy(img->cmdline, buf, len + 1);
+	return 0;
+}
+
+void image_name_from_uri(const char *uri, char *name, size_t size)
+{
+	const char *start = uri, *end;
+
+	for (const char *p = uri; *p && *p != '?' && *p != '#'; p++)
+		if (*p == '/')
+			start = p + 1;
+	for (end = start; *end && *end != '?' && *end != '#'; end++)
+		;
+	if (end == start) {   /* "http://host/" names nothing: use the whole thing */
+		start = uri;
+		end = uri + strlen(uri);
+	}
+	size_t n = MIN((size_t)(end - start), size - 1);
+	memcpy(name, start, n);
+	name[n] = '\0';
+}
+
+int image_verify_sha256(struct image *img, const char *hex)
+{
+	uint8_t want[SHA256_DIGEST_LEN], got[SHA256_DIGEST_LEN];
+	char got_hex[2 * SHA256_DIGEST_LEN + 1];
+
+	if (sha256_from_hex(hex, want)) {
+		kprintf("sha256: '%s' is not 64 hex digits\n", hex);
+		return -EINVAL;
+	}
+	sha256(img->data, img->len, got);
+	sha256_to_hex(got, got_hex);
+	if (memcmp(want, got, SHA256_DIGEST_LEN) != 0) {
+		img->verified = -1;
+		kprintf("sha256: %s MISMATCH: expected %s\n"
+			"sha256:   but the %zu bytes fetched from %s hash to %s\n"
+			"sha256: refusing to boot %s — check the URL and the pinned hash in the script\n",
+			img->name, hex, img->len, img->uri[0] ? img->uri : "(unknown)", got_hex,
+			img->name);
+		return -EPERM;
+	}
+	img->verified = 1;
+	kprintf("sha256: %s OK (%s)\n", img->name, got_hex);
+	return 0;
+}

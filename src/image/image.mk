@@ -1,0 +1,92 @@
+# src/image/image.mk — image loaders (bzImage, multiboot), the image registry and fetcher,
+# SHA-256 (src/core/sha256.c), the iPXE-syntax script interpreter (src/script) and the autoboot.
+#
+#   build/boot/boot-unit     unit tests: SHA-256 vectors, header parsers, loader, scripts (ASan/UBSan)
+#   build/boot/fuzz-*        libFuzzer targets: bzImage header, multiboot header, script parser
+#   make check-boot, fuzz-boot
+#
+# src/src.mk has no list for these sources, so this fragment (included after it) appends its
+# objects to the image and the hosted program itself; the guard keeps them from being linked
+# twice should src.mk ever list them.
+
+# Platform-independent: also in the unit tests and fuzzers.
+BOOT_CORE_SRCS := src/core/sha256.c src/image/image.c src/image/bzimage.c src/image/multiboot.c \
+	src/image/fetch.c src/image/boot.c src/script/script.c src/script/phase.c
+# The firmware glue: needs the network stack (settings, TFTP, HTTP). firmware.c goes last: its
+# autoboot hook must start after the network's hooks (link order = hook order).
+BOOT_FW_SRCS := $(if $(NET_SRCS),src/image/image_cmds.c src/image/fetch_net.c src/script/firmware.c)
+
+ifeq ($(filter build/image/src/core/sha256.o,$(IMG_OBJS)),)
+BOOT_IMG_OBJS := $(patsubst %.c,build/image/%.o,$(BOOT_CORE_SRCS) $(BOOT_FW_SRCS))
+BOOT_HOSTED_OBJS := $(patsubst %.c,build/hosted/%.o,$(BOOT_CORE_SRCS) $(BOOT_FW_SRCS))
+IMG_OBJS += $(BOOT_IMG_OBJS)
+HOSTED_OBJS += $(BOOT_HOSTED_OBJS)
+build/image/ibboot.elf: $(BOOT_IMG_OBJS)
+bin/ibboot-hosted: $(BOOT_HOSTED_OBJS)
+-include $(BOOT_IMG_OBJS:.o=.d) $(BOOT_HOSTED_OBJS:.o=.d)
+endif
+
+# ---- unit tests ----
+BOOT_TEST_SRCS := $(wildcard src/image/tests/test_*.c) src/tests/test_runner.c
+BOOT_UNIT_SRCS := $(BOOT_TEST_SRCS) $(BOOT_CORE_SRCS) $(UNIT_LIB_SRCS)
+BOOT_UNIT_OBJS := $(patsubst %.c,build/boot/san/%.o,$(BOOT_UNIT_SRCS))
+
+build/boot/san/%.o: %.c | $(PRM_H)
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) -Isrc/tests -MMD -MP -c -o $@ $<
+
+build/boot/boot-unit: $(BOOT_UNIT_OBJS)
+	$(HOST_CC) $(SAN_FLAGS) -o $@ $^
+
+-include $(BOOT_UNIT_OBJS:.o=.d)
+
+# ---- libFuzzer targets (clang) ----
+BOOT_FUZZ_CC    ?= clang
+BOOT_HAVE_CLANG := $(shell command -v $(BOOT_FUZZ_CC) >/dev/null 2>&1 && echo yes)
+BOOT_FUZZ_NAMES := $(patsubst src/image/fuzz/fuzz_%.c,%,$(wildcard src/image/fuzz/fuzz_*.c))
+BOOT_FUZZ_BINS  := $(patsubst %,build/boot/fuzz-%,$(BOOT_FUZZ_NAMES))
+BOOT_FUZZ_FLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc/include
+BOOT_FUZZ_LIB_OBJS := $(patsubst %.c,build/boot/fz/%.o,$(BOOT_CORE_SRCS) $(UNIT_LIB_SRCS))
+BOOT_FUZZ_RUNS  ?= 20000
+
+build/boot/fz/%.o: %.c | $(PRM_H)
+	@mkdir -p $(@D)
+	$(BOOT_FUZZ_CC) $(BOOT_FUZZ_FLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP \
+		-c -o $@ $<
+
+build/boot/fuzz-%: src/image/fuzz/fuzz_%.c $(BOOT_FUZZ_LIB_OBJS)
+	$(BOOT_FUZZ_CC) $(BOOT_FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< \
+		$(BOOT_FUZZ_LIB_OBJS)
+
+-include $(BOOT_FUZZ_LIB_OBJS:.o=.d)
+
+.PHONY: check-boot fuzz-boot check-boot-qemu
+check-boot: build/boot/boot-unit bin/ibboot.lkrn $(if $(BOOT_HAVE_CLANG),$(BOOT_FUZZ_BINS))
+	@util/run-test boot-unit build/boot/boot-unit
+	@util/run-test boot-sha256sum src/image/tests/sha256sum.sh build/boot/boot-unit
+ifeq ($(BOOT_HAVE_CLANG),yes)
+	@for f in $(BOOT_FUZZ_NAMES); do \
+		util/run-test boot-fuzz-$$f src/image/fuzz/smoke.sh build/boot/fuzz-$$f \
+			$(BOOT_FUZZ_RUNS) src/image/fuzz/seeds/$$f; \
+	done
+else
+	@util/run-test boot-fuzz sh -c 'echo "SKIP: boot-fuzz: clang is not installed"; exit 77'
+endif
+	@$(MAKE) --no-print-directory check-boot-qemu
+
+# The payload (Debian's kernel + initramfs) booted by ibboot from multiboot modules in QEMU.
+check-boot-qemu: bin/ibboot.lkrn payload
+	@util/run-test boot-qemu-linux src/image/tests/qemu-linux.sh
+
+fuzz-boot: $(BOOT_FUZZ_BINS)
+	@for f in $(BOOT_FUZZ_NAMES); do \
+		mkdir -p build/boot/corpus-$$f; \
+		cp -n src/image/fuzz/seeds/$$f/* build/boot/corpus-$$f/ 2>/dev/null; \
+		build/boot/fuzz-$$f -max_total_time=120 -max_len=65536 -close_fd_mask=1 \
+			-artifact_prefix=build/boot/ build/boot/corpus-$$f || exit 1; \
+	done
+
+ALL_TARGETS   += build/boot/boot-unit
+CHECK_TARGETS += check-boot
+FUZZ_TARGETS  += fuzz-boot
+CLEAN_FILES   += build/boot

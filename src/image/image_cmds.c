@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Image commands, iPXE-style: kernel/imgfetch/initrd URL [ARGS], chain URL [ARGS], imgargs NAME
+ * ARGS, imgstat, imgfree [NAME], sha256 NAME HEX, boot [NAME].
+ */
+#include <ibboot/image.h>
+#include <ibboot/fetch.h>
+#include <ibboot/script.h>
+#include <ibboot/console.h>
+#include <ibboot/errno.h>
+#include <ibboot/hooks.h>
+#include <ibboot/string.h>
+
+/* Fetches argv[1] as an image with `role`; the remaining arguments become its command line.
+ * "--name=NAME" before the URL names it (default: the URL's last path component). */
+static struct image *fetch_cmd(int argc, char **argv, enum image_role role, int *rc)
+{
+	char name[IMAGE_NAME_MAX];
+	const char *given = NULL;
+	int first = 1;
+	struct image *img;
+
+	if (argc > 1 && strncmp(argv[1], "--name=", 7) == 0) {
+		given = argv[1] + 7;
+		first = 2;
+	}
+	if (argc <= first) {
+		kprintf("usage: %s [--name=NAME] URL [ARGS...]\n", argv[0]);
+		*rc = -EINVAL;
+		return NULL;
+	}
+	if (given) {
+		if (strlen(given) >= sizeof(name)) {
+			kprintf("%s: name longer than %d characters\n", argv[0], IMAGE_NAME_MAX - 1);
+			*rc = -ERANGE;
+			return NULL;
+		}
+		memcpy(name, given, strlen(given) + 1);
+	} else {
+		image_name_from_uri(argv[first], name, sizeof(name));
+	}
+	img = fetch_image(argv[first], name, rc);
+	if (!img)
+		return NULL;
+	*rc = image_set_cmdline(img, argc - first - 1, argv + first + 1);
+	if (*rc) {
+		image_free(img);
+		return NULL;
+	}
+	if (role == IMAGE_ROLE_KERNEL)   /* one selected kernel at a time */
+		for (struct image *i = image_first(); i; i = i->next)
+			if (i->role == IMAGE_ROLE_KERNEL)
+				i->role = IMAGE_ROLE_NONE;
+	img->role = role;
+	return img;
+}
+
+static int cmd_kernel(int argc, char **argv)
+{
+	int rc;
+
+	fetch_cmd(argc, argv, IMAGE_ROLE_KERNEL, &rc);
+	return rc;
+}
+
+static int cmd_initrd(int argc, char **argv)
+{
+	int rc;
+
+	fetch_cmd(argc, argv, IMAGE_ROLE_INITRD, &rc);
+	return rc;
+}
+
+static int cmd_imgfetch(int argc, char **argv)
+{
+	int rc;
+
+	fetch_cmd(argc, argv, IMAGE_ROLE_NONE, &rc);
+	return rc;
+}
+
+/* chain URL: fetch, then run it (a script) or boot it (a kernel). */
+static int cmd_chain(int argc, char **argv)
+{
+	int rc;
+	struct image *img = fetch_cmd(argc, argv, IMAGE_ROLE_KERNEL, &rc);
+
+	if (!img) {
+		kprintf("chain: nothing to run — check the URL (DHCP boot file: ${filename}) and "
+			"that the server has the file\n");
+		return rc;
+	}
+	return image_boot(img);
+}
+
+static int cmd_imgargs(int argc, char **argv)
+{
+	struct image *img = argc >= 2 ? image_find(argv[1]) : NULL;
+
+	if (argc < 2) {
+		kprintf("usage: imgargs NAME [ARGS...]\n");
+		return -EINVAL;
+	}
+	if (!img) {
+		kprintf("imgargs: no image %s (see imgstat)\n", argv[1]);
+		return -ENOENT;
+	}
+	return image_set_cmdline(img, argc - 2, argv + 2);
+}
+
+static int cmd_imgstat(int argc __unused, char **argv __unused)
+{
+	static const char *const roles[] = { "", " [kernel]", " [initrd]" };
+
+	if (!image_first())
+		kprintf("no images\n");
+	for (struct image *i = image_first(); i; i = i->next)
+		kprintf("%s: %zu bytes%s%s%s \"%s\" from %s\n", i->name, i->len, roles[i->role],
+			i->verified > 0 ? " [sha256 ok]" : "",
+			i->verified < 0 ? " [SHA256 MISMATCH]" : "", i->cmdline,
+			i->uri[0] ? i->uri : "-");
+	return 0;
+}
+
+static int cmd_imgfree(int argc, char **argv)
+{
+	if (argc == 1) {
+		image_free_all();
+		return 0;
+	}
+	for (int a = 1; a < argc; a++) {
+		struct image *img = image_find(argv[a]);
+
+		if (!img) {
+			kprintf("imgfree: no image %s\n", argv[a]);
+			return -ENOENT;
+		}
+		image_free(img);
+	}
+	return 0;
+}
+
+static int cmd_sha256(int argc, char **argv)
+{
+	struct image *img = argc == 3 ? image_find(argv[1]) : NULL;
+
+	if (argc != 3) {
+		kprintf("usage: sha256 NAME HEX  (refuses to boot NAME unless it hashes to HEX)\n");
+		return -EINVAL;
+	}
+	if (!img) {
+		kprintf("sha256: no image %s (see imgstat)\n", argv[1]);
+		return -ENOENT;
+	}
+	return image_verify_sha256(img, argv[2]);
+}
+
+static int cmd_boot(int argc, char **argv)
+{
+	struct image *img = NULL;
+
+	if (argc > 2) {
+		kprintf("usage: boot [NAME]\n");
+		return -EINVAL;
+	}
+	if (argc == 2 && !(img = image_find(argv[1]))) {
+		kprintf("boot: no image %s (see imgstat)\n", argv[1]);
+		return -ENOENT;
+	}
+	return image_boot(img);
+}
+
+static const struct shell_command image_commands[] = {
+	{ "kernel", "[--name=N] URL [ARGS]: fetch the kernel to boot, with its command line",
+	  cmd_kernel },
+	{ "initrd", "[--name=N] URL: fetch an initrd (several are concatenated)", cmd_initrd },
+	{ "imgfetch", "[--name=N] URL [ARGS]: fetch an image (URL: tftp://, http://, module:N)",
+	  cmd_imgfetch },
+	{ "chain", "URL [ARGS]: fetch and run a script, or boot a kernel", cmd_chain },
+	{ "imgargs", "NAME ARGS: set an image's command line", cmd_imgargs },
+	{ "imgstat", "list images", cmd_imgstat },
+	{ "imgfree", "[NAME...]: free images (all without a name)", cmd_imgfree },
+	{ "sha256", "NAME HEX: verify an image; a mismatch refuses to boot it", cmd_sha256 },
+	{ "boot", "[NAME]: boot the kernel (or run the script) fetched last", cmd_boot },
+};
+static const unsigned image_commands_count = ARRAY_SIZE(image_commands);
+SHELL_COMMAND_SET(image, image_commands, image_commands_count);

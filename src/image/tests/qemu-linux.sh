@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# ibboot boots Linux without a network: bin/ibboot.lkrn in the stock qemu-system-x86_64, entered
+# by multiboot (the Linux magic blanked in a copy, so QEMU's multiboot loader can hand over
+# several modules), with the payload's vmlinuz and initrd.img as modules 0 and 1. ibboot fetches
+# them as images (module:N), checks their SHA-256, builds the zero page and enters the kernel by
+# the 64-bit boot protocol; the payload's init prints IBBOOT-PAYLOAD-OK with its command line,
+# which must carry this run's nonce. Each QEMU is bounded by a timeout and stopped by its PID.
+set -u
+cd "$(dirname "$0")/../../.."
+. tests/qemu/lib.sh
+
+QEMU=${QEMU:-qemu-system-x86_64}
+QEMU_TIMEOUT=${QEMU_TIMEOUT:-180}
+OUT=build/check/boot-qemu
+KERNEL=bin/payload/vmlinuz
+INITRD=bin/payload/initrd.img
+mkdir -p "$OUT"
+
+if ! command -v "$QEMU" >/dev/null; then
+	echo "SKIP: boot-qemu: $QEMU is not installed (Debian package qemu-system-x86)"
+	exit 77
+fi
+for f in bin/ibboot.lkrn "$KERNEL" "$INITRD"; do
+	[ -s "$f" ] || { fail boot-qemu "$f missing (make bin/ibboot.lkrn payload)"; exit 1; }
+done
+mb=$OUT/ibboot-multiboot.bin
+cp bin/ibboot.lkrn "$mb" && printf 'XXXX' | dd of="$mb" bs=1 seek=$((0x202)) conv=notrunc status=none
+
+qemu_pid=
+trap 'if [ -n "$qemu_pid" ]; then kill "$qemu_pid" 2>/dev/null; fi' EXIT
+
+# run NAME CMDLINE MODULES — QEMU in the background, stopped by PID after QEMU_TIMEOUT s.
+run() {
+	local name=$1 cmdline=$2 modules=$3 log=$OUT/$1.log
+	"$QEMU" -nographic -no-reboot -nodefaults -serial stdio -monitor none -m 1024 \
+		-device isa-debug-exit -kernel "$mb" -initrd "$modules" -append "$cmdline" \
+		</dev/null >"$log" 2>&1 &
+	qemu_pid=$!
+	for _ in $(seq $((QEMU_TIMEOUT * 5))); do
+		kill -0 "$qemu_pid" 2>/dev/null || break
+		sleep 0.2
+	done
+	if kill -0 "$qemu_pid" 2>/dev/null; then
+		kill "$qemu_pid"
+		wait "$qemu_pid" 2>/dev/null
+		qemu_pid=
+		sed -i 's/\r$//' "$log"
+		fail "boot/qemu-$name" "QEMU still running after ${QEMU_TIMEOUT}s; killed (log: $log)"
+		return 1
+	fi
+	wait "$qemu_pid"
+	status=$?
+	qemu_pid=
+	sed -i 's/\r$//' "$log"
+	return 0
+}
+
+nonce=$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
+ksum=$(sha256sum "$KERNEL" | cut -c1-64)
+isum=$(sha256sum "$INITRD" | cut -c1-64)
+
+# 1. kernel + initrd from modules, the kernel pinned by its SHA-256, the nonce on its command line.
+t=boot/qemu-linux-payload
+if run payload "ibboot.cmd=kernel+module:0+console=ttyS0+quiet+ibboot.nonce=$nonce,initrd+module:1,sha256+module:0+$ksum,imgstat,boot" \
+	"$KERNEL,$INITRD"; then
+	log=$OUT/payload.log
+	expect $t "$log" "^sha256: module:0 OK \($ksum\)$" "the kernel's SHA-256 was not confirmed" &&
+	expect $t "$log" '^bzImage: protocol 2\.[0-9]+, kernel [0-9]+ KiB at 0x[0-9a-f]+' "bzImage loader did not describe the kernel" &&
+	expect $t "$log" '^\[ *[0-9]+\.[0-9]{3}\] starting Linux at 0x[0-9a-f]+200; shutting down devices' "no handoff phase line" &&
+	expect $t "$log" "^IBBOOT-PAYLOAD-OK .*cmdline=.*ibboot\.nonce=$nonce" "payload marker with nonce $nonce missing" &&
+	pass $t
+fi
+
+# 2. A wrong pinned hash: ibboot refuses to boot and says why; Linux never runs.
+t=boot/qemu-sha256-mismatch
+bad=$(printf '%s' "$ksum" | tr '0-9a-f' '1-9a-f0')
+if run mismatch "ibboot.cmd=kernel+module:0+console=ttyS0,sha256+module:0+$bad,boot,poweroff+5" \
+	"$KERNEL,$INITRD"; then
+	log=$OUT/mismatch.log
+	expect $t "$log" "^sha256: module:0 MISMATCH: expected $bad\$" "no mismatch report" &&
+	expect $t "$log" '^boot: refusing: module:0 failed its sha256 check' "boot did not refuse" &&
+	{ ! grep -q 'IBBOOT-PAYLOAD-OK' "$log" || { fail $t "Linux ran despite the mismatch"; false; }; } &&
+	{ [ "$status" -eq 11 ] || { fail $t "QEMU status $status, expected 11 (poweroff 5)"; false; }; } &&
+	pass $t
+fi
+
+# 3. An iPXE-syntax script (module 2) run by `chain`: set, ${} expansion, || and goto, sha256 of
+#    both images, then boot.
+t=boot/qemu-script-chain
+script=$OUT/boot.ipxe
+cat >"$script" <<EOS
+#!ipxe
+# a comment, then a label and a failing command rescued by ||
+set nonce $nonce
+imgfetch module:9 || goto fetch
+echo never
+:fetch
+kernel --name=vmlinuz module:0 console=ttyS0 quiet ibboot.nonce=\${nonce} via="script chain"
+initrd module:1
+sha256 vmlinuz $ksum && sha256 module:1 $isum
+imgstat
+boot
+EOS
+if run script "ibboot.cmd=chain+module:2" "$KERNEL,$INITRD,$script"; then
+	log=$OUT/script.log
+	expect $t "$log" '^\[ *[0-9]+\.[0-9]{3}\] running script module:2' "the script did not run" &&
+	expect $t "$log" '^module:9: the boot loader brought 3 module' "the failing fetch was not reported" &&
+	{ ! grep -q '^never$' "$log" || { fail $t "goto did not skip"; false; }; } &&
+	expect $t "$log" '^sha256: module:1 OK' "the initrd's SHA-256 was not confirmed" &&
+	expect $t "$log" "^IBBOOT-PAYLOAD-OK .*ibboot\.nonce=$nonce via=script chain" "payload marker with the script's command line missing" &&
+	pass $t
+fi
+[ "$failures" -eq 0 ]

@@ -1,0 +1,134 @@
+/* The iPXE-syntax interpreter over fake commands: expansion, quoting, || &&, goto, exit, limits. */
+#include "test.h"
+#include <stdio.h>
+#include <ibboot/script.h>
+#include <ibboot/errno.h>
+
+static char trace[2048];
+
+static int fake_run(void *ctx, int argc, char **argv)
+{
+	(void)ctx;
+	size_t n = strlen(trace);
+
+	snprintf(trace + n, sizeof(trace) - n, "%s[", argv[0]);
+	for (int i = 1; i < argc; i++) {
+		n = strlen(trace);
+		snprintf(trace + n, sizeof(trace) - n, "%s%s", i > 1 ? "|" : "", argv[i]);
+	}
+	n = strlen(trace);
+	snprintf(trace + n, sizeof(trace) - n, "]");
+	if (strcmp(argv[0], "ok") == 0)
+		return 0;
+	if (strcmp(argv[0], "bad") == 0)
+		return -EIO;
+	if (strcmp(argv[0], "unknown") == 0)
+		return -ENOENT;
+	return 0;
+}
+
+static int fake_getvar(void *ctx, const char *name, char *buf, size_t size)
+{
+	(void)ctx;
+	const char *v = strcmp(name, "ip") == 0 ? "198.18.0.50" :
+			strcmp(name, "filename") == 0 ? "boot.ipxe" :
+			strcmp(name, "next-server") == 0 ? "198.18.0.1" :
+			strcmp(name, "spacey") == 0 ? "a b" : NULL;
+	if (!v)
+		return -ENOENT;
+	snprintf(buf, size, "%s", v);
+	return (int)strlen(buf);
+}
+
+static const struct script_ops ops = { fake_run, fake_getvar };
+
+static int run(const char *text)
+{
+	struct script_limits lim = { 1000 };
+
+	trace[0] = '\0';
+	return script_exec(text, strlen(text), &ops, NULL, &lim);
+}
+
+TEST(script_magic)
+{
+	CHECK(script_is_script((const uint8_t *)"#!ipxe\necho", 11));
+	CHECK(script_is_script((const uint8_t *)"#!ipxe", 6));
+	CHECK(!script_is_script((const uint8_t *)"#!ipxeX", 7));
+	CHECK(!script_is_script((const uint8_t *)"#!ipx", 5));
+	CHECK(!script_is_script((const uint8_t *)"MZ\x90", 3));
+}
+
+TEST(script_expansion_and_quoting)
+{
+	CHECK_EQ(run("#!ipxe\necho ${ip} x${next-server}y ${unset}\n"), 0);
+	CHECK_STR(trace, "echo[198.18.0.50|x198.18.0.1y|]");
+	CHECK_EQ(run("echo \"${spacey} c\" '${ip}' a\\ b\r\n"), 0);
+	CHECK_STR(trace, "echo[a b c|${ip}|a b]");
+	CHECK_EQ(run("chain tftp://${next-server}/${filename}"), 0);
+	CHECK_STR(trace, "chain[tftp://198.18.0.1/boot.ipxe]");
+	CHECK_EQ(run("# comment\n\n   \n:label\nok"), 0);
+	CHECK_STR(trace, "ok[]");
+}
+
+TEST(script_or_and)
+{
+	CHECK_EQ(run("bad || ok one"), 0);
+	CHECK_STR(trace, "bad[]ok[one]");
+	CHECK_EQ(run("ok || ok two"), 0);
+	CHECK_STR(trace, "ok[]");
+	CHECK_EQ(run("ok && ok three"), 0);
+	CHECK_STR(trace, "ok[]ok[three]");
+	/* a failed && chain ends the script: later lines never run */
+	CHECK_EQ(run("bad && ok four\nok five"), -EIO);
+	CHECK_STR(trace, "bad[]");
+	CHECK_EQ(run("bad && ok || ok six"), 0);
+	CHECK_STR(trace, "bad[]ok[six]");
+	CHECK_EQ(run("echo 'a || b' \"&&\""), 0);
+	CHECK_STR(trace, "echo[a || b|&&]");
+	CHECK_EQ(run("ok||ok"), 0);   /* operators need no spaces */
+	CHECK_STR(trace, "ok[]");
+}
+
+TEST(script_failure_stops)
+{
+	CHECK_EQ(run("ok a\nbad\nok b"), -EIO);
+	CHECK_STR(trace, "ok[a]bad[]");
+	CHECK_EQ(run("unknown"), -ENOENT);
+}
+
+TEST(script_goto_and_exit)
+{
+	CHECK_EQ(run("ok 1\ngoto skip\nok 2\n:skip\nok 3"), 0);
+	CHECK_STR(trace, "ok[1]ok[3]");
+	CHECK_EQ(run("bad || goto fallback\nok no\n:fallback\nok yes"), 0);
+	CHECK_STR(trace, "bad[]ok[yes]");
+	CHECK_EQ(run("goto nowhere"), -ENOENT);
+	CHECK_EQ(run("ok\nexit 3\nok never"), -3);
+	CHECK_STR(trace, "ok[]");
+	CHECK_EQ(run("exit"), 0);
+	CHECK_EQ(run("exit x"), -EINVAL);
+	/* an endless loop is cut by the step limit */
+	CHECK_EQ(run(":top\nok\ngoto top"), -ECANCELED);
+}
+
+TEST(script_syntax_errors)
+{
+	CHECK_EQ(run("echo ${ip"), -EINVAL);
+	CHECK_EQ(run("echo \"open"), -EINVAL);
+	CHECK_EQ(run("echo 'open"), -EINVAL);
+	CHECK_EQ(run("echo \\"), -EINVAL);
+	CHECK_EQ(run("|| ok"), -EINVAL);
+	CHECK_EQ(run("ok ||"), -EINVAL);
+	CHECK_EQ(run("ok\nok\0bad"), 0);   /* strlen stops at the NUL: only "ok\nok" */
+	CHECK_EQ(script_exec("ok\0ok", 5, &ops, NULL, NULL), -EINVAL);
+	char longline[700];
+	memset(longline, 'x', sizeof(longline) - 1);
+	longline[sizeof(longline) - 1] = '\0';
+	CHECK_EQ(run(longline), -ERANGE);
+	char many[200] = "ok";
+	for (int i = 0; i < 40; i++)
+		strcat(many, " a");
+	CHECK_EQ(run(many), -EINVAL);   /* more than SCRIPT_MAX_ARGS words */
+	CHECK_STR(trace, "");
+}

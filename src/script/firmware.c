@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Scripts in the firmware: commands come from the shell's tables (built-in and linked-in sets),
+ * ${name} from the settings the DHCP client fills, plus the script-only forms of iPXE: `set NAME
+ * VALUE...`, `clear NAME`, `sleep SECONDS`. Also the start-up: the embedded default script
+ * unless a key is pressed within AUTOBOOT_WAIT_MS or ibboot.cmd= names commands instead.
+ */
+#include <ibboot/script.h>
+#include <ibboot/image.h>
+#include <ibboot/console.h>
+#include <ibboot/dhcp.h>
+#include <ibboot/errno.h>
+#include <ibboot/hooks.h>
+#include <ibboot/platform.h>
+#include <ibboot/shell.h>
+#include <ibboot/string.h>
+#include <ibboot/timer.h>
+
+#define AUTOBOOT_WAIT_MS 2000
+
+extern const struct shell_command shell_commands[];
+extern const size_t shell_n_commands;
+
+static unsigned depth;
+
+static int join_args(int argc, char **argv, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < argc; i++) {
+		size_t l = strlen(argv[i]);
+
+		if (len + l + 2 > size)
+			return -ERANGE;
+		if (len)
+			buf[len++] = ' ';
+		memcpy(buf + len, argv[i], l + 1);
+		len += l;
+	}
+	return 0;
+}
+
+static int script_set(int argc, char **argv)
+{
+	char value[SETTING_VALUE_MAX];
+	int rc;
+
+	if (argc < 2) {
+		kprintf("usage: set NAME [VALUE...]\n");
+		return -EINVAL;
+	}
+	rc = join_args(argc - 2, argv + 2, value, sizeof(value));
+	if (!rc)
+		rc = setting_set(argv[1], argc > 2 ? value : NULL);
+	if (rc)
+		kprintf("set %s: %s\n", argv[1], rc == -ERANGE ? "name or value too long" :
+			"settings table full");
+	return rc;
+}
+
+/* iPXE's sleep counts seconds; the console's `sleep` takes milliseconds. */
+static int script_sleep(int argc, char **argv)
+{
+	uint64_t s = 0;
+	const char *p = argc == 2 ? argv[1] : "";
+
+	if (!*p)
+		goto usage;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9' || s > 86400)
+			goto usage;
+		s = s * 10 + (uint64_t)(*p - '0');
+	}
+	for (uint64_t end = clock_ms() + s * 1000; clock_ms() < end;) {
+		hooks_poll();
+		plat_poll();
+		plat_cpu_relax();
+	}
+	return 0;
+usage:
+	kprintf("usage: sleep SECONDS (at most a day)\n");
+	return -EINVAL;
+}
+
+static int fw_run(void *ctx __unused, int argc, char **argv)
+{
+	if (strcmp(argv[0], "set") == 0)
+		return script_set(argc, argv);
+	if (strcmp(argv[0], "clear") == 0)
+		return argc == 2 ? setting_set(argv[1], NULL) : -EINVAL;
+	if (strcmp(argv[0], "sleep") == 0)
+		return script_sleep(argc, argv);
+	for (size_t i = 0; i < shell_n_commands; i++)
+		if (strcmp(argv[0], shell_commands[i].name) == 0)
+			return shell_commands[i].run(argc, argv);
+	const struct shell_command *c = shell_find_extra(argv[0]);
+	if (c)
+		return c->run(argc, argv);
+	kprintf("%s: unknown command (try 'help')\n", argv[0]);
+	return -ENOENT;
+}
+
+static int fw_getvar(void *ctx __unused, const char *name, char *buf, size_t size)
+{
+	return setting_get(name, buf, size);
+}
+
+static const struct script_ops fw_ops = { fw_run, fw_getvar };
+
+int script_run_firmware(const char *text, size_t len)
+{
+	int rc;
+
+	if (depth >= SCRIPT_MAX_DEPTH) {
+		kprintf("script: chained %d deep; refusing to go further (a script chaining "
+			"itself?)\n", SCRIPT_MAX_DEPTH);
+		return -ERANGE;
+	}
+	depth++;
+	rc = script_exec(text, len, &fw_ops, NULL, NULL);
+	depth--;
+	return rc;
+}
+
+static int run_script_image(struct image *img)
+{
+	boot_phase("running script %s (%zu bytes)", img->name, img->len);
+	return script_run_firmware((const char *)img->data, img->len);
+}
+
+/* Waits for a key; true if one came. Keeps the network running meanwhile. */
+static bool key_pressed(uint64_t ms)
+{
+	for (uint64_t end = clock_ms() + ms; clock_ms() < end;) {
+		int c = plat_getc();
+
+		if (c >= 0)
+			return true;
+		if (c == PLAT_GETC_EOF)
+			return false;
+		hooks_poll();
+		plat_poll();
+		plat_cpu_relax();
+	}
+	return false;
+}
+
+static void autoboot_start(void)
+{
+	char cmds[8];
+
+	image_run_script = run_script_image;
+	/* ibboot.cmd= names what to do instead (tests and hand-driven boots). */
+	if (cmdline_get(plat_cmdline(), "ibboot.cmd", cmds, sizeof(cmds)) != -ENOENT)
+		return;
+	kprintf("Press any key within %u s for the ibboot console; otherwise: %s",
+		AUTOBOOT_WAIT_MS / 1000, SCRIPT_DEFAULT + sizeof(SCRIPT_MAGIC));
+	if (key_pressed(AUTOBOOT_WAIT_MS)) {
+		kprintf("console: 'help' lists the commands; 'chain URL' or 'kernel URL' + 'boot' "
+			"start a system\n");
+		return;
+	}
+	boot_phase("autoboot: running the embedded script");
+	int rc = script_run_firmware(SCRIPT_DEFAULT, sizeof(SCRIPT_DEFAULT) - 1);
+	boot_phase("autoboot failed (%s): check the DHCP server offers a boot file on this "
+		   "network and the server has it; dropping to the console", ib_strerror(rc));
+}
+
+/* Link order puts this after the network's hooks, so the stack is up when it runs. */
+IBBOOT_HOOK(zz_autoboot, autoboot_start, NULL);
