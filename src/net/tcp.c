@@ -262,7 +262,7 @@ static void acked_now(struct tcp_conn *c)
 static int xmit(struct tcp_conn *c, uint32_t seq, uint8_t flags, const uint8_t *data, size_t len)
 {
 	struct net_buf *nb = ipv4_alloc(c->nd);
-	size_t opt_len = flags & TCP_SYN ? 8 : 0;
+	size_t opt_len = flags & TCP_SYN ? 20 : c->ts_ok ? 12 : 0;
 	uint32_t wnd;
 	uint8_t *h;
 
@@ -286,7 +286,7 @@ static int xmit(struct tcp_conn *c, uint32_t seq, uint8_t flags, const uint8_t *
 	h[13] = flags;
 	iblib_put_be16(h + 14, (uint16_t)MIN(wnd, 65535u));
 	iblib_put_be32(h + 16, 0);   /* checksum, urgent pointer */
-	if (opt_len) {
+	if (flags & TCP_SYN) {
 		h[20] = TCP_OPT_MSS;
 		h[21] = 4;
 		iblib_put_be16(h + 22, c->rcv_mss);
@@ -294,6 +294,16 @@ static int xmit(struct tcp_conn *c, uint32_t seq, uint8_t flags, const uint8_t *
 		h[25] = TCP_OPT_WSCALE;
 		h[26] = 3;
 		h[27] = TCP_RCV_WSCALE;
+	}
+	if (opt_len) {
+		/* RFC 7323 §3.2 (and Appendix A's layout): NOP NOP TS, TSecr = TS.Recent. */
+		uint8_t *o = h + TCP_HDR_LEN + opt_len - 12;
+
+		o[0] = o[1] = TCP_OPT_NOP;
+		o[2] = TCP_OPT_TS;
+		o[3] = 10;
+		iblib_put_be32(o + 4, (uint32_t)clock_ms());
+		iblib_put_be32(o + 8, flags & TCP_ACK ? c->ts_recent : 0);
 	}
 	if (len)
 		memcpy(h + TCP_HDR_LEN + opt_len, data, len);
@@ -303,6 +313,7 @@ static int xmit(struct tcp_conn *c, uint32_t seq, uint8_t flags, const uint8_t *
 		return -EIO;
 	c->stats.segs_out++;
 	if (flags & TCP_ACK) {
+		c->last_ack_sent = c->rcv_nxt;
 		if (!len && !(flags & (TCP_SYN | TCP_FIN)))
 			c->stats.acks_out++;
 		acked_now(c);
@@ -774,6 +785,13 @@ static void process_syn_sent(struct tcp_conn *c, const struct tcp_segment *s, ui
 	}
 	if (s->has_mss && s->mss >= 64)
 		c->smss = MIN(s->mss, c->rcv_mss);
+	c->rcv_full = c->rcv_mss;
+	if (s->has_timestamps) {
+		c->ts_ok = true;
+		c->ts_recent = s->tsval;
+		c->smss -= 12;       /* RFC 7323 §3.2: options come out of the MSS */
+		c->rcv_full -= 12;
+	}
 	c->snd_wnd = s->window;   /* RFC 7323 §2.2: the SYN's window is not scaled */
 	c->snd_wl1 = s->seq;
 	c->snd_wl2 = s->ack;
@@ -895,7 +913,9 @@ static void process(struct tcp_conn *c, const struct tcp_segment *s, uint64_t no
 		}
 		if (len)
 			c->stats.dup_segs++;
-		challenge_ack(c, now);   /* a duplicate: our ACK tells the peer where we are */
+		/* A duplicate (or beyond the window): always answered, it is the peer's ACK clock
+		 * (only RFC 5961 challenge ACKs are rate-limited). */
+		send_ack(c);
 		if (c->state == TCP_TIME_WAIT && fin)
 			c->time_wait_until_ms = now + c->cfg.time_wait_ms;
 		return;
@@ -924,6 +944,10 @@ static void process(struct tcp_conn *c, const struct tcp_segment *s, uint64_t no
 		send_ack(c);   /* acknowledges something never sent */
 		return;
 	}
+	/* RFC 7323 §4.3: TS.Recent follows the segments at the left edge of the window. */
+	if (c->ts_ok && s->has_timestamps && TCP_SEQ_LEQ(s->seq, c->last_ack_sent) &&
+	    (int32_t)(s->tsval - c->ts_recent) >= 0)
+		c->ts_recent = s->tsval;
 	process_ack(c, s, now);
 	if (c->state == TCP_CLOSED)
 		return;
@@ -965,7 +989,7 @@ static void process(struct tcp_conn *c, const struct tcp_segment *s, uint64_t no
 	if (len) {
 		/* RFC 9293 §3.8.6.3 / RFC 5681 §4.2: ACK at least every second full segment and
 		 * at once when a hole was being filled; otherwise within delack_ms. */
-		if (len >= c->rcv_mss || len >= c->smss)
+		if (len >= c->rcv_full)
 			c->unacked_segs++;
 		else
 			c->unacked_segs += 2;   /* a short segment: a PSH'd tail, answer it now */

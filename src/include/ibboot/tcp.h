@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * TCP client (RFC 9293), polled, for downloads: active open only, MSS from the device MTU, window
- * scaling (RFC 7323 §2) so a large receive window can be advertised, RTO per RFC 6298 with
+ * scaling (RFC 7323 §2) so a large receive window can be advertised, timestamps (RFC 7323 §3) so
+ * the peer can time its retransmissions (else Karn's rule leaves its RTO backed off for seconds), RTO per RFC 6298 with
  * exponential back-off and a bounded number of retries, fast retransmit after three duplicate
  * ACKs (RFC 5681 §3.2) for the little we send, orderly close (FIN both ways, a short TIME-WAIT)
  * and abortive close (RST), RST/SYN checks of RFC 5961 against blind resets.
@@ -9,8 +10,9 @@
  * A connection is a caller-owned struct. In-order data is handed to the owner's rx callback as a
  * pointer into the device's receive ring (valid only during the call), so the owner copies it
  * once, straight to where it belongs; nothing is allocated per segment. Segments that arrive out
- * of order are kept in a small bounded reassembly store (TCP_OOO_SLOTS segments, allocated once
- * at connect) and delivered when the hole is filled; beyond that they are dropped and the peer's
+ * of order are kept in a bounded reassembly store (TCP_OOO_SLOTS segments, allocated once at
+ * connect; as large as the advertised window, so a loss costs one retransmission, not a window)
+ * and delivered when the hole is filled; beyond that they are dropped and the peer's
  * retransmission brings them again.
  */
 #ifndef IBBOOT_TCP_H
@@ -24,7 +26,7 @@
 #define TCP_SNDBUF         4096     /* what a request may queue (HTTP GET lines) */
 #define TCP_RCV_WND        (512u << 10)
 #define TCP_RCV_WSCALE     4        /* 512 KiB >> 4 fits the 16-bit window field */
-#define TCP_OOO_SLOTS      48
+#define TCP_OOO_SLOTS      272      /* TCP_RCV_WND / 1992-byte segments, rounded up */
 #define TCP_OOO_SLOT_SIZE  2048     /* largest MSS the store keeps (IPoIB 2044 → 2004) */
 
 #define TCP_FIN 0x01
@@ -122,6 +124,9 @@ struct tcp_conn {
 	uint32_t irs, rcv_nxt;
 	uint8_t rcv_wscale;        /* ours, 0 if the peer did not agree */
 	uint16_t rcv_mss;          /* what we announced */
+	uint16_t rcv_full;         /* payload of a full-sized segment (rcv_mss minus options) */
+	bool ts_ok;                /* both sides send timestamps (RFC 7323 §3.2) */
+	uint32_t ts_recent, last_ack_sent;
 	unsigned unacked_segs;     /* full segments received since our last ACK */
 	bool ack_now;              /* an ACK is owed and could not be sent yet */
 	uint64_t delack_at_ms;     /* 0: no delayed ACK pending */
