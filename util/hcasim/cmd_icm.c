@@ -124,8 +124,9 @@ static int alloc_tables(struct hcasim *h)
 	h->cq_hw = calloc(((size_t)1 << h->lay.log_num_cq) / 8 + 1, 1);
 	h->cq_armed = calloc(((size_t)1 << h->lay.log_num_cq) / 8 + 1, 1);
 	h->eq_hw = calloc(((size_t)1 << h->lay.log_num_eq) / 8 + 1, 1);
+	h->eq_armed = calloc(((size_t)1 << h->lay.log_num_eq) / 8 + 1, 1);
 	h->mpt_hw = calloc(((size_t)1 << h->lay.log_num_mpt) / 8 + 1, 1);
-	return h->qp_state && h->qp_rc_wait && h->cq_hw && h->cq_armed && h->eq_hw && h->mpt_hw ? 0 : -1;
+	return h->qp_state && h->qp_rc_wait && h->cq_hw && h->cq_armed && h->eq_hw && h->eq_armed && h->mpt_hw ? 0 : -1;
 }
 
 int cmd_init_hca(struct hcasim *h, struct hcasim_cmd *c)

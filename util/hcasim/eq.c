@@ -163,6 +163,11 @@ void hcasim_eq_post(struct hcasim *h, uint32_t eqn, unsigned type, unsigned sub,
 	PRM_SET(eqc, producer_counter, ctx, (prod + 1) & 0xffffff);
 	if (hcasim_icm_write(h, hcasim_eqc_va(h, eqn), ctx, sizeof(ctx)) < 0)
 		hcasim_catastrophe(h, "EQ context in unmapped ICM");
+	/* an armed EQ interrupts once, then needs re-arming (PRM EQ doorbell "a") */
+	if (hcasim_bit(h->eq_armed, eqn)) {
+		hcasim_bit_set(h->eq_armed, eqn, false);
+		hcasim_bit_set(h->irq_pending, PRM_GET(eqc, intr, ctx), true);
+	}
 }
 
 void hcasim_async_event(struct hcasim *h, unsigned type, unsigned sub, const uint32_t data[6])
@@ -214,4 +219,11 @@ void hcasim_eq_doorbell(struct hcasim *h, uint32_t eqn, uint32_t val)
 		return;
 	PRM_SET(eqc, consumer_counter, ctx, PRM_GET(event_db_register, ci, db));
 	hcasim_icm_write(h, hcasim_eqc_va(h, eqn), ctx, sizeof(ctx));
+	if (PRM_GET(event_db_register, a, db)) {
+		/* armed with EQEs still unconsumed: the interrupt comes at once */
+		if (PRM_GET(eqc, producer_counter, ctx) != PRM_GET(event_db_register, ci, db))
+			hcasim_bit_set(h->irq_pending, PRM_GET(eqc, intr, ctx), true);
+		else
+			hcasim_bit_set(h->eq_armed, eqn, true);
+	}
 }

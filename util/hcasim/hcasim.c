@@ -70,6 +70,9 @@ void hcasim_free_tables(struct hcasim *h)
 	free(h->cq_hw);
 	free(h->cq_armed);
 	free(h->eq_hw);
+	free(h->eq_armed);
+	h->eq_armed = NULL;
+	memset(h->irq_pending, 0, sizeof(h->irq_pending));
 	free(h->mpt_hw);
 	h->qp_state = NULL;
 	h->cq_hw = h->cq_armed = h->eq_hw = h->mpt_hw = NULL;
@@ -339,4 +342,14 @@ uint64_t hcasim_dma_after_close(const struct hcasim *h)
 uint8_t hcasim_last_status(const struct hcasim *h)
 {
 	return h->last_status;
+}
+
+int hcasim_irq_next(struct hcasim *h)
+{
+	for (unsigned v = 0; v < 1024; v++)
+		if (hcasim_bit(h->irq_pending, v)) {
+			hcasim_bit_set(h->irq_pending, v, false);
+			return (int)v;
+		}
+	return -1;
 }

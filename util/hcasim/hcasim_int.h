@@ -229,7 +229,8 @@ struct hcasim {
 	/* hardware-ownership tables (firmware-private, sized at INIT_HCA) */
 	uint8_t *qp_state;   /* QPS_* per QPN (RST = not in hardware) */
 	uint8_t *qp_rc_wait; /* RC requester: a request is in flight, waiting for its ACK */
-	uint8_t *cq_hw, *cq_armed, *eq_hw, *mpt_hw;
+	uint8_t *cq_hw, *cq_armed, *eq_hw, *eq_armed, *mpt_hw;
+	uint8_t irq_pending[1024 / 8]; /* MSI-X vectors raised by armed EQs */
 	int eq_of_event[64]; /* MAP_EQ: async event type → EQN, -1 unmapped */
 
 	struct hcasim_port port[HCASIM_MAX_PORTS];

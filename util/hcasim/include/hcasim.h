@@ -111,6 +111,9 @@ const char *hcasim_refused(const struct hcasim *h, unsigned newest_index);
 bool hcasim_quiesced(const struct hcasim *h);
 /* DMA attempts made while the firmware was off (should stay 0: no DMA after close). */
 uint64_t hcasim_dma_after_close(const struct hcasim *h);
+/* Interrupts: an EQ armed through its doorbell (bit 31) raises its EQC `intr` vector once when an
+ * EQE is written. Returns the lowest pending MSI-X vector and clears it, or -1 when none. */
+int hcasim_irq_next(struct hcasim *h);
 /* The HCR status of the last completed command (0 success), for test rigs. */
 uint8_t hcasim_last_status(const struct hcasim *h);
 

@@ -265,3 +265,29 @@ TEST(hcasim_diag_receive_fifo_limits)
 	CHECK_EQ(st.rx_bad_hdr, 1 + 300 - 256 + 256); /* all-zero packets fail to parse */
 	rawhost_fini(&rh);
 }
+
+TEST(hcasim_diag_armed_eq_raises_its_vector_once)
+{
+	struct rawhost rh;
+	uint8_t db[4], eqe[32];
+
+	CHECK_EQ(rawhost_init(&rh, NULL), 0);
+	CHECK_EQ(rawhost_bringup(&rh), 0);
+	CHECK_EQ(hcasim_irq_next(rh.h), -1);
+	/* arm EQ 32 (consumer index 0, a = 1); its EQC says vector 0 */
+	hermonprm_store_dword(db, 0, 0);
+	S(event_db_register, a, db, 1);
+	hcasim_bar_write(rh.h, 2, (RAWHOST_EQN / 4) * 4096 + 0x800 + 8 * (RAWHOST_EQN % 4), db, 4);
+	CHECK_EQ(hcasim_irq_next(rh.h), -1);
+	hcasim_port_set_link(rh.h, 1, true);
+	CHECK_EQ(rawhost_set_port(&rh, 1, 3, 4), 0); /* port events */
+	CHECK_EQ(hcasim_irq_next(rh.h), 0);
+	CHECK_EQ(hcasim_irq_next(rh.h), -1);           /* once: not re-armed */
+	CHECK(rawhost_poll_eq(&rh, eqe) >= 0);         /* consumes one, doorbell without a */
+	/* re-arm while EQEs are still waiting: fires at once */
+	hermonprm_store_dword(db, 0, rh.eq_ci);
+	S(event_db_register, a, db, 1);
+	hcasim_bar_write(rh.h, 2, (RAWHOST_EQN / 4) * 4096 + 0x800 + 8 * (RAWHOST_EQN % 4), db, 4);
+	CHECK_EQ(hcasim_irq_next(rh.h), 0);
+	rawhost_fini(&rh);
+}
