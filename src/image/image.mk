@@ -63,7 +63,6 @@ build/boot/fuzz-%: src/image/fuzz/fuzz_%.c $(BOOT_FUZZ_LIB_OBJS)
 .PHONY: check-boot fuzz-boot check-boot-qemu
 check-boot: build/boot/boot-unit bin/ibboot.lkrn $(if $(BOOT_HAVE_CLANG),$(BOOT_FUZZ_BINS))
 	@util/run-test boot-unit build/boot/boot-unit
-	@util/run-test boot-sha256sum src/image/tests/sha256sum.sh build/boot/boot-unit
 ifeq ($(BOOT_HAVE_CLANG),yes)
 	@for f in $(BOOT_FUZZ_NAMES); do \
 		util/run-test boot-fuzz-$$f src/image/fuzz/smoke.sh build/boot/fuzz-$$f \
