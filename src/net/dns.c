@@ -326,6 +326,9 @@ int dns_resolve(struct net_device *nd, const char *name, const struct dns_config
 		return 0;
 	if (cache_lookup(name, addr, clock_ms()))
 		return 0;
+	rc = net_ready_for_unicast(nd, "dns");
+	if (rc < 0)
+		return rc;
 	if (!n_servers) {
 		kprintf("dns: cannot resolve %s: no DNS server (did DHCP give option 6?)\n", name);
 		return -ENOENT;

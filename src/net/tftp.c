@@ -371,6 +371,9 @@ int tftp_start(struct tftp_client *c, struct net_device *nd, uint32_t server,
 	memset(c, 0, sizeof(*c));
 	if (!fl || fl >= TFTP_FILENAME_MAX || !sink || (!sink->buf && sink->size))
 		return -EINVAL;
+	rc = net_ready_for_unicast(nd, "tftp");
+	if (rc < 0)
+		return rc;
 	c->nd = nd;
 	c->server = server;
 	c->server_port = TFTP_PORT;

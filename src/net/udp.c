@@ -229,3 +229,16 @@ const struct udp_stats *udp_get_stats(void)
 {
 	return &stats;
 }
+
+int net_ready_for_unicast(const struct net_device *nd, const char *who)
+{
+	if (!nd->link_up) {
+		kprintf("%s: %s has no link (is the port ACTIVE? see ibstat)\n", who, nd->name);
+		return -EIO;
+	}
+	if (!nd->ip_addr) {
+		kprintf("%s: %s has no IPv4 address (run dhcp first)\n", who, nd->name);
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -565,3 +565,19 @@ TEST(tftp_console_command)
 	fake_net_teardown();
 	free(f);
 }
+
+TEST(tftp_refuses_without_link_or_address)
+{
+	struct tftp_sink sink = { sink_buf, sizeof(sink_buf), 0, NULL, NULL };
+
+	fake_net_setup(NULL, NULL);
+	test_console_clear();
+	CHECK_EQ(tftp_fetch(&fake_nd, SRV, "boot.bin", NULL, &sink), -EINVAL);
+	CHECK(test_console_has("tftp: ib0 has no IPv4 address (run dhcp first)"));
+	fake_nd.ip_addr = CLIENT_IP;
+	fake_nd.link_up = false;
+	CHECK_EQ(tftp_fetch(&fake_nd, SRV, "boot.bin", NULL, &sink), -EIO);
+	CHECK(test_console_has("tftp: ib0 has no link"));
+	CHECK_EQ(fake_tx_count, 0);
+	fake_net_teardown();
+}
