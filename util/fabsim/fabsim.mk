@@ -84,8 +84,9 @@ ifeq ($(FABSIM_HAVE_CLANG),yes)
 else
 	@util/run-test fabsim-fuzz sh -c 'echo "SKIP: fabsim-fuzz: clang not installed (util/deps.d/fabsim.list)"; exit 77'
 endif
-	@SUITE=fabsim-opensm-hcasim util/run-test fabsim-opensm-hcasim \
-		$(FABSIM_DIR)/tests/opensm-test.sh build/fabsim/san/fabsim bin/fabsimctl build/fabsim/hca-rig
+	@SUITE=fabsim-opensm-hcasim RIG_JOINS=1 util/run-test fabsim-opensm-hcasim \
+		$(FABSIM_DIR)/tests/opensm-test.sh build/fabsim/san/fabsim bin/fabsimctl \
+		build/fabsim/hca-rig --join
 	@SUITE=fabsim-opensm-lossy FABSIM_FAULT="all loss=0.05 dup=0.05 reorder=0.05" \
 		util/run-test fabsim-opensm-lossy $(FABSIM_DIR)/tests/opensm-test.sh \
 		build/fabsim/san/fabsim bin/fabsimctl build/fabsim/hca-rig

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hca-rig SOCKET NAME NODE_GUID NUM_PORTS
+ * hca-rig [--join] SOCKET NAME NODE_GUID NUM_PORTS
  *
  * One whole HCA model (libhcasim) on fabsim: util/hcasim/tests/rawhost plays a driver-less host
  * (guest memory, HCR commands) and brings the device up by raw commands to INIT_HCA, then attaches
@@ -11,6 +11,10 @@
  * fabsim after every call into the model, and counts any it was too slow to see. It also reports
  * the model's own link training (rh.link_up, from ops->link_change) to fabsim, so the switch port
  * stays Down until the model's port is initialised (HCA_ATTACH_REPORTS_LINK).
+ *
+ * --join: once the first cabled port is Active (PortInfo read through MAD_IFC), send the IPoIB
+ * broadcast-group join (MCMemberRecord SubnAdmSet) to the SA from a UD QP of the model, and print
+ * the answer received on that QP: the model's datapath, fabsim's switch and OpenSM's SA together.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,6 +26,9 @@
 
 #include "hca_attach.h"
 #include "rawhost.h"
+
+#include <iblib/mad.h>
+#include <iblib/bytes.h>
 
 static volatile sig_atomic_t stop;
 
@@ -45,7 +52,115 @@ struct rig {
 	unsigned long missed;
 	bool reported[3];       /* link state last reported to fabsim, per port */
 	unsigned num_ports;
+	/* --join */
+	bool join, joined;
+	unsigned join_port, join_tries;
+	uint64_t join_guid;
+	uint64_t next_try;
+	struct rawhost_cq cq;
+	struct rawhost_qp qp;
+	uint64_t sbuf, rbuf;
+	const char *name;
 };
+
+#define JOIN_QPN 0x100
+#define JOIN_CQN 130
+#define GSI_QKEY 0x80010000u
+#define JOIN_TID 0x4a4f494e00000001ull
+
+static int join_setup(struct rig *r)
+{
+	struct rawhost_qp_attr a = { .st = 3, .port = r->join_port, .log_sq = 3, .log_rq = 3,
+				     .qkey = GSI_QKEY, .cqn_snd = JOIN_CQN, .cqn_rcv = JOIN_CQN };
+	int st;
+
+	if ((st = rawhost_create_cq(&r->rh, &r->cq, JOIN_CQN, 4)) ||
+	    (st = rawhost_create_qp(&r->rh, &r->qp, JOIN_QPN, &a)))
+		return st;
+	r->sbuf = rawhost_alloc(&r->rh, 4096, 4096);
+	r->rbuf = rawhost_alloc(&r->rh, 4096, 4096);
+	rawhost_post_recv(&r->rh, &r->qp, r->rbuf, 40 + 256, 0);
+	return 0;
+}
+
+/* PortInfo of the join port through MAD_IFC: state, LID, SM LID. */
+static bool port_active(struct rig *r, uint16_t *lid, uint16_t *smlid)
+{
+	uint8_t mad[256] = { 0 }, resp[256];
+	struct iblib_mad_hdr h = { .base_version = 1, .mgmt_class = IBLIB_MCLASS_SUBN_LID,
+				   .class_version = 1, .method = IBLIB_METHOD_GET, .tid = 1,
+				   .attr_id = 0x0015, .attr_mod = r->join_port };
+
+	iblib_mad_hdr_put(mad, &h);
+	if (rawhost_mad_ifc(&r->rh, r->join_port, mad, resp))
+		return false;
+	*lid = iblib_get_be16(resp + 64 + 16);
+	*smlid = iblib_get_be16(resp + 64 + 18);
+	return (resp[64 + 32] & 0xf) == 4 && *smlid;
+}
+
+static void join_send(struct rig *r, uint16_t lid, uint16_t smlid)
+{
+	uint8_t *mad = rawhost_ptr(&r->rh, r->sbuf);
+	struct iblib_mad_hdr h = { .base_version = 1, .mgmt_class = IBLIB_MCLASS_SUBN_ADM,
+				   .class_version = IBLIB_SA_CLASS_VERSION, .method = IBLIB_METHOD_SET,
+				   .tid = JOIN_TID, .attr_id = IBLIB_SA_ATTR_MCMEMBER_RECORD };
+	struct iblib_sa_hdr sa = { .comp_mask = IBLIB_MCR_COMP_MGID | IBLIB_MCR_COMP_PORT_GID |
+						IBLIB_MCR_COMP_PKEY | IBLIB_MCR_COMP_JOIN_STATE };
+	struct iblib_mcmember_record m = { .pkey = 0xffff, .join_state = IBLIB_MCR_JOIN_FULL };
+	struct rawhost_ud_dest d = { .dlid = smlid, .dqpn = 1, .qkey = GSI_QKEY };
+	static const uint8_t mgid[16] = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0,
+					  0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff };
+
+	memset(mad, 0, 256);
+	memcpy(m.mgid.raw, mgid, 16);
+	iblib_gid_make(&m.port_gid, 0xfe80000000000000ull, r->join_guid);
+	iblib_mad_hdr_put(mad, &h);
+	iblib_sa_hdr_put(mad, &sa);
+	iblib_mcmember_record_put(mad + IBLIB_SA_DATA_OFF, &m);
+	rawhost_post_ud(&r->rh, &r->qp, &d, r->sbuf, 256, 0);
+	r->join_tries++;
+	(void)lid;
+}
+
+/* A completion on the join QP: print the SA's answer when it is one. */
+static void join_poll(struct rig *r)
+{
+	uint8_t cqe[32];
+
+	while (rawhost_poll_cq(&r->rh, &r->cq, cqe) > 0) {
+		const uint8_t *mad = (const uint8_t *)rawhost_ptr(&r->rh, r->rbuf) + 40;
+		struct iblib_mad_hdr h;
+		struct iblib_mcmember_record m;
+
+		(void)cqe;   /* send and receive completions alike: the receive buffer tells */
+		iblib_mad_hdr_get(mad, &h);
+		if (r->joined || h.mgmt_class != IBLIB_MCLASS_SUBN_ADM || h.tid != JOIN_TID ||
+		    !(h.method & IBLIB_METHOD_RESP))
+			continue;
+		iblib_mcmember_record_get(mad + IBLIB_SA_DATA_OFF, &m);
+		printf("hca-rig %s port %u join: status 0x%04x MGID %02x%02x:%02x%02x:%02x%02x:...:"
+		       "%02x%02x:%02x%02x Q_Key 0x%08x MLID 0x%04x MTU 0x%02x P_Key 0x%04x\n",
+		       r->name, r->join_port, h.status, m.mgid.raw[0], m.mgid.raw[1], m.mgid.raw[2],
+		       m.mgid.raw[3], m.mgid.raw[4], m.mgid.raw[5], m.mgid.raw[12], m.mgid.raw[13],
+		       m.mgid.raw[14], m.mgid.raw[15], m.qkey, m.mlid, m.mtu_selector << 6 | m.mtu,
+		       m.pkey);
+		fflush(stdout);
+		r->joined = h.status == 0;
+		rawhost_post_recv(&r->rh, &r->qp, r->rbuf, 40 + 256, 0);
+	}
+}
+
+static void join_step(struct rig *r, uint64_t now)
+{
+	uint16_t lid, smlid;
+
+	if (!r->join || r->joined || r->join_tries >= 20 || now < r->next_try)
+		return;
+	r->next_try = now + 250000000ull;
+	if (port_active(r, &lid, &smlid))
+		join_send(r, lid, smlid);
+}
 
 static void forward_new_packets(struct rig *r)
 {
@@ -74,10 +189,16 @@ int main(int argc, char **argv)
 	char err[256], *end;
 	int st;
 
+	if (argc > 1 && !strcmp(argv[1], "--join")) {
+		r.join = true;
+		argv++;
+		argc--;
+	}
 	if (argc != 5) {
-		fprintf(stderr, "usage: hca-rig SOCKET NAME NODE_GUID NUM_PORTS\n");
+		fprintf(stderr, "usage: hca-rig [--join] SOCKET NAME NODE_GUID NUM_PORTS\n");
 		return 2;
 	}
+	r.name = argv[2];
 	cfg.node_guid = strtoull(argv[3], &end, 0);
 	cfg.num_ports = (unsigned)strtoul(argv[4], NULL, 0);
 	cfg.node_desc = argv[2];
@@ -123,6 +244,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	forward_new_packets(&r);
+	for (unsigned p = 1; r.join && p <= cfg.num_ports; p++)
+		if (hca_attach_port_status(r.att, p, NULL) && !r.join_port) {
+			r.join_port = p;
+			r.join_guid = guids[p - 1];
+		}
+	if (r.join && (!r.join_port || (st = join_setup(&r)))) {
+		fprintf(stderr, "hca-rig: no port for the join, or its QP failed (HCR status 0x%x)\n",
+			r.join_port ? st : 0);
+		r.join = false;
+	}
 	printf("hca-rig %s: INIT_PORT done\n", argv[2]);
 	fflush(stdout);
 	sigaction(SIGINT, &sa, NULL);
@@ -149,6 +280,13 @@ int main(int argc, char **argv)
 		while (hcasim_step(r.rh.h))
 			forward_new_packets(&r);
 		forward_new_packets(&r);
+		if (r.join) {
+			join_poll(&r);
+			join_step(&r, now);
+			while (hcasim_step(r.rh.h))
+				forward_new_packets(&r);
+			forward_new_packets(&r);
+		}
 	}
 	if (r.missed)
 		fprintf(stderr, "hca-rig %s: %lu packets left the model faster than forwarded\n",
