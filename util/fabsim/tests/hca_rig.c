@@ -99,7 +99,7 @@ static bool port_active(struct rig *r, uint16_t *lid, uint16_t *smlid)
 	return (resp[64 + 32] & 0xf) == 4 && *smlid;
 }
 
-static void join_send(struct rig *r, uint16_t lid, uint16_t smlid)
+static void join_send(struct rig *r, uint16_t smlid)
 {
 	uint8_t *mad = rawhost_ptr(&r->rh, r->sbuf);
 	struct iblib_mad_hdr h = { .base_version = 1, .mgmt_class = IBLIB_MCLASS_SUBN_ADM,
@@ -120,7 +120,6 @@ static void join_send(struct rig *r, uint16_t lid, uint16_t smlid)
 	iblib_mcmember_record_put(mad + IBLIB_SA_DATA_OFF, &m);
 	rawhost_post_ud(&r->rh, &r->qp, &d, r->sbuf, 256, 0);
 	r->join_tries++;
-	(void)lid;
 }
 
 /* A completion on the join QP: print the SA's answer when it is one. */
@@ -159,7 +158,7 @@ static void join_step(struct rig *r, uint64_t now)
 		return;
 	r->next_try = now + 250000000ull;
 	if (port_active(r, &lid, &smlid))
-		join_send(r, lid, smlid);
+		join_send(r, smlid);
 }
 
 static void forward_new_packets(struct rig *r)
