@@ -75,3 +75,12 @@ ALL_TARGETS   += build/dhcp/apps-unit build/dhcp/tun-client
 CHECK_TARGETS += check-dhcp
 FUZZ_TARGETS  += fuzz-dhcp
 CLEAN_FILES   += build/dhcp
+
+# The same protocols over the whole stack: bin/ibboot-hosted with the HCA model in fabsim under
+# OpenSM, the server node and dnsmasq (util/netboot-env): both client-id reservations and a
+# 16 MiB TFTP download over IPoIB. Kept out of CHECK_TARGETS until net_poll() also runs the
+# platform poll, without which the hosted model never hears from fabsim in the protocol loops
+# (.lead-requests/dhcp-to-ibcore.txt); passes today with that one-line change.
+.PHONY: check-dhcp-ipoib
+check-dhcp-ipoib: bin/ibboot-hosted
+	@util/run-test dhcp-ipoib src/net/apps-tests/ipoib-e2e.sh

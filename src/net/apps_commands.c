@@ -117,6 +117,16 @@ static void print_progress(void *ctx, uint64_t bytes, uint64_t total)
 			(unsigned long long)(ms ? bytes / ms : 0));
 }
 
+/* FNV-1a, 32 bits: a quick fingerprint of what arrived, for comparing with the file served. */
+static uint32_t fnv1a32(const uint8_t *p, size_t n)
+{
+	uint32_t h = 0x811c9dc5u;
+
+	while (n--)
+		h = (h ^ *p++) * 0x01000193u;
+	return h;
+}
+
 static uint8_t *tftp_buf;
 static size_t tftp_buf_size;
 
@@ -202,8 +212,8 @@ static int cmd_tftp(int argc, char **argv)
 	n = tftp_fetch(nd, server, file, &opts, &sink);
 	if (n < 0)
 		return (int)n;
-	kprintf("tftp: %s: %ld bytes in %llu ms\n", file, n,
-		(unsigned long long)(clock_ms() - prog.start_ms));
+	kprintf("tftp: %s: %ld bytes in %llu ms, fnv1a32 0x%08x\n", file, n,
+		(unsigned long long)(clock_ms() - prog.start_ms), fnv1a32(tftp_buf, (size_t)n));
 	return 0;
 }
 

@@ -550,6 +550,15 @@ TEST(tftp_console_command)
 	test_console_clear();
 	CHECK_EQ(run_apps_command("tftp tftp://198.18.0.1/boot.bin"), 0);
 	CHECK(test_console_has("tftp: boot.bin: 3000 bytes"));
+	{
+		uint32_t h = 0x811c9dc5u;
+		char want[32];
+
+		for (size_t i = 0; i < 3000; i++)
+			h = (h ^ f[i]) * 0x01000193u;
+		snprintf(want, sizeof(want), "fnv1a32 0x%08x", h);
+		CHECK(test_console_has(want));
+	}
 	free(s.sent_once);
 	memset(&s, 0, sizeof(s));
 	s.data = f;

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# src/net/apps-tests/ipoib-e2e.sh [IBBOOT-HOSTED] — the UDP applications over the whole stack:
+# bin/ibboot-hosted with the HCA model, cabled into fabsim under the stock OpenSM, talking IPoIB to
+# the server node and the real dnsmasq behind it (util/netboot-env). Checks both client-id
+# reservations (dhcp-host=id:...) and a 16 MiB TFTP download whose FNV-1a matches the file.
+# Results as PASS:/FAIL: lines; logs in build/dhcp/ipoib-e2e/.
+set -uo pipefail
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+cd "$TOP"
+BIN=$(realpath "${1:-bin/ibboot-hosted}")
+T=$TOP/build/dhcp/ipoib-e2e
+suite=dhcp-ipoib
+rm -rf "$T" && mkdir -p "$T"
+fails=0
+pass() { echo "PASS: $suite/$1"; }
+fail() { echo "FAIL: $suite/$1: $2"; fails=$((fails + 1)); }
+
+for f in "$BIN" bin/fabsim bin/fabsim-servernode; do
+	[ -x "$f" ] || { echo "FAIL: $suite: $f missing (run: make all)"; exit 1; }
+done
+head -c $((16 << 20)) /dev/urandom > "$T/big.bin"
+want=$(python3 -c '
+import sys
+h = 0x811c9dc5
+for b in open(sys.argv[1], "rb").read():
+    h = ((h ^ b) * 0x01000193) & 0xffffffff
+print("0x%08x" % h)' "$T/big.bin")
+
+# Port 1 of HCA slot 1 has GUID 0x0002c90300d00011 in netboot-env's topology (checked below).
+guid=00:02:c9:03:00:d0:00:11
+CMDS="dhcp,tftp+tftp://198.18.0.1/big.bin,dhcp+client-id=ib,ifstat,poweroff"
+cat > "$T/guest.sh" <<INNER
+#!/usr/bin/env bash
+[ "\$(printf '%x' \$NETBOOT_HCA1_PORT1_GUID)" = 2c90300d00011 ] || echo "GUID-MISMATCH \$NETBOOT_HCA1_PORT1_GUID"
+node=\$(printf '0x%x' \$((NETBOOT_HCA1_PORT1_GUID - 1)))
+timeout --kill-after=5 180 "$BIN" --hca --hca-guid=\$node --fabric=\$FABSIM_HCA_SOCKET \\
+	"ibboot.cmd=$CMDS" > "$T/serial.log" 2> "$T/stderr.log" &
+guest=\$!
+# The SM is (re)started once the image waits for it (see src/drivers/infiniband/tests/icmp-e2e.sh).
+for i in \$(seq 1 300); do
+	grep -q 'waiting for the subnet manager' "$T/serial.log" 2>/dev/null && break
+	sleep 0.2
+done
+$TOP/util/netboot-env sm-restart "$T/env" > "$T/sm-start.log" 2>&1
+wait \$guest
+echo \$? > "$T/guest.status"
+INNER
+chmod +x "$T/guest.sh"
+util/netboot-env run "$T/env" --hcas 1 --serve "$T/big.bin" --dhcp-boot boot.bin \
+	--dhcp-host "id:ff:00:00:00:00:00:02:00:00:02:c9:00:$guid,198.18.0.60" \
+	--dhcp-host "id:20:$guid,198.18.0.61" -- "$T/guest.sh" > "$T/netboot-env.log" 2>&1
+rc=$?
+if [ "$rc" -eq 77 ]; then
+	echo "SKIP: $suite: this machine cannot create the test network (see $T/netboot-env.log)"
+	exit 77
+fi
+log=$T/serial.log
+grep -q GUID-MISMATCH "$T/netboot-env.log" && fail topology "netboot-env's port GUID changed"
+if grep -q "ib0: DHCP lease 198.18.0.60 " "$log" &&
+   grep -q "client-id ff:00:00:00:00:00:02:00:00:02:c9:00:$guid" "$log"; then
+	pass lease-flexboot-client-id
+else
+	fail lease-flexboot-client-id "no lease 198.18.0.60 over IPoIB"
+fi
+if grep -q "tftp: big.bin: blksize 2012" "$log" &&
+   grep -q "tftp: big.bin: 16777216 bytes in [0-9]* ms, fnv1a32 $want" "$log"; then
+	pass tftp-16MiB-over-ipoib
+else
+	fail tftp-16MiB-over-ipoib "no intact 16 MiB download (want fnv1a32 $want)"
+fi
+if grep -q "ib0: DHCP lease 198.18.0.61 " "$log" && grep -q "client-id 20:$guid" "$log"; then
+	pass lease-ib-hwtype-client-id
+else
+	fail lease-ib-hwtype-client-id "no lease 198.18.0.61 for the 20:GUID form"
+fi
+if grep -qE "ERROR: AddressSanitizer|runtime error" "$log" "$T/stderr.log"; then
+	fail sanitizers "sanitizer report (see $T/stderr.log)"
+fi
+[ "$(cat "$T/guest.status" 2>/dev/null)" = 0 ] || fail guest-exit "ibboot-hosted exited $(cat "$T/guest.status" 2>/dev/null)"
+[ $fails -eq 0 ] || { echo "--- serial"; tail -40 "$log"; }
+[ $fails -eq 0 ]
