@@ -716,3 +716,24 @@ TEST(ipoib_send_error_rebuilds_the_qp_and_traffic_resumes)
 	CHECK(peer_find(ETHERTYPE_IPV4, 0, &len) != NULL);   /* re-resolved and delivered */
 	teardown(f);
 }
+
+TEST(ipv4_configure_rejects_nonsense)
+{
+	struct fake_ibdev *f = setup(NULL);
+
+	if (!f)
+		return;
+	CHECK_EQ(ipv4_configure(ib0(), 0, 0xffffff00u, 0), -EINVAL);
+	CHECK_EQ(ipv4_configure(ib0(), IPV4_BROADCAST, 0xffffff00u, 0), -EINVAL);
+	CHECK_EQ(ipv4_configure(ib0(), OUR_IP, 0xff00ff00u, 0), -EINVAL);   /* not contiguous */
+	CHECK_EQ(ib0()->ip_addr, 0);                                          /* state intact */
+	CHECK_EQ(ipv4_configure(ib0(), OUR_IP, 0xfffffffcu, 0), 0);
+	/* off-subnet without a gateway: a clear error, the buffer goes back */
+	CHECK_EQ(icmp_send_echo(ib0(), 0x08080808u, 1, 1, 8), -ENOENT);
+	CHECK(test_console_has("ib0: no route to 8.8.8.8 (off-subnet and no gateway)"));
+	CHECK_EQ(ipoib_instance()->qp->send_free_mask, 0xffffu);
+	/* larger than the MTU: refused, not fragmented */
+	CHECK_EQ(icmp_send_echo(ib0(), 0xc6120001u, 1, 1, 3000), -ERANGE);
+	CHECK_EQ(ipoib_instance()->qp->send_free_mask, 0xffffu);
+	teardown(f);
+}
