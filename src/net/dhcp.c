@@ -80,8 +80,36 @@ static void copy_string(char *dst, size_t size, const uint8_t *src, size_t len)
 	dst[n] = '\0';
 }
 
-static int parse_option(struct dhcp_msg *m, const char *area, size_t off, uint8_t code,
-			const uint8_t *v, size_t len, bool main_area, const char **why)
+static bool memchr_nul(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!p[i])
+			return true;
+	return false;
+}
+
+/* RFC 3396 §7: a long option split into several instances is their concatenation, in the
+ * order options, file, sname. A part after one that held a NUL adds nothing. */
+static void append_string(char *dst, size_t size, bool *ended, const uint8_t *src, size_t len)
+{
+	size_t have = strnlen(dst, size);
+
+	if (*ended || have + 1 >= size)
+		return;
+	copy_string(dst + have, size - have, src, len);
+	if (memchr_nul(src, len))
+		*ended = true;
+}
+
+/* Parse state shared by the areas of one message. */
+struct parse_state {
+	uint8_t seen[256 / 8];
+	bool ended[5];   /* per string option: a part held its NUL */
+};
+
+static int parse_option(struct dhcp_msg *m, struct parse_state *ps, const char *area,
+			size_t off, uint8_t code, const uint8_t *v, size_t len, bool main_area,
+			const char **why)
 {
 	switch (code) {
 	case OPT_MSG_TYPE:
@@ -112,7 +140,8 @@ static int parse_option(struct dhcp_msg *m, const char *area, size_t off, uint8_
 		if (!len || len % 4)
 			return fail_at(why, area, off, code, "length is not a non-zero multiple of 4");
 		if (code == OPT_ROUTER) {
-			m->router = iblib_get_be32(v);
+			if (!m->router)
+				m->router = iblib_get_be32(v);
 		} else {
 			for (size_t i = 0; i < len && m->n_dns < DHCP_MAX_DNS; i += 4)
 				m->dns[m->n_dns++] = iblib_get_be32(v + i);
@@ -126,19 +155,19 @@ static int parse_option(struct dhcp_msg *m, const char *area, size_t off, uint8_
 			m->overload = v[0];
 		break;
 	case OPT_HOSTNAME:
-		copy_string(m->hostname, sizeof(m->hostname), v, len);
+		append_string(m->hostname, sizeof(m->hostname), &ps->ended[0], v, len);
 		break;
 	case OPT_DOMAIN:
-		copy_string(m->domain, sizeof(m->domain), v, len);
+		append_string(m->domain, sizeof(m->domain), &ps->ended[1], v, len);
 		break;
 	case OPT_TFTP_SERVER:
-		copy_string(m->tftp_server, sizeof(m->tftp_server), v, len);
+		append_string(m->tftp_server, sizeof(m->tftp_server), &ps->ended[2], v, len);
 		break;
 	case OPT_BOOTFILE:
-		copy_string(m->bootfile, sizeof(m->bootfile), v, len);
+		append_string(m->bootfile, sizeof(m->bootfile), &ps->ended[3], v, len);
 		break;
 	case OPT_MESSAGE:
-		copy_string(m->message, sizeof(m->message), v, len);
+		append_string(m->message, sizeof(m->message), &ps->ended[4], v, len);
 		break;
 	default:
 		break;
@@ -146,11 +175,16 @@ static int parse_option(struct dhcp_msg *m, const char *area, size_t off, uint8_
 	return 0;
 }
 
-/* Walks one option area. The first occurrence of an option wins (no RFC 3396 concatenation). */
-static int parse_area(struct dhcp_msg *m, const uint8_t *p, size_t len, const char *area,
-		      bool main_area, const char **why)
+static bool is_concatenated(uint8_t code)
 {
-	uint8_t seen[256 / 8] = { 0 };
+	return code == OPT_DNS || code == OPT_HOSTNAME || code == OPT_DOMAIN ||
+	       code == OPT_TFTP_SERVER || code == OPT_BOOTFILE || code == OPT_MESSAGE;
+}
+
+/* Walks one option area. */
+static int parse_area(struct dhcp_msg *m, struct parse_state *ps, const uint8_t *p, size_t len,
+		      const char *area, bool main_area, const char **why)
+{
 	size_t i = 0;
 
 	while (i < len) {
@@ -174,9 +208,11 @@ static int parse_area(struct dhcp_msg *m, const uint8_t *p, size_t len, const ch
 				  (unsigned)olen, (unsigned)(len - i - 2));
 			return fail_at(why, area, i, code, what);
 		}
-		if (!(seen[code / 8] & (1u << (code % 8)))) {
-			seen[code / 8] |= (uint8_t)(1u << (code % 8));
-			rc = parse_option(m, area, i, code, p + i + 2, olen, main_area, why);
+		/* Fixed-size options: the first instance wins. Strings and lists (DNS servers)
+		 * concatenate (RFC 3396). */
+		if (is_concatenated(code) || !(ps->seen[code / 8] & (1u << (code % 8)))) {
+			ps->seen[code / 8] |= (uint8_t)(1u << (code % 8));
+			rc = parse_option(m, ps, area, i, code, p + i + 2, olen, main_area, why);
 			if (rc < 0)
 				return rc;
 		}
@@ -188,11 +224,13 @@ static int parse_area(struct dhcp_msg *m, const uint8_t *p, size_t len, const ch
 
 int dhcp_parse(const uint8_t *buf, size_t len, struct dhcp_msg *out, const char **why)
 {
+	struct parse_state ps;
 	const char *dummy;
 	int rc;
 
 	if (!why)
 		why = &dummy;
+	memset(&ps, 0, sizeof(ps));
 	if (!buf || !out) {
 		*why = "no buffer";
 		return -EINVAL;
@@ -220,16 +258,16 @@ int dhcp_parse(const uint8_t *buf, size_t len, struct dhcp_msg *out, const char 
 	out->siaddr = iblib_get_be32(buf + OFF_SIADDR);
 	out->giaddr = iblib_get_be32(buf + OFF_GIADDR);
 	/* RFC 2131 §4.1: options, then file, then sname when option 52 says they hold options. */
-	rc = parse_area(out, buf + OFF_OPTIONS, len - OFF_OPTIONS, "options", true, why);
+	rc = parse_area(out, &ps, buf + OFF_OPTIONS, len - OFF_OPTIONS, "options", true, why);
 	if (rc < 0)
 		return rc;
 	if (out->overload & 1) {
-		rc = parse_area(out, buf + OFF_FILE, FILE_LEN, "file", false, why);
+		rc = parse_area(out, &ps, buf + OFF_FILE, FILE_LEN, "file", false, why);
 		if (rc < 0)
 			return rc;
 	}
 	if (out->overload & 2) {
-		rc = parse_area(out, buf + OFF_SNAME, SNAME_LEN, "sname", false, why);
+		rc = parse_area(out, &ps, buf + OFF_SNAME, SNAME_LEN, "sname", false, why);
 		if (rc < 0)
 			return rc;
 	}

@@ -244,6 +244,31 @@ TEST(dhcp_parse_overload)
 	}
 }
 
+TEST(dhcp_parse_concatenates_split_options)
+{
+	struct dhcp_reply r;
+	struct dhcp_msg m;
+	uint8_t ov = 1, *file;
+
+	/* RFC 3396: option 67 in two parts, the second in the overloaded file field; DNS servers
+	 * in two instances; a second netmask instance is not believed */
+	dr_init(&r, DHCPOFFER, 1, IP(198, 18, 0, 60), 0, SRV);
+	dr_opt(&r, 52, &ov, 1);
+	dr_opt(&r, 67, "images/", 7);
+	dr_opt32(&r, 6, SRV);
+	dr_opt32(&r, 1, 0xffffff00);
+	dr_opt32(&r, 1, 0xffff0000);
+	dr_opt32(&r, 6, SRV2);
+	dr_end(&r);
+	file = r.buf + 108;
+	file[0] = 67; file[1] = 9; memcpy(file + 2, "boot.bin\0", 9); file[11] = 255;
+	CHECK_EQ(dhcp_parse(r.buf, r.len, &m, NULL), 0);
+	CHECK_STR(m.bootfile, "images/boot.bin");
+	CHECK_EQ(m.n_dns, 2);
+	CHECK_EQ(m.dns[1], SRV2);
+	CHECK_EQ(m.netmask, 0xffffff00);
+}
+
 TEST(dhcp_parse_malformed)
 {
 	struct dhcp_reply r;
