@@ -852,7 +852,7 @@ static void process_ack(struct tcp_conn *c, const struct tcp_segment *s, uint64_
 		if (c->snd_una != c->snd_max)
 			arm_rto(c, now);
 	} else if (s->ack == c->snd_una && c->snd_max != c->snd_una && !s->payload_len &&
-		   !(s->flags & (TCP_SYN | TCP_FIN)) && wnd == c->snd_wnd) {
+		   !(s->flags & (TCP_SYN | TCP_FIN)) && wnd == c->snd_wnd && wnd && !c->persist) {
 		/* RFC 5681 §2 duplicate ACK; §3.2 fast retransmit on the third. */
 		if (++c->dupacks == 3) {
 			uint32_t flight = c->snd_max - c->snd_una;
@@ -906,7 +906,11 @@ static void process(struct tcp_conn *c, const struct tcp_segment *s, uint64_t no
 		process_syn_sent(c, s, now);
 		return;
 	}
-	if (!seq_acceptable(c, seq, seg_len + !!(s->flags & TCP_SYN))) {
+	if ((s->flags & (TCP_SYN | TCP_RST)) == TCP_SYN) {
+		challenge_ack(c, now);   /* RFC 5961 §4: whatever its sequence number */
+		return;
+	}
+	if (!seq_acceptable(c, seq, seg_len)) {
 		if (s->flags & TCP_RST) {
 			c->stats.rst_ignored++;
 			return;
@@ -951,6 +955,8 @@ static void process(struct tcp_conn *c, const struct tcp_segment *s, uint64_t no
 	process_ack(c, s, now);
 	if (c->state == TCP_CLOSED)
 		return;
+	if (c->snd_len || (c->fin_queued && !c->fin_sent))
+		output(c, now);   /* acknowledged data or an opened window make room */
 	if (c->state != TCP_ESTABLISHED && c->state != TCP_FIN_WAIT_1 &&
 	    c->state != TCP_FIN_WAIT_2)
 		return;   /* the peer has already sent its FIN: nothing more may arrive */

@@ -1,0 +1,495 @@
+/* SPDX-License-Identifier: MIT */
+/* TCP against a peer driven segment by segment: handshake, ACK policy, loss/reordering/duplicates,
+ * sequence wrap, RST handling, RTO back-off, fast retransmit, zero window, close. */
+#include "tcp_peer.h"
+#include "net_test_env.h"
+#include "test.h"
+
+#include <ibboot/errno.h>
+#include <stdlib.h>
+
+#define SPORT 80
+
+static struct tcp_conn conn;
+static uint8_t rxbuf[1 << 20];
+static size_t rxlen;
+static int rx_result;
+
+static int rx(struct tcp_conn *c, const uint8_t *d, size_t n)
+{
+	(void)c;
+	if (rxlen + n > sizeof(rxbuf))
+		return -ENOSPC;
+	memcpy(rxbuf + rxlen, d, n);
+	rxlen += n;
+	return rx_result;
+}
+
+/* Opens a connection and completes the handshake; the server's ISN is irs. */
+static struct peer_seg syn;
+static uint32_t irs;
+
+static void start(const struct tcp_config *cfg)
+{
+	peer_setup();
+	test_now_ms = 1000000;
+	rxlen = 0;
+	rx_result = 0;
+	tcp_release(&conn);
+	memset(&conn, 0, sizeof(conn));
+	CHECK_EQ(tcp_connect(&conn, &peer_nd, PEER_IP, SPORT, cfg, rx, NULL), 0);
+	CHECK(peer_pop(&syn));
+	CHECK_EQ(syn.flags, TCP_SYN);
+}
+
+static void establish(const struct tcp_config *cfg, uint32_t server_isn, bool ts)
+{
+	uint8_t o[40];
+	struct peer_seg a;
+	size_t n;
+
+	start(cfg);
+	irs = server_isn;
+	n = peer_syn_opts(o, 2004, 7, ts, 5000, syn.tsval);
+	peer_send_raw(SPORT, syn.sport, irs, syn.seq + 1, TCP_SYN | TCP_ACK, 65535, NULL, 0, o,
+		      (n + 3) & ~(size_t)3, false);
+	CHECK_EQ(conn.state, TCP_ESTABLISHED);
+	CHECK(peer_pop(&a));
+	CHECK_EQ(a.flags, TCP_ACK);
+	CHECK_EQ(a.ack, irs + 1);
+}
+
+/* Server data at offset off (from irs + 1). */
+static void data(uint32_t off, size_t len, uint8_t flags)
+{
+	static uint8_t buf[4096];
+
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (uint8_t)((off + i) * 7 + 3);
+	peer_send_raw(SPORT, syn.sport, irs + 1 + off, syn.seq + 1, TCP_ACK | flags, 4096, buf,
+		      len, NULL, 0, false);
+}
+
+static bool stream_ok(size_t len)
+{
+	if (rxlen != len)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (rxbuf[i] != (uint8_t)(i * 7 + 3))
+			return false;
+	return true;
+}
+
+TEST(tcp_syn_options_and_handshake)
+{
+	uint8_t o[40];
+	struct peer_seg a;
+
+	start(NULL);
+	CHECK(syn.has_mss);
+	CHECK_EQ(syn.mss, 2004);          /* 2044 - 20 - 20 */
+	CHECK(syn.has_wscale);
+	CHECK_EQ(syn.wscale, TCP_RCV_WSCALE);
+	CHECK(syn.has_ts);
+	CHECK_EQ(syn.win, 65535);         /* a SYN's window is never scaled */
+	CHECK(syn.sport >= 49152);
+	/* A SYN-ACK acknowledging something else gets a RST and changes nothing. */
+	peer_send_raw(SPORT, syn.sport, 777, syn.seq + 5, TCP_SYN | TCP_ACK, 1000, NULL, 0, NULL,
+		      0, false);
+	CHECK(peer_pop(&a));
+	CHECK_EQ(a.flags, TCP_RST);
+	CHECK_EQ(a.seq, syn.seq + 5);
+	CHECK_EQ(conn.state, TCP_SYN_SENT);
+	/* The real one: MSS 1460, no window scaling, no timestamps. */
+	size_t n = peer_syn_opts(o, 1460, -1, false, 0, 0);
+	peer_send_raw(SPORT, syn.sport, 777, syn.seq + 1, TCP_SYN | TCP_ACK, 1000, NULL, 0, o, n,
+		      false);
+	CHECK_EQ(conn.state, TCP_ESTABLISHED);
+	CHECK_EQ(conn.smss, 1460);
+	CHECK_EQ(conn.rcv_wscale, 0);     /* the peer did not agree: no scaling either way */
+	CHECK(peer_pop(&a));
+	CHECK_EQ(a.ack, 778);
+	CHECK_EQ(a.win, 65535);
+	CHECK(!a.has_ts);
+	CHECK_EQ(peer_bad_tx, 0);
+	tcp_release(&conn);
+	peer_teardown();
+}
+
+TEST(tcp_isn_differs_between_connections)
+{
+	uint32_t first;
+
+	start(NULL);
+	first = syn.seq;
+	tcp_release(&conn);
+	test_now_ms += 1;
+	CHECK_EQ(tcp_connect(&conn, &peer_nd, PEER_IP, SPORT, NULL, rx, NULL), 0);
+	CHECK(peer_pop(&syn));
+	CHECK(syn.seq != first);
+	tcp_release(&conn);
+	peer_teardown();
+}
+
+TEST(tcp_refused_by_rst)
+{
+	start(NULL);
+	peer_send_raw(SPORT, syn.sport, 0, syn.seq + 1, TCP_RST | TCP_ACK, 0, NULL, 0, NULL, 0,
+		      false);
+	CHECK_EQ(conn.state, TCP_CLOSED);
+	CHECK_EQ(conn.error, -ECANCELED);
+	CHECK(strstr(conn.error_msg, "connection refused") != NULL);
+	tcp_release(&conn);
+	peer_teardown();
+}
+
+TEST(tcp_syn_backoff_bounded)
+{
+	struct tcp_config cfg;
+	uint64_t last = 0, prev_gap = 0;
+	unsigned syns = 1;
+	struct peer_seg s;
+
+	tcp_config_default(&cfg);
+	cfg.syn_retries = 4;
+	start(&cfg);
+	last = test_now_ms;
+	for (int i = 0; i < 100000 && tcp_step(&conn, test_now_ms); i++, test_now_ms++) {
+		while (peer_pop(&s)) {
+			CHECK_EQ(s.flags, TCP_SYN);
+			CHECK_EQ(s.seq, syn.seq);   /* the same SYN again */
+			if (prev_gap)
+				CHECK_EQ(test_now_ms - last, prev_gap * 2);   /* RFC 6298 §5.5 */
+			prev_gap = test_now_ms - last;
+			last = test_now_ms;
+			syns++;
+		}
+	}
+	CHECK_EQ(syns, 5);
+	CHECK_EQ(conn.state, TCP_CLOSED);
+	CHECK_EQ(conn.error, -ETIMEDOUT);
+	CHECK(strstr(conn.error_msg, "no answer to 5 connection requests") != NULL);
+	tcp_release(&conn);
+	peer_teardown();
+}
+
+TEST(tcp_delayed_ack_every_second_segment)
+{
+	struct peer_seg a;
+
+	establish(NULL, 1000, true);
+	data(0, 1992, 0);
+	CHECK_EQ(peer_queued(), 0);          /* the first full segment waits */
+	data(1992, 1992, 0);
+	CHECK(peer_pop(&a));                 /* the second is acknowledged at once */
+	CHECK_EQ(a.ack, irs + 1 + 2 * 1992);
+	CHECK(a.has_ts);
+	CHECK_EQ(a.tsecr, 5000);
+	data(2 * 1992, 1992, 0);
+	CHECK_EQ(peer_queued(), 0);
+	tcp_step(&conn, test_now_ms + conn.cfg.delack_ms - 1);
+	CHECK_EQ(peer_queued(), 0);
+	tcp_step(&conn, test_now_ms + conn.cfg.delack_ms);
+	CHECK(peer_pop(&a));                 /* ... or when the delayed-ACK timer runs out */
+	CHECK_EQ(a.ack, irs + 1 + 3 * 1992);
+	CHECK(stream_ok(3 * 1992));
+	tcp_release(&conn);
+	peer_teardown();
+}
+
+TEST(tcp_reordering_loss_and_duplicates)
+{
+	struct peer_seg a;
+	const size_t seg = 1000;
+	int order[] = { 0, 2, 3, 1, 5, 4, 4, 2, 6, 8, 7, 9 };
+
+	establish(NULL, 50000, false);
+	for (unsigned i = 0; i < ARRAY_SIZE(order); i++) {
+		data((uint32_t)(order[i] * seg), seg, 0);
+		while (peer_pop(&a))
+			CHECK(TCP_SEQ_LEQ(a.ack, irs + 1 + 10 * seg));
+	}
+	CHECK(stream_ok(10 * seg));
+	CHECK(conn.stats.ooo_stored >= 4);
+	CHECK(conn.stats.dup_segs >= 2);
+	/* A segment beyond a hole is acknowledged at once with the hole's start (dup ACK). */
+	data(11 * seg, seg, 0);
+	CHECK(peer_pop(&a));
+	CHECK_EQ(a.ack, irs + 1 + 10 * seg);
+	/* The hole, retransmitted, releases both and is acknowledged at once. */
+	data(10 * seg, seg, 0);
+	CHECK(peer_pop(&a));
+	CHECK_EQ(a.ack, irs + 1 + 12 * seg);
+	CHECK(stream_ok(12 * seg));
+	tcp_release(&conn);
+	peer_teardown();
+}
+
+TEST(tcp_receive_across_sequence_wrap)
+{
+	struct peer_seg a;
+
+	establish(NULL, 0xfffff000u, false);
+	/* Out of order across 2^32: the later segments first. */
+	data(6000, 2000, 0);
+	data(2000, 2000, 0);
+	data(4000, 2000, 0);
+	data(0, 2000, 0);
+	CHECK(stream_ok(8000));
+	while (peer_pop(&a))
+		;
+	CHECK_EQ(a.ack, 0xfffff000u + 1 + 8000);   /* wrapped */
+	CHECK(a.ack < 0x2000);
+	tcp_release(&conn);
+	peer_teardown();
+}
+
+TEST(tcp_send_across_sequence_wrap_and_retransmit)
+{
+	struct tcp_config cfg;
+	struct peer_seg s, r;
+	char req[300];
+	uint64_t t0;
+	unsigned rto;
+
+	tcp_config_default(&cfg);
+	cfg.fixed_iss_set = true;
+	cfg.fixed_iss = 0xffffffffu - 100;
+	establish(&cfg, 1, false);
+	rto = conn.rto_ms;   /* from the handshake's RTT sample */
+	CHECK_EQ(rto, conn.cfg.rto_min_ms);
+	memset(req, 'G', sizeof(req));
+	CHECK_EQ(tcp_send(&conn, req, sizeof(req)), (long)sizeof(req));
+	CHECK(peer_pop(&s));
+	CHECK_EQ(s.seq, 0xffffffffu - 99);
+	CHECK_EQ(s.len, sizeof(req));
+	/* No ACK: retransmitted after the RTO, then after twice that. */
+	t0 = test_now_ms;
+	while (!peer_queued())
+		tcp_step(&conn, ++test_now_ms);
+	CHECK(peer_pop(&r));
+	CHECK_EQ(r.seq, s.seq);
+	CHECK_EQ(r.len, s.len);
+	CHECK_EQ(test_now_ms - t0, rto);
+	t0 = test_now_ms;
+	while (!peer_queued())
+		tcp_step(&conn, ++test_now_ms);
+	CHECK(peer_pop(&r));
+	CHECK_EQ(test_now_ms - t0, 2 * rto);
+	CHECK_EQ(conn.stats.retransmits, 2);
+	/* Three duplicate ACKs (after one that updates the window): fast retransmit at once. */
+	for (int i = 0; i < 4; i++)
+		peer_send_raw(SPORT, syn.sport, irs + 1, s.seq, TCP_ACK, 4096, NULL, 0, NULL, 0,
+			      false);
+	CHECK(peer_pop(&r));
+	CHECK_EQ(r.seq, s.seq);
+	CHECK_EQ(conn.stats.fast_retransmits, 1);
+	/* The ACK across the wrap empties the send buffer and stops the timer. */
+	peer_send_raw(SPORT, syn.sport, irs + 1, s.seq + sizeof(req), TCP_ACK, 4096, NULL, 0, NULL,
+		      0, false);
+	CHECK_EQ(conn.snd_len, 0);
+	CHECK_EQ(conn.snd_una, (uint32_t)(0xffffffffu - 99 + sizeof(req)));
+	CHECK_EQ(conn.rto_at_ms, 0);
+	tcp_release(&conn);
+	peer_teardown();
+}
+
+TEST(tcp_data_retries_bounded)
+{
+	struct tcp_config cfg;
+	struct peer_seg s;
+
+	tcp_config_default(&cfg);
+	cfg.data_retries = 3;
+	establish(&cfg, 1, false);
+	tcp_send(&conn, "x", 1);
+	for (int i = 0; i < 200000 && tcp_step(&conn, test_now_ms); i++)
+		test_now_ms += 5;
+	CHECK_EQ(conn.state, TCP_CLOSED);
+	CHECK_EQ(conn.error, -ETIMEDOUT);
+	CHECK(strstr(conn.error_msg, "stopped acknowledging (3 retransmissions)") != NULL);
+	unsigned sent = 0;
+	while (peer_pop(&s))
+		sent += s.len == 1;
+	CHECK_EQ(sent, 4);
+	tcp_release(&conn);
+	peer_teardown();
+}
+
+TEST(tcp_zero_window_probes_while_answered)
+{
+	struct tcp_config cfg;
+	struct peer_seg s;
+	uint8_t o[40];
+	unsigned probes = 0;
+	size_t n;
+
+	tcp_config_default(&cfg);
+	cfg.data_retries = 2;
+	start(&cfg);
+	n = peer_syn_opts(o, 2004, -1, false, 0, 0);
+	peer_send_raw(SPORT, syn.sport, 9, syn.seq + 1, TCP_SYN | TCP_ACK, 0, NULL, 0, o, n, false);
+	peer_flush();
+	tcp_send(&conn, "hello", 5);
+	CHECK_EQ(peer_queued(), 0);          /* nothing goes into a zero window */
+	/* Ten probes, each answered with the window still shut: the connection stays. */
+	for (int i = 0; i < 400000 && probes < 10; i++) {
+		tcp_step(&conn, ++test_now_ms);
+		while (peer_pop(&s)) {
+			CHECK_EQ(s.len, 1);
+			CHECK_EQ(s.seq, syn.seq + 1);
+			probes++;
+			peer_send_raw(SPORT, syn.sport, 10, syn.seq + 1, TCP_ACK, 0, NULL, 0, NULL, 0,
+				      false);
+		}
+	}
+	CHECK_EQ(probes, 10);
+	CHECK_EQ(conn.state, TCP_ESTABLISHED);
+	CHECK(conn.stats.zero_window_probes >= 10);
+	/* The window opens: the data goes out. */
+	peer_send_raw(SPORT, syn.sport, 10, syn.seq + 1, TCP_ACK, 1000, NULL, 0, NULL, 0, false);
+	CHECK(peer_pop(&s));
+	CHECK_EQ(s.len, 5);
+	CHECK_MEM(s.data, "hello", 5);
+	tcp_release(&conn);
+	peer_teardown();
+}
+
+TEST(tcp_rst_storm_only_exact_rst_resets)
+{
+	struct peer_seg a;
+	unsigned acks = 0;
+
+	establish(NULL, 3000, false);
+	data(0, 500, 0);
+	peer_flush();
+	srand(7);
+	for (int i = 0; i < 2000; i++) {
+		uint32_t seq = (uint32_t)rand() * 2654435761u;
+
+		if (seq == irs + 1 + 500)
+			seq++;
+		peer_send_raw(SPORT, syn.sport, seq, 0, TCP_RST, 0, NULL, 0, NULL, 0, false);
+		/* In-window but not exact: RFC 5961 challenge ACK, rate-limited. */
+		peer_send_raw(SPORT, syn.sport, irs + 1 + 500 + 1 + (uint32_t)(rand() % 1000), 0,
+			      TCP_RST, 0, NULL, 0, NULL, 0, false);
+		/* A SYN in a synchronized state: challenge ACK too, never a reset. */
+		peer_send_raw(SPORT, syn.sport, seq, 0, TCP_SYN, 0, NULL, 0, NULL, 0, false);
+	}
+	while (peer_pop(&a)) {
+		CHECK_EQ(a.flags, TCP_ACK);
+		acks++;
+	}
+	CHECK_EQ(conn.state, TCP_ESTABLISHED);
+	CHECK(acks >= 1 && acks <= 10);      /* 10 per second at most, the clock did not move */
+	CHECK(stream_ok(500));
+	/* Bad checksums are dropped before anything else. */
+	peer_send_raw(SPORT, syn.sport, irs + 1 + 500, 0, TCP_RST, 0, NULL, 0, NULL, 0, true);
+	CHECK_EQ(conn.state, TCP_ESTABLISHED);
+	peer_send_raw(SPORT, syn.sport, irs + 1 + 500, 0, TCP_RST, 0, NULL, 0, NULL, 0, false);
+	CHECK_EQ(conn.state, TCP_CLOSED);
+	CHECK_EQ(conn.error, -ECANCELED);
+	CHECK(strstr(conn.error_msg, "reset by the server") != NULL);
+	tcp_release(&conn);
+	peer_teardown();
+}
+
+TEST(tcp_passive_side_close)
+{
+	struct peer_seg a;
+
+	establish(NULL, 100, false);
+	data(0, 300, TCP_FIN | TCP_PSH);
+	CHECK(stream_ok(300));
+	CHECK_EQ(conn.state, TCP_CLOSE_WAIT);
+	CHECK(tcp_peer_closed(&conn));
+	CHECK(peer_pop(&a));
+	CHECK_EQ(a.ack, irs + 1 + 301);      /* the FIN counts */
+	tcp_close(&conn);
+	CHECK(peer_pop(&a));
+	CHECK_EQ(a.flags, TCP_ACK | TCP_FIN);
+	CHECK_EQ(conn.state, TCP_LAST_ACK);
+	peer_send_raw(SPORT, syn.sport, irs + 1 + 301, a.seq + 1, TCP_ACK, 4096, NULL, 0, NULL, 0,
+		      false);
+	CHECK_EQ(conn.state, TCP_CLOSED);
+	CHECK_EQ(conn.error, 0);
+	tcp_release(&conn);
+	peer_teardown();
+}
+
+TEST(tcp_active_close_and_short_time_wait)
+{
+	struct peer_seg a;
+
+	establish(NULL, 100, false);
+	tcp_close(&conn);
+	CHECK(peer_pop(&a));
+	CHECK_EQ(a.flags, TCP_ACK | TCP_FIN);
+	CHECK_EQ(conn.state, TCP_FIN_WAIT_1);
+	peer_send_raw(SPORT, syn.sport, irs + 1, a.seq + 1, TCP_ACK, 4096, NULL, 0, NULL, 0, false);
+	CHECK_EQ(conn.state, TCP_FIN_WAIT_2);
+	data(0, 10, TCP_FIN);
+	CHECK_EQ(conn.state, TCP_TIME_WAIT);
+	CHECK(peer_pop(&a));
+	CHECK_EQ(a.ack, irs + 1 + 11);
+	/* A retransmitted FIN in TIME-WAIT is acknowledged again. */
+	data(0, 10, TCP_FIN);
+	CHECK(peer_pop(&a));
+	CHECK_EQ(a.ack, irs + 1 + 11);
+	CHECK(tcp_step(&conn, test_now_ms + conn.cfg.time_wait_ms - 1));
+	CHECK(!tcp_step(&conn, test_now_ms + conn.cfg.time_wait_ms));
+	CHECK_EQ(conn.state, TCP_CLOSED);
+	CHECK_EQ(conn.error, 0);
+	tcp_release(&conn);
+	peer_teardown();
+}
+
+TEST(tcp_abort_sends_rst_and_receiver_error_aborts)
+{
+	struct peer_seg a;
+
+	establish(NULL, 100, false);
+	rx_result = -ENOSPC;
+	data(0, 100, 0);
+	CHECK(peer_pop(&a));
+	CHECK(a.flags & TCP_RST);
+	CHECK_EQ(conn.state, TCP_CLOSED);
+	CHECK_EQ(conn.error, -ENOSPC);
+	/* Segments for a closed connection get a RST. */
+	tcp_release(&conn);
+	data(100, 100, 0);
+	CHECK(peer_pop(&a));
+	CHECK_EQ(a.flags, TCP_RST);
+	CHECK_EQ(a.seq, syn.seq + 1);
+	peer_teardown();
+}
+
+TEST(tcp_parse_rejects_malformed)
+{
+	uint8_t seg[64] = { 0 };
+	struct tcp_segment s;
+	const char *why = NULL;
+
+	CHECK_EQ(tcp_parse(seg, 19, PEER_IP, CLIENT_IP, &s, &why), -EINVAL);
+	CHECK(strstr(why, "shorter") != NULL);
+	seg[12] = 0x40;   /* 16-byte header: too short */
+	CHECK_EQ(tcp_parse(seg, 20, PEER_IP, CLIENT_IP, &s, &why), -EINVAL);
+	CHECK(strstr(why, "data offset") != NULL);
+	seg[12] = 0xf0;   /* 60 bytes in a 40-byte segment */
+	CHECK_EQ(tcp_parse(seg, 40, PEER_IP, CLIENT_IP, &s, &why), -EINVAL);
+	seg[12] = 0x60;   /* 24-byte header whose option runs out */
+	seg[20] = 2;
+	seg[21] = 8;
+	seg[16] = seg[17] = 0;
+	{
+		uint16_t c = tcp_checksum(PEER_IP, CLIENT_IP, seg, 24);
+
+		seg[16] = (uint8_t)(c >> 8);
+		seg[17] = (uint8_t)c;
+	}
+	CHECK_EQ(tcp_parse(seg, 24, PEER_IP, CLIENT_IP, &s, &why), -EINVAL);
+	CHECK(strstr(why, "option length") != NULL);
+	seg[21] = 4;      /* now a well-formed MSS, but the checksum is stale */
+	CHECK_EQ(tcp_parse(seg, 24, PEER_IP, CLIENT_IP, &s, &why), -EINVAL);
+	CHECK(strstr(why, "checksum") != NULL);
+}
