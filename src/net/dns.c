@@ -305,8 +305,11 @@ static void dns_sock_rx(struct udp_socket *s, uint32_t src, uint16_t sport,
 	if (rc == -EINVAL && len >= 2 && iblib_get_be16(data) != q->id)
 		return;   /* a stale answer to an earlier try */
 	if (rc < 0)
-		kprintf("dns: %s from %s: %s\n", q->name, ipv4_ntoa(src, a), why);
-	q->rc = rc;
+		kprintf("dns: %s from %s: %s%s\n", q->name, ipv4_ntoa(src, a), why,
+			rc == -EINVAL ? " (ignored)" : "");
+	/* A malformed answer ends nothing (it may be forged or mangled): keep waiting. */
+	if (rc != -EINVAL)
+		q->rc = rc;
 }
 
 int dns_resolve(struct net_device *nd, const char *name, const struct dns_config *cfg,

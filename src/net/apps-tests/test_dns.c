@@ -199,7 +199,7 @@ TEST(dns_query_builder)
 /* A scripted DNS server: drops the first `drop` queries, answers the rest. */
 struct dns_srv {
 	unsigned queries, drop;
-	bool nxdomain, silent;
+	bool nxdomain, silent, malformed_first;
 	uint32_t last_dst;
 };
 
@@ -214,6 +214,16 @@ static void dns_server(const struct fake_pkt *p, void *ctx)
 	s->last_dst = p->dst;
 	if (s->silent || s->queries <= s->drop)
 		return;
+	if (s->malformed_first && s->queries == s->drop + 1) {
+		/* same id, an answer whose name points at itself */
+		dm_header(&m, iblib_get_be16(p->payload), 0x8180, 0, 1);
+		{
+			uint8_t self[2] = { 0xc0, 12 };
+
+			dm_rr(&m, self, 2, 1, 1, addr1, 4);
+		}
+		fake_net_inject_udp(p->dst, 53, CLIENT_IP, p->sport, m.b, m.len, false);
+	}
 	dm_header(&m, iblib_get_be16(p->payload), s->nxdomain ? 0x8183 : 0x8180, 1,
 		  s->nxdomain ? 0 : 1);
 	dm_bytes(&m, p->payload + 12, p->len - 12);   /* the question as asked */
@@ -290,4 +300,18 @@ TEST(dns_nslookup_command)
 	CHECK(test_console_has("boot.ibboot.test has address 198.18.0.1"));
 	CHECK_EQ(run_apps_command("nslookup"), -EINVAL);
 	fake_net_teardown();
+}
+
+TEST(dns_malformed_answer_does_not_end_the_query)
+{
+	struct dns_srv s = { 0 };
+	uint32_t servers[1] = { SRV }, a = 0;
+
+	dns_cache_flush();
+	dns_set_servers(servers, 1);
+	s.malformed_first = true;
+	CHECK_EQ(resolve(&s, "boot.ibboot.test", &a), 0);
+	CHECK_EQ(a, SRV);
+	CHECK_EQ(s.queries, 1);   /* the good answer that followed was taken, no retry needed */
+	CHECK(test_console_has("loop) (ignored)"));
 }
