@@ -256,6 +256,8 @@ static int check_conn(struct http_client *h, uint64_t now, uint64_t last_rx,
 
 	if (h->failed || h->body_done)
 		return 0;
+	if (c->state == TCP_CLOSED && c->error && !h->head_done)
+		return fail(h, c->error, "%s: %s", h->url, c->error_msg);
 	if (c->state == TCP_CLOSED && c->error)
 		return fail(h, c->error, "%s: %s after %llu body bytes", h->url, c->error_msg,
 			    (unsigned long long)h->body_len);
