@@ -4,6 +4,9 @@
 # the server node and the real dnsmasq behind it (util/netboot-env). Checks both client-id
 # reservations (dhcp-host=id:...) and a 16 MiB TFTP download whose FNV-1a matches the file.
 # Results as PASS:/FAIL: lines; logs in build/dhcp/ipoib-e2e/.
+#   IPOIB_E2E_SIZE=BYTES     size of the TFTP file (default 16 MiB)
+#   IPOIB_E2E_FAULT="all loss=0.03 reorder=0.03"  fabsim faults once ib0's link is up (so DHCP
+#                            and TFTP run under them; dnsmasq resends a lost DATA only after ~2 s)
 set -uo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 cd "$TOP"
@@ -18,7 +21,9 @@ fail() { echo "FAIL: $suite/$1: $2"; fails=$((fails + 1)); }
 for f in "$BIN" bin/fabsim bin/fabsim-servernode; do
 	[ -x "$f" ] || { echo "FAIL: $suite: $f missing (run: make all)"; exit 1; }
 done
-head -c $((16 << 20)) /dev/urandom > "$T/big.bin"
+size=${IPOIB_E2E_SIZE:-$((16 << 20))}
+fault=${IPOIB_E2E_FAULT:-}
+head -c "$size" /dev/urandom > "$T/big.bin"
 want=$(python3 -c '
 import sys
 h = 0x811c9dc5
@@ -33,7 +38,7 @@ cat > "$T/guest.sh" <<INNER
 #!/usr/bin/env bash
 [ "\$(printf '%x' \$NETBOOT_HCA1_PORT1_GUID)" = 2c90300d00011 ] || echo "GUID-MISMATCH \$NETBOOT_HCA1_PORT1_GUID"
 node=\$(printf '0x%x' \$((NETBOOT_HCA1_PORT1_GUID - 1)))
-timeout --kill-after=5 180 "$BIN" --hca --hca-guid=\$node --fabric=\$FABSIM_HCA_SOCKET \\
+timeout --kill-after=5 600 "$BIN" --hca --hca-guid=\$node --fabric=\$FABSIM_HCA_SOCKET \\
 	"ibboot.cmd=$CMDS" > "$T/serial.log" 2> "$T/stderr.log" &
 guest=\$!
 # The SM is (re)started once the image waits for it (see src/drivers/infiniband/tests/icmp-e2e.sh).
@@ -42,6 +47,13 @@ for i in \$(seq 1 300); do
 	sleep 0.2
 done
 $TOP/util/netboot-env sm-restart "$T/env" > "$T/sm-start.log" 2>&1
+if [ -n "$fault" ]; then
+	for i in \$(seq 1 300); do
+		grep -q 'ib0: link up' "$T/serial.log" 2>/dev/null && break
+		sleep 0.2
+	done
+	$TOP/bin/fabsimctl \$FABSIM_CONTROL_SOCKET fault $fault > "$T/fault.log" 2>&1
+fi
 wait \$guest
 echo \$? > "$T/guest.status"
 INNER
@@ -63,10 +75,10 @@ else
 	fail lease-flexboot-client-id "no lease 198.18.0.60 over IPoIB"
 fi
 if grep -q "tftp: big.bin: blksize 2012" "$log" &&
-   grep -q "tftp: big.bin: 16777216 bytes in [0-9]* ms, fnv1a32 $want" "$log"; then
+   grep -q "tftp: big.bin: $size bytes in [0-9]* ms, fnv1a32 $want" "$log"; then
 	pass tftp-16MiB-over-ipoib
 else
-	fail tftp-16MiB-over-ipoib "no intact 16 MiB download (want fnv1a32 $want)"
+	fail tftp-16MiB-over-ipoib "no intact $size-byte download (want fnv1a32 $want)"
 fi
 if grep -q "ib0: DHCP lease 198.18.0.61 " "$log" && grep -q "client-id 20:$guid" "$log"; then
 	pass lease-ib-hwtype-client-id
@@ -77,5 +89,6 @@ if grep -qE "ERROR: AddressSanitizer|runtime error" "$log" "$T/stderr.log"; then
 	fail sanitizers "sanitizer report (see $T/stderr.log)"
 fi
 [ "$(cat "$T/guest.status" 2>/dev/null)" = 0 ] || fail guest-exit "ibboot-hosted exited $(cat "$T/guest.status" 2>/dev/null)"
+[ -n "$fault" ] && cat "$T/fault.log"
 [ $fails -eq 0 ] || { echo "--- serial"; tail -40 "$log"; }
 [ $fails -eq 0 ]
