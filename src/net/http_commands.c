@@ -4,8 +4,15 @@
 #include <ibboot/console.h>
 #include <ibboot/errno.h>
 #include <ibboot/hooks.h>
+#include <ibboot/sha256.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
+
+/* Weak: the test programs that link src/net without src/core have no SHA-256; then the command
+ * prints the size alone. */
+__attribute__((weak)) void sha256(const void *data, size_t len, uint8_t digest[SHA256_DIGEST_LEN]);
+__attribute__((weak)) void sha256_to_hex(const uint8_t digest[SHA256_DIGEST_LEN],
+					 char hex[2 * SHA256_DIGEST_LEN + 1]);
 
 struct http_progress {
 	uint64_t start_ms, last_ms;
@@ -59,6 +66,14 @@ static int cmd_http(int argc, char **argv)
 		kprintf("http: %s: %ld bytes%s in %llu ms (%llu KB/s), %u redirect(s)\n", res.url, n,
 			res.chunked ? " (chunked)" : "", (unsigned long long)ms,
 			(unsigned long long)(ms ? (uint64_t)n / ms : 0), res.redirects);
+	if (n >= 0 && sha256 && sha256_to_hex) {
+		uint8_t d[SHA256_DIGEST_LEN];
+		char hex[2 * SHA256_DIGEST_LEN + 1];
+
+		sha256(sink.buf, (size_t)n, d);
+		sha256_to_hex(d, hex);
+		kprintf("http: sha256 %s\n", hex);
+	}
 	http_sink_free(&sink);
 	return n < 0 ? (int)n : 0;
 }
