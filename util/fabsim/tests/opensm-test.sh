@@ -76,7 +76,8 @@ unset IBSIM_SERVER_NAME IBSIM_SERVER_PORT SIM_HOST
 "$fabsim" --topology "$dir/topology" --hca-socket "$dir/hca.sock" --control "$dir/ctl" \
 	--pcap "$dir/capture.pcap" --seed 7 ${FABSIM_FAULT:+--fault "$FABSIM_FAULT"} \
 	>"$dir/fabsim.out" 2>"$dir/fabsim.err" &
-pids+=($!)
+fabsim_pid=$!
+pids+=($fabsim_pid)
 if ! wait_until 30 grep -q "ready" "$dir/fabsim.out"; then
 	fail start "fabsim did not start: $(cat "$dir/fabsim.err")"; exit 1
 fi
@@ -299,6 +300,21 @@ if wait_until 90 grep -q "SUBNET UP" "$dir/osm/opensm.log" &&
 	grep -h "slot freed" "$dir/fabsim.err"
 else
 	fail opensm_restart_subnet_up "$(tail -5 "$dir/osm/opensm.log"; tail -5 "$dir/fabsim.err")"
+fi
+
+# --- fabsim stops cleanly on SIGTERM (after its clients); no sanitizer report from it or the rigs
+for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+	[ "${pids[i]}" = "$fabsim_pid" ] || stop_pid "${pids[i]}"
+done
+kill "$fabsim_pid"
+wait "$fabsim_pid"
+rc=$?
+if [ "$rc" = 0 ] && ! grep -qE "AddressSanitizer|LeakSanitizer|runtime error" \
+	"$dir/fabsim.err" "$dir"/rig*.err; then
+	pass fabsim_clean_exit
+else
+	fail fabsim_clean_exit "exit status $rc; $(grep -A5 -E 'Sanitizer|runtime error' \
+		"$dir/fabsim.err" "$dir"/rig*.err | head -20)"
 fi
 
 [ "$failures" = 0 ]
