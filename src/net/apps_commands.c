@@ -210,11 +210,15 @@ static int cmd_tftp(int argc, char **argv)
 	prog.next_report = 4u << 20;
 	kprintf("tftp: %s from %s\n", file, ipv4_ntoa(server, a));
 	n = tftp_fetch(nd, server, file, &opts, &sink);
-	if (n < 0)
-		return (int)n;
-	kprintf("tftp: %s: %ld bytes in %llu ms, fnv1a32 0x%08x\n", file, n,
-		(unsigned long long)(clock_ms() - prog.start_ms), fnv1a32(tftp_buf, (size_t)n));
-	return 0;
+	if (n >= 0)
+		kprintf("tftp: %s: %ld bytes in %llu ms, fnv1a32 0x%08x\n", file, n,
+			(unsigned long long)(clock_ms() - prog.start_ms),
+			fnv1a32(tftp_buf, (size_t)n));
+	/* A diagnostic download: the memory goes back at once, for the images to come. */
+	dma_free(tftp_buf, tftp_buf_size);
+	tftp_buf = NULL;
+	tftp_buf_size = 0;
+	return n < 0 ? (int)n : 0;
 }
 
 static int cmd_nslookup(int argc, char **argv)
