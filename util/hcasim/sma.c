@@ -607,6 +607,11 @@ respond:
 	if (iblib_smp_is_dr(resp) && from_wire &&
 	    iblib_smp_dr_respond(resp, false, s->num_ports, NULL) < 0)
 		return HCASIM_SMA_E_MALFORMED;
+	/* Through MAD_IFC the firmware leaves the D (direction) bit to the driver, as it leaves the
+	 * hop fields: Linux mthca/mlx4/mlx5 set it themselves after MAD_IFC, and iPXE's hermon_mad()
+	 * treats any non-zero status, D included, as a failed command (found by the iPXE oracle). */
+	if (iblib_smp_is_dr(resp) && !from_wire)
+		resp[4] &= 0x7f;
 	return 1;
 }
 

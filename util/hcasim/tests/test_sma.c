@@ -476,9 +476,11 @@ TEST(directed_route_at_end_port)
 	CHECK_EQ(resp[IBLIB_SMP_RETURN_PATH_OFF + 1], 1);
 	CHECK_EQ(iblib_nodeinfo_local_port_num(resp + 64), 2);
 
-	/* through MAD_IFC the driver owns the hop fields: only the D bit changes */
+	/* through MAD_IFC the driver owns the hop fields and the D bit: the status stays 0 */
 	CHECK_EQ(hcasim_sma_mad(s, 2, mad, resp, IFC, &ev), 1);
-	CHECK(iblib_smp_dr_d(resp));
+	CHECK(!iblib_smp_dr_d(resp));
+	CHECK_EQ(resp[4], 0);
+	CHECK_EQ(resp[5], 0);
 	CHECK_EQ(resp[6], 2);
 	CHECK_EQ(resp[IBLIB_SMP_RETURN_PATH_OFF + 2], 0);
 
