@@ -48,7 +48,7 @@ struct hcasim_host_ops {
 
 struct hcasim_config {
 	uint16_t device_id;       /* 0x1003 ConnectX-3 (default when 0), 0x673c ConnectX-2, 0x6340 ... */
-	uint64_t node_guid;       /* port p GUID = node_guid + p - 1 unless set below; 0 → a fixed default */
+	uint64_t node_guid;       /* port p GUID = node_guid + p unless set below (the node GUID stays distinct, as on ConnectX); 0 → a fixed default */
 	uint64_t port_guid[2];    /* 0 → derived from node_guid */
 	unsigned num_ports;       /* 1 or 2; 0 → 2 */
 	const char *node_desc;    /* NodeDescription; NULL → "hcasim" */
