@@ -8,6 +8,7 @@
 #include <ibboot/errno.h>
 #include <ibboot/hooks.h>
 #include <ibboot/net_commands.h>
+#include <ibboot/sha256.h>
 #include <ibboot/shell.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
@@ -117,6 +118,12 @@ static void print_progress(void *ctx, uint64_t bytes, uint64_t total)
 			(unsigned long long)(ms ? bytes / ms : 0));
 }
 
+/* SHA-256 lives in src/core (the image and the hosted program); test programs that link the
+ * network stack alone go without it, hence weak. */
+__attribute__((weak)) void sha256(const void *data, size_t len, uint8_t digest[SHA256_DIGEST_LEN]);
+__attribute__((weak)) void sha256_to_hex(const uint8_t digest[SHA256_DIGEST_LEN],
+					 char hex[2 * SHA256_DIGEST_LEN + 1]);
+
 /* FNV-1a, 32 bits: a quick fingerprint of what arrived, for comparing with the file served. */
 static uint32_t fnv1a32(const uint8_t *p, size_t n)
 {
@@ -210,10 +217,19 @@ static int cmd_tftp(int argc, char **argv)
 	prog.next_report = 4u << 20;
 	kprintf("tftp: %s from %s\n", file, ipv4_ntoa(server, a));
 	n = tftp_fetch(nd, server, file, &opts, &sink);
-	if (n >= 0)
+	if (n >= 0) {
 		kprintf("tftp: %s: %ld bytes in %llu ms, fnv1a32 0x%08x\n", file, n,
 			(unsigned long long)(clock_ms() - prog.start_ms),
 			fnv1a32(tftp_buf, (size_t)n));
+		if (sha256 && sha256_to_hex) {
+			uint8_t d[SHA256_DIGEST_LEN];
+			char hex[2 * SHA256_DIGEST_LEN + 1];
+
+			sha256(tftp_buf, (size_t)n, d);
+			sha256_to_hex(d, hex);
+			kprintf("tftp: %s: sha256 %s\n", file, hex);
+		}
+	}
 	/* A diagnostic download: the memory goes back at once, for the images to come. */
 	dma_free(tftp_buf, tftp_buf_size);
 	tftp_buf = NULL;

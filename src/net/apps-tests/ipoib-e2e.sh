@@ -2,7 +2,8 @@
 # src/net/apps-tests/ipoib-e2e.sh [IBBOOT-HOSTED] — the UDP applications over the whole stack:
 # bin/ibboot-hosted with the HCA model, cabled into fabsim under the stock OpenSM, talking IPoIB to
 # the server node and the real dnsmasq behind it (util/netboot-env). Checks both client-id
-# reservations (dhcp-host=id:...) and a 16 MiB TFTP download whose FNV-1a matches the file.
+# reservations (dhcp-host=id:...) and a 16 MiB TFTP download whose SHA-256 (computed by the
+# firmware's src/core/sha256.c, compared with sha256sum's) and FNV-1a match the file.
 # Results as PASS:/FAIL: lines; logs in build/dhcp/ipoib-e2e/.
 #   IPOIB_E2E_SIZE=BYTES     size of the TFTP file (default 16 MiB)
 #   IPOIB_E2E_FAULT="all loss=0.03 reorder=0.03"  fabsim faults once ib0's link is up (so DHCP
@@ -74,11 +75,13 @@ if grep -q "ib0: DHCP lease 198.18.0.60 " "$log" &&
 else
 	fail lease-flexboot-client-id "no lease 198.18.0.60 over IPoIB"
 fi
+want_sha=$(sha256sum < "$T/big.bin" | cut -d' ' -f1)
 if grep -q "tftp: big.bin: blksize 2012" "$log" &&
-   grep -q "tftp: big.bin: $size bytes in [0-9]* ms, fnv1a32 $want" "$log"; then
+   grep -q "tftp: big.bin: $size bytes in [0-9]* ms, fnv1a32 $want" "$log" &&
+   grep -q "tftp: big.bin: sha256 $want_sha" "$log"; then
 	pass tftp-16MiB-over-ipoib
 else
-	fail tftp-16MiB-over-ipoib "no intact $size-byte download (want fnv1a32 $want)"
+	fail tftp-16MiB-over-ipoib "no intact $size-byte download (want sha256 $want_sha)"
 fi
 if grep -q "ib0: DHCP lease 198.18.0.61 " "$log" && grep -q "client-id 20:$guid" "$log"; then
 	pass lease-ib-hwtype-client-id
