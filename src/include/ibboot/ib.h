@@ -114,7 +114,6 @@ struct ib_port {
 	struct ib_mad_agent *mad;    /* GSI QP + transactions (ib_mad.c) */
 	struct ib_sa_client *sa;     /* PathRecord cache, multicast groups (ib_sa.c) */
 	struct ib_port_policy *policy;
-	uint64_t last_query_ms;
 	bool query_pending;          /* an event asked for PortInfo to be re-read */
 };
 
