@@ -15,6 +15,7 @@
 #define TCP_OPT_MSS     2
 #define TCP_OPT_WSCALE  3
 #define TCP_OPT_SACK_OK 4
+#define TCP_OPT_SACK    5
 #define TCP_OPT_TS      8
 #define TCP_MAX_WSCALE  14           /* RFC 7323 §2.3 */
 #define TCP_CHALLENGE_ACKS_PER_S 10  /* RFC 5961 §7: rate-limit challenge ACKs */
@@ -262,7 +263,9 @@ static void acked_now(struct tcp_conn *c)
 static int xmit(struct tcp_conn *c, uint32_t seq, uint8_t flags, const uint8_t *data, size_t len)
 {
 	struct net_buf *nb = ipv4_alloc(c->nd);
-	size_t opt_len = flags & TCP_SYN ? 20 : c->ts_ok ? 12 : 0;
+	unsigned n_sack = (flags & TCP_ACK) && c->sack_ok ? MIN(c->n_sack, c->ts_ok ? 3u : 4u) : 0;
+	size_t sack_len = n_sack ? 4 + 8 * n_sack : 0;
+	size_t opt_len = flags & TCP_SYN ? 24 : (c->ts_ok ? 12 : 0) + sack_len;
 	uint32_t wnd;
 	uint8_t *h;
 
@@ -294,8 +297,23 @@ static int xmit(struct tcp_conn *c, uint32_t seq, uint8_t flags, const uint8_t *
 		h[25] = TCP_OPT_WSCALE;
 		h[26] = 3;
 		h[27] = TCP_RCV_WSCALE;
+		h[28] = h[29] = TCP_OPT_NOP;
+		h[30] = TCP_OPT_SACK_OK;
+		h[31] = 2;
 	}
-	if (opt_len) {
+	if (sack_len) {
+		/* RFC 2018 §3: NOP NOP, kind 5, 2 + 8n, then the blocks, most recent first. */
+		uint8_t *o = h + TCP_HDR_LEN;
+
+		o[0] = o[1] = TCP_OPT_NOP;
+		o[2] = TCP_OPT_SACK;
+		o[3] = (uint8_t)(2 + 8 * n_sack);
+		for (unsigned i = 0; i < n_sack; i++) {
+			iblib_put_be32(o + 4 + 8 * i, c->sack[i].start);
+			iblib_put_be32(o + 8 + 8 * i, c->sack[i].end);
+		}
+	}
+	if ((flags & TCP_SYN) || c->ts_ok) {
 		/* RFC 7323 §3.2 (and Appendix A's layout): NOP NOP TS, TSecr = TS.Recent. */
 		uint8_t *o = h + TCP_HDR_LEN + opt_len - 12;
 
@@ -693,6 +711,48 @@ static bool deliver(struct tcp_conn *c, const uint8_t *data, size_t len)
 	return c->state != TCP_CLOSED;
 }
 
+/* Merges [start, end) into the reported ranges and puts it first (RFC 2018 §4). */
+static void sack_add(struct tcp_conn *c, uint32_t start, uint32_t end)
+{
+	unsigned i = 0;
+
+	while (i < c->n_sack) {
+		if (TCP_SEQ_LEQ(c->sack[i].start, end) && TCP_SEQ_GEQ(c->sack[i].end, start)) {
+			if (TCP_SEQ_LT(c->sack[i].start, start))
+				start = c->sack[i].start;
+			if (TCP_SEQ_GT(c->sack[i].end, end))
+				end = c->sack[i].end;
+			memmove(&c->sack[i], &c->sack[i + 1], (c->n_sack - i - 1) * sizeof(c->sack[0]));
+			c->n_sack--;
+		} else {
+			i++;
+		}
+	}
+	if (c->n_sack == ARRAY_SIZE(c->sack))
+		c->n_sack--;   /* the oldest is no longer reported (its data stays stored) */
+	memmove(&c->sack[1], &c->sack[0], c->n_sack * sizeof(c->sack[0]));
+	c->sack[0].start = start;
+	c->sack[0].end = end;
+	c->n_sack++;
+}
+
+/* Drops reported ranges the in-order stream has reached. */
+static void sack_trim(struct tcp_conn *c)
+{
+	unsigned i = 0;
+
+	while (i < c->n_sack) {
+		if (TCP_SEQ_LEQ(c->sack[i].end, c->rcv_nxt)) {
+			memmove(&c->sack[i], &c->sack[i + 1], (c->n_sack - i - 1) * sizeof(c->sack[0]));
+			c->n_sack--;
+		} else {
+			if (TCP_SEQ_LT(c->sack[i].start, c->rcv_nxt))
+				c->sack[i].start = c->rcv_nxt;
+			i++;
+		}
+	}
+}
+
 static void ooo_store(struct tcp_conn *c, uint32_t seq, const uint8_t *data, size_t len, bool fin)
 {
 	int free_slot = -1;
@@ -713,6 +773,8 @@ static void ooo_store(struct tcp_conn *c, uint32_t seq, const uint8_t *data, siz
 	c->ooo[free_slot] = (struct tcp_ooo_slot){ seq, (uint16_t)len, true, fin };
 	memcpy(c->ooo_buf + (size_t)free_slot * TCP_OOO_SLOT_SIZE, data, len);
 	c->stats.ooo_stored++;
+	if (len)
+		sack_add(c, seq, seq + (uint32_t)len);
 }
 
 /* Delivers stored segments that the in-order stream has reached; false if the connection ended. */
@@ -749,6 +811,7 @@ static bool ooo_drain(struct tcp_conn *c, uint64_t now, bool *had_any)
 
 static void ooo_clear(struct tcp_conn *c)
 {
+	c->n_sack = 0;
 	for (int i = 0; i < TCP_OOO_SLOTS; i++)
 		c->ooo[i].used = false;
 }
@@ -786,6 +849,7 @@ static void process_syn_sent(struct tcp_conn *c, const struct tcp_segment *s, ui
 	if (s->has_mss && s->mss >= 64)
 		c->smss = MIN(s->mss, c->rcv_mss);
 	c->rcv_full = c->rcv_mss;
+	c->sack_ok = s->sack_permitted;
 	if (s->has_timestamps) {
 		c->ts_ok = true;
 		c->ts_recent = s->tsval;
@@ -986,6 +1050,8 @@ static void process(struct tcp_conn *c, const struct tcp_segment *s, uint64_t no
 		return;
 	if (!ooo_drain(c, now, &had_ooo))
 		return;
+	if (c->n_sack)
+		sack_trim(c);
 	if (fin && !c->fin_received) {
 		got_fin(c, now);
 		return;

@@ -13,7 +13,8 @@
  * of order are kept in a bounded reassembly store (TCP_OOO_SLOTS segments, allocated once at
  * connect; as large as the advertised window, so a loss costs one retransmission, not a window)
  * and delivered when the hole is filled; beyond that they are dropped and the peer's
- * retransmission brings them again.
+ * retransmission brings them again. The stored ranges are reported in SACK blocks (RFC 2018)
+ * when the peer allows, so it resends only the holes.
  */
 #ifndef IBBOOT_TCP_H
 #define IBBOOT_TCP_H
@@ -126,6 +127,9 @@ struct tcp_conn {
 	uint16_t rcv_mss;          /* what we announced */
 	uint16_t rcv_full;         /* payload of a full-sized segment (rcv_mss minus options) */
 	bool ts_ok;                /* both sides send timestamps (RFC 7323 §3.2) */
+	bool sack_ok;              /* the peer accepts SACK blocks (RFC 2018) */
+	struct { uint32_t start, end; } sack[4];   /* stored ranges, most recent first */
+	unsigned n_sack;
 	uint32_t ts_recent, last_ack_sent;
 	unsigned unacked_segs;     /* full segments received since our last ACK */
 	bool ack_now;              /* an ACK is owed and could not be sent yet */

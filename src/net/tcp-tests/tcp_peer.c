@@ -80,6 +80,14 @@ static bool decode(const uint8_t *ip, size_t len, struct peer_seg *s)
 		} else if (k == 3 && t[i + 1] == 3) {
 			s->has_wscale = true;
 			s->wscale = t[i + 2];
+		} else if (k == 4 && t[i + 1] == 2) {
+			s->sack_permitted = true;
+		} else if (k == 5 && t[i + 1] >= 10 && (t[i + 1] - 2) % 8 == 0) {
+			s->n_sack = MIN((unsigned)(t[i + 1] - 2) / 8, 4u);
+			for (unsigned b = 0; b < s->n_sack; b++) {
+				s->sack[b][0] = iblib_get_be32(t + i + 2 + 8 * b);
+				s->sack[b][1] = iblib_get_be32(t + i + 6 + 8 * b);
+			}
 		} else if (k == 8 && t[i + 1] == 10) {
 			s->has_ts = true;
 			s->tsval = iblib_get_be32(t + i + 2);

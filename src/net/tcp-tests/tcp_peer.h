@@ -19,7 +19,9 @@ struct peer_seg {
 	uint16_t sport, dport, win;
 	uint32_t seq, ack;
 	uint8_t flags;
-	bool has_mss, has_wscale, has_ts;
+	bool has_mss, has_wscale, has_ts, sack_permitted;
+	unsigned n_sack;
+	uint32_t sack[4][2];       /* SACK blocks as sent: start, end */
 	uint16_t mss;
 	uint8_t wscale;
 	uint32_t tsval, tsecr;

@@ -91,6 +91,7 @@ TEST(tcp_syn_options_and_handshake)
 	CHECK(syn.has_wscale);
 	CHECK_EQ(syn.wscale, TCP_RCV_WSCALE);
 	CHECK(syn.has_ts);
+	CHECK(syn.sack_permitted);
 	CHECK_EQ(syn.win, 65535);         /* a SYN's window is never scaled */
 	CHECK(syn.sport >= 49152);
 	/* A SYN-ACK acknowledging something else gets a RST and changes nothing. */
@@ -221,6 +222,51 @@ TEST(tcp_reordering_loss_and_duplicates)
 	CHECK(peer_pop(&a));
 	CHECK_EQ(a.ack, irs + 1 + 12 * seg);
 	CHECK(stream_ok(12 * seg));
+	tcp_release(&conn);
+	peer_teardown();
+}
+
+/* The ACK after the next segment; its SACK blocks as offsets from irs + 1. */
+static void expect_ack(uint32_t ack_off, unsigned n, const uint32_t (*blocks)[2])
+{
+	struct peer_seg a;
+
+	CHECK(peer_pop(&a));
+	CHECK_EQ(a.ack, irs + 1 + ack_off);
+	CHECK_EQ(a.n_sack, n);
+	for (unsigned i = 0; i < n && i < a.n_sack; i++) {
+		CHECK_EQ(a.sack[i][0], irs + 1 + blocks[i][0]);
+		CHECK_EQ(a.sack[i][1], irs + 1 + blocks[i][1]);
+	}
+}
+
+TEST(tcp_sack_blocks_report_stored_ranges)
+{
+	static const uint8_t opts[8] = { 2, 4, 0x07, 0xd4, 1, 1, 4, 2 };   /* MSS 2004, SACK ok */
+	static const uint32_t b1[][2] = { { 2000, 3000 } };
+	static const uint32_t b2[][2] = { { 5000, 6000 }, { 2000, 3000 } };
+	static const uint32_t b3[][2] = { { 2000, 4000 }, { 5000, 6000 } };
+	static const uint32_t b4[][2] = { { 5000, 6000 } };
+
+	start(NULL);
+	irs = 0xffffff00u;   /* blocks across the wrap too */
+	peer_send_raw(SPORT, syn.sport, irs, syn.seq + 1, TCP_SYN | TCP_ACK, 65535, NULL, 0, opts,
+		      sizeof(opts), false);
+	CHECK(conn.sack_ok);
+	peer_flush();
+	data(0, 1000, 0);
+	peer_flush();
+	data(2000, 1000, 0);
+	expect_ack(1000, 1, b1);
+	data(5000, 1000, 0);
+	expect_ack(1000, 2, b2);      /* the newest block first (RFC 2018 §4) */
+	data(3000, 1000, 0);
+	expect_ack(1000, 2, b3);      /* merged with its neighbour */
+	data(1000, 1000, 0);
+	expect_ack(4000, 1, b4);      /* the hole filled: that range is no longer reported */
+	data(4000, 1000, 0);
+	expect_ack(6000, 0, NULL);
+	CHECK(stream_ok(6000));
 	tcp_release(&conn);
 	peer_teardown();
 }
