@@ -103,6 +103,13 @@ TEST(udp_checksum_known_vector)
 	iblib_put_be16(d + 4, 11);
 	CHECK_EQ(udp_parse(d, sizeof(d), IP(10, 0, 0, 1), IP(10, 0, 0, 2), &u, &why), -EINVAL);
 	CHECK_EQ(udp_parse(d, 7, 0, 0, &u, &why), -EINVAL);
+	/* bytes after the UDP length (link padding) are not payload */
+	{
+		uint8_t pad[14] = { 0x04, 0xd2, 0x00, 0x50, 0x00, 0x0a, 0, 0, 'h', 'i', 0, 0, 0, 0 };
+
+		CHECK_EQ(udp_parse(pad, sizeof(pad), 0, 0, &u, &why), 0);
+		CHECK_EQ(u.payload_len, 2);
+	}
 }
 
 TEST(udp_demux_ports_and_checksums)
