@@ -4,6 +4,7 @@
 #include "net_test_env.h"
 
 #include <ibboot/string.h>
+#include <ibboot/udp.h>
 #include <iblib/bytes.h>
 
 #define POOL 16
@@ -17,6 +18,12 @@ static struct net_buf pool[POOL];
 static uint8_t pool_mem[POOL][BUF_SIZE];
 static bool pool_busy[POOL];
 static struct peer_seg queue[PEER_QUEUE];
+static struct {
+	uint16_t sport, dport;
+	uint8_t data[512];
+	size_t len;
+	bool valid;
+} udp_last;
 static unsigned q_head, q_tail;
 
 static struct net_buf *peer_alloc_tx(struct net_device *nd)
@@ -105,6 +112,16 @@ static int peer_transmit(struct net_device *nd, struct net_buf *nb, uint16_t eth
 {
 	(void)next_hop;
 	(void)flags;
+	if (ethertype == ETHERTYPE_IPV4 && nb->len >= 28 && nb->data[9] == IP_PROTO_UDP &&
+	    nb->len - 28 <= sizeof(udp_last.data)) {
+		udp_last.sport = iblib_get_be16(nb->data + 20);
+		udp_last.dport = iblib_get_be16(nb->data + 22);
+		udp_last.len = nb->len - 28;
+		memcpy(udp_last.data, nb->data + 28, udp_last.len);
+		udp_last.valid = true;
+		peer_free_tx(nd, nb);
+		return 0;
+	}
 	if (ethertype != ETHERTYPE_IPV4 || q_tail - q_head == PEER_QUEUE ||
 	    !decode(nb->data, nb->len, &queue[q_tail % PEER_QUEUE])) {
 		peer_bad_tx++;
@@ -141,6 +158,7 @@ void peer_setup(void)
 	peer_nd.link_up = true;
 	memset(pool_busy, 0, sizeof(pool_busy));
 	q_head = q_tail = 0;
+	udp_last.valid = false;
 	peer_bad_tx = 0;
 	peer_tick = NULL;
 	netdev_register(&peer_nd);
@@ -153,6 +171,42 @@ void peer_teardown(void)
 	netdev_unregister(&peer_nd);
 	peer_tick = NULL;
 	test_clock_autostep = 0;
+}
+
+bool peer_pop_udp(uint16_t *sport, uint16_t *dport, uint8_t *buf, size_t *len)
+{
+	if (!udp_last.valid)
+		return false;
+	udp_last.valid = false;
+	*sport = udp_last.sport;
+	*dport = udp_last.dport;
+	memcpy(buf, udp_last.data, udp_last.len);
+	*len = udp_last.len;
+	return true;
+}
+
+void peer_send_udp(uint16_t sport, uint16_t dport, const void *data, size_t len)
+{
+	static uint8_t pkt[IPV4_HDR_LEN + UDP_HDR_LEN + 512];
+	uint8_t *u = pkt + IPV4_HDR_LEN;
+	size_t total = IPV4_HDR_LEN + UDP_HDR_LEN + len;
+
+	if (len > 512)
+		return;
+	memset(pkt, 0, IPV4_HDR_LEN + UDP_HDR_LEN);
+	pkt[0] = 0x45;
+	iblib_put_be16(pkt + 2, (uint16_t)total);
+	pkt[8] = 64;
+	pkt[9] = IP_PROTO_UDP;
+	iblib_put_be32(pkt + 12, PEER_IP);
+	iblib_put_be32(pkt + 16, CLIENT_IP);
+	iblib_put_be16(pkt + 10, ip_checksum(pkt, IPV4_HDR_LEN));
+	iblib_put_be16(u, sport);
+	iblib_put_be16(u + 2, dport);
+	iblib_put_be16(u + 4, (uint16_t)(UDP_HDR_LEN + len));
+	memcpy(u + UDP_HDR_LEN, data, len);
+	iblib_put_be16(u + 6, udp_checksum(PEER_IP, CLIENT_IP, u, UDP_HDR_LEN + len));
+	net_rx(&peer_nd, ETHERTYPE_IPV4, pkt, total);
 }
 
 bool peer_pop(struct peer_seg *out)

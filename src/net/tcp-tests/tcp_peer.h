@@ -44,6 +44,9 @@ void peer_flush(void);
 void peer_send_raw(uint16_t sport, uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags,
 		   uint16_t win, const void *data, size_t len, const uint8_t *opts, size_t opt_len,
 		   bool bad_csum);
+/* UDP datagrams ibboot sent (DNS queries): payload copied, source port; false if none. */
+bool peer_pop_udp(uint16_t *sport, uint16_t *dport, uint8_t *buf, size_t *len);
+void peer_send_udp(uint16_t sport, uint16_t dport, const void *data, size_t len);
 /* Options of a SYN-ACK: MSS, then window scale (wscale < 0: none), then timestamps (ts). */
 size_t peer_syn_opts(uint8_t *o, uint16_t mss, int wscale, bool ts, uint32_t tsval,
 		     uint32_t tsecr);

@@ -5,6 +5,7 @@
 #include "net_test_env.h"
 #include "test.h"
 
+#include <ibboot/dns.h>
 #include <ibboot/errno.h>
 #include <ibboot/http.h>
 #include <stdlib.h>
@@ -41,9 +42,44 @@ static void srv_send(size_t off, size_t n, uint8_t flags)
 		      srv.r + off, n, NULL, 0, false);
 }
 
+/* The DNS server on 198.18.0.1:53: boot.ibboot.test is 198.18.0.1, nothing else exists. */
+static unsigned dns_queries;
+
+static void dns_answer(void)
+{
+	uint8_t q[512], r[600];
+	uint16_t sport, dport;
+	size_t len, qend = 12;
+
+	if (!peer_pop_udp(&sport, &dport, q, &len) || dport != 53 || len < 17)
+		return;
+	dns_queries++;
+	while (qend < len && q[qend])
+		qend += q[qend] + 1u;
+	qend += 5;   /* root label, type, class */
+	if (qend > len)
+		return;
+	memcpy(r, q, qend);
+	r[2] = 0x81;
+	r[3] = 0x80;
+	r[6] = r[7] = r[8] = r[9] = r[10] = r[11] = 0;
+	if (len > 13 + 4 && !memcmp(q + 13, "boot", 4)) {
+		static const uint8_t an[] = { 0xc0, 12, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 198, 18, 0, 1 };
+
+		r[7] = 1;
+		memcpy(r + qend, an, sizeof(an));
+		qend += sizeof(an);
+	} else {
+		r[3] = 0x83;   /* NXDOMAIN */
+	}
+	peer_send_udp(53, sport, r, qend);
+}
+
 static void srv_tick(void)
 {
 	struct peer_seg s;
+
+	dns_answer();
 
 	while (peer_pop(&s)) {
 		if (s.flags & TCP_RST) {
@@ -547,4 +583,26 @@ TEST(uri_parse_and_resolve)
 				  out, cases[i].want);
 	}
 	CHECK_EQ(uri_resolve("http://a/b", "../../x", out, 10), -ERANGE);
+}
+
+TEST(http_host_name_through_dns)
+{
+	static const char ok[] = "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nname";
+	const uint32_t server = PEER_IP;
+	struct http_result res;
+
+	srv_reset();
+	srv_add(ok, 0);
+	dns_cache_flush();
+	dns_queries = 0;
+	dns_set_servers(&server, 1);
+	CHECK_EQ(get("http://boot.ibboot.test/n", &res, NULL), 4);
+	CHECK_EQ(dns_queries, 1);
+	CHECK(strncmp(srv.req[0], "GET /n HTTP/1.1\r\nHost: boot.ibboot.test\r\n", 41) == 0);
+	CHECK(get("http://nowhere.ibboot.test/n", &res, NULL) < 0);
+	CHECK_STR(res.error, "cannot resolve nowhere.ibboot.test (for http://nowhere.ibboot.test/n): "
+		  "is DNS configured (dhcp)?");
+	dns_set_servers(NULL, 0);
+	dns_cache_flush();
+	peer_teardown();
 }
