@@ -36,6 +36,7 @@ include util/prmgen/prmgen.mk
 -include src/image/image.mk
 -include util/payload/payload.mk
 -include util/qemu/qemu.mk
+-include util/demo/demo.mk
 
 .PHONY: all check bench fuzz demo clean prm
 all: $(ALL_TARGETS)
