@@ -45,6 +45,29 @@ static int boot_linux(struct image *img)
 	return rc;
 }
 
+static int boot_multiboot(struct image *img)
+{
+	struct multiboot_plan plan;
+	int rc;
+
+	if (!image_multiboot_handoff) {
+		kprintf("boot: %s is a multiboot kernel; this platform cannot enter one (it needs "
+			"a bare-metal 32-bit handoff)\n", img->name);
+		return -ENOTSUP;
+	}
+	rc = multiboot_load(img, &plan);
+	if (rc)
+		return rc;
+	boot_phase("starting multiboot kernel at %#x; shutting down devices (HCA quiesced)",
+		   plan.mb.entry);
+	pci_remove_drivers();
+	rc = image_multiboot_handoff(plan.param);
+	kprintf("boot: multiboot handoff refused (%s); devices are shut down — reboot to use "
+		"the network again\n", ib_strerror(rc));
+	multiboot_unload(&plan);
+	return rc;
+}
+
 int image_boot(struct image *img)
 {
 	struct multiboot_info_parsed mb;
@@ -71,12 +94,8 @@ int image_boot(struct image *img)
 	if (img->len > 0x206 && memcmp(img->data + 0x202, "HdrS", 4) == 0)
 		return boot_linux(img);
 	rc = multiboot_parse(img->data, img->len, &mb, &why);
-	if (rc == 0) {
-		kprintf("boot: %s is a multiboot kernel (entry %#x, %u segment(s)); entering "
-			"multiboot kernels needs the 32-bit handoff, which ibboot lacks so far\n",
-			img->name, mb.entry, mb.n_segments);
-		return -ENOTSUP;
-	}
+	if (rc == 0)
+		return boot_multiboot(img);
 	if (rc != -ENOENT) {
 		kprintf("boot: %s: %s\n", img->name, why);
 		return rc;

@@ -11,13 +11,17 @@
 
 # Platform-independent: also in the unit tests and fuzzers.
 BOOT_CORE_SRCS := src/core/sha256.c src/image/image.c src/image/bzimage.c src/image/multiboot.c \
-	src/image/fetch.c src/image/boot.c src/script/script.c src/script/phase.c
+	src/image/multiboot_load.c src/image/fetch.c src/image/boot.c src/script/script.c src/script/phase.c
 # The firmware glue: needs the network stack (settings, TFTP, HTTP). firmware.c goes last: its
 # autoboot hook must start after the network's hooks (link order = hook order).
 BOOT_FW_SRCS := $(if $(NET_SRCS),src/image/image_cmds.c src/image/fetch_net.c src/script/firmware.c)
 
+# Bare metal only: entering multiboot kernels (a trampoline that leaves long mode).
+BOOT_PCBIOS_SRCS := src/image/mb_pcbios.c src/image/mb_enter.S
+
 ifeq ($(filter build/image/src/core/sha256.o,$(IMG_OBJS)),)
-BOOT_IMG_OBJS := $(patsubst %.c,build/image/%.o,$(BOOT_CORE_SRCS) $(BOOT_FW_SRCS))
+BOOT_IMG_OBJS := $(patsubst %.c,build/image/%.o,$(BOOT_CORE_SRCS) $(filter %.c,$(BOOT_PCBIOS_SRCS)) \
+	$(BOOT_FW_SRCS)) $(patsubst %.S,build/image/%.o,$(filter %.S,$(BOOT_PCBIOS_SRCS)))
 BOOT_HOSTED_OBJS := $(patsubst %.c,build/hosted/%.o,$(BOOT_CORE_SRCS) $(BOOT_FW_SRCS))
 IMG_OBJS += $(BOOT_IMG_OBJS)
 HOSTED_OBJS += $(BOOT_HOSTED_OBJS)

@@ -163,8 +163,9 @@ static void autoboot_start(void)
 	}
 	boot_phase("autoboot: running the embedded script");
 	int rc = script_run_firmware(SCRIPT_DEFAULT, sizeof(SCRIPT_DEFAULT) - 1);
-	boot_phase("autoboot failed (%s): check the DHCP server offers a boot file on this "
-		   "network and the server has it; dropping to the console", ib_strerror(rc));
+	boot_phase("autoboot failed (%s): the line above says which step; check the port is "
+		   "ACTIVE (ibstat), the DHCP server offers a boot file, and the server has it. "
+		   "Dropping to the console ('help' lists the commands)", ib_strerror(rc));
 }
 
 /* Link order puts this after the network's hooks, so the stack is up when it runs. */

@@ -110,4 +110,69 @@ if run script "ibboot.cmd=chain+module:2" "$KERNEL,$INITRD,$script"; then
 	expect $t "$log" "^IBBOOT-PAYLOAD-OK .*ibboot\.nonce=$nonce via=script chain" "payload marker with the script's command line missing" &&
 	pass $t
 fi
+
+# 4, 5. Multiboot kernels (src/image/tests/mbkernel.S), a.out kludge and ELF32: linked at 1 MiB
+#    where ibboot itself runs, with 2 MiB of bss over the loader's buffers; the stand-in checks
+#    the machine state and the boot information and exits with 0x21 (QEMU status 67).
+modtext=$OUT/modtext
+echo "module-text-$nonce" >"$modtext"
+if as --32 --defsym KLUDGE=1 -o "$OUT/mbk.o" src/image/tests/mbkernel.S &&
+   ld -m elf_i386 -N -e entry -Ttext=0x100000 --no-warn-rwx-segments -o "$OUT/mbk.elf" "$OUT/mbk.o" &&
+   objcopy -O binary -j .text "$OUT/mbk.elf" "$OUT/mbkernel-aout.bin" &&
+   as --32 -o "$OUT/mbe.o" src/image/tests/mbkernel.S &&
+   ld -m elf_i386 -N -e entry -Ttext=0x100000 --no-warn-rwx-segments -o "$OUT/mbkernel.elf" "$OUT/mbe.o"; then
+	for flavour in aout elf; do
+		t=boot/qemu-multiboot-$flavour
+		k=$OUT/mbkernel-aout.bin
+		[ $flavour = elf ] && k=$OUT/mbkernel.elf
+		if run mb-$flavour "ibboot.cmd=kernel+module:0+hello+nonce=$nonce,imgfetch+module:1+modarg,boot" \
+			"$k,$modtext"; then
+			log=$OUT/mb-$flavour.log
+			want=$([ $flavour = elf ] && echo ELF32 || echo 'a\.out kludge')
+			expect $t "$log" "^multiboot: module:0: $want, entry 0x100[0-9a-f]{3}, 1 segment" "loader did not describe the kernel" &&
+			expect $t "$log" "^mbkernel: cmdline=module:0 hello nonce=$nonce\$" "kernel command line wrong" &&
+			expect $t "$log" "^mbkernel: module0=module-text-$nonce\$" "module contents wrong" &&
+			expect $t "$log" '^mbkernel: magic, paging off, bss zeroed, info ok$' "machine state wrong" &&
+			{ [ "$status" -eq 67 ] || { fail $t "QEMU status $status, expected 67 (the stand-in's 0x21)"; false; }; } &&
+			pass $t
+		fi
+	done
+else
+	fail boot/qemu-multiboot "could not assemble src/image/tests/mbkernel.S (binutils)"
+fi
+
+# 6. No ibboot.cmd=: the embedded script runs after the key wait; here there is no network, so
+#    it fails with a hint and the console comes up (typed commands then work).
+t=boot/qemu-autoboot
+log=$OUT/autoboot.log
+fifo=$OUT/autoboot.fifo
+rm -f "$fifo" && mkfifo "$fifo"
+"$QEMU" -nographic -no-reboot -nodefaults -serial stdio -monitor none -m 256 \
+	-device isa-debug-exit -kernel bin/ibboot.lkrn <"$fifo" >"$log" 2>&1 &
+qemu_pid=$!
+exec 3>"$fifo"
+for _ in $(seq $((QEMU_TIMEOUT * 5))); do
+	grep -aq '^ibboot> ' "$log" && break
+	kill -0 $qemu_pid 2>/dev/null || break
+	sleep 0.2
+done
+printf 'poweroff 4\r' >&3
+for _ in $(seq 50); do kill -0 $qemu_pid 2>/dev/null || break; sleep 0.2; done
+if kill -0 $qemu_pid 2>/dev/null; then
+	kill $qemu_pid
+	wait $qemu_pid 2>/dev/null
+	fail $t "QEMU still running; killed (log: $log)"
+else
+	wait $qemu_pid
+	status=$?
+	sed -i 's/\r$//' "$log"
+	expect $t "$log" '^Press any key within 2 s for the ibboot console; otherwise: dhcp && chain \$\{filename\}' "no autoboot prompt" &&
+	expect $t "$log" '^\[ *[0-9]+\.[0-9]{3}\] autoboot: running the embedded script$' "the embedded script did not run" &&
+	expect $t "$log" '^\[ *[0-9]+\.[0-9]{3}\] autoboot failed .*check the port is ACTIVE' "no hint after the failure" &&
+	{ [ "$status" -eq 9 ] || { fail $t "QEMU status $status, expected 9 (poweroff 4 typed at the console)"; false; }; } &&
+	pass $t
+fi
+qemu_pid=
+exec 3>&-
+rm -f "$fifo"
 [ "$failures" -eq 0 ]

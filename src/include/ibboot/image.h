@@ -107,6 +107,19 @@ struct multiboot_info_parsed {
 int multiboot_parse(const uint8_t *data, size_t len, struct multiboot_info_parsed *out,
 		    const char **why);
 
+/* A multiboot kernel ready to enter: the information block and the trampoline's page, both
+ * below 4 GiB where no segment lands; image data moved out of the segments' way. */
+struct multiboot_plan {
+	struct multiboot_info_parsed mb;
+	uint8_t *area;             /* information block, strings, memory map, module list */
+	uint8_t *param;            /* the trampoline's page (src/image/mb_trampoline.h) */
+	uint32_t mbi_addr;
+};
+int multiboot_load(struct image *kernel, struct multiboot_plan *plan);
+void multiboot_unload(struct multiboot_plan *plan);
+/* Leaves long mode through the trampoline and enters the kernel (set on pcbios only). */
+extern int (*image_multiboot_handoff)(void *param_page);
+
 /* Boots `img` (or the selected kernel when NULL): detects its type, refuses images that failed
  * sha256, quiesces the devices and hands over. Returns only on failure. */
 int image_boot(struct image *img);
