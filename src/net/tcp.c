@@ -1042,20 +1042,23 @@ static void process(struct tcp_conn *c, const struct tcp_segment *s, uint64_t no
 		fin = false;
 	}
 	if (seq != c->rcv_nxt) {
+		if (!len && !fin)
+			return;   /* a bare ACK from beyond a hole: nothing to keep */
 		ooo_store(c, seq, data, len, fin);
 		send_ack(c);   /* RFC 5681 §4.2: an out-of-order segment is acknowledged at once */
 		return;
 	}
 	if (len && !deliver(c, data, len))
 		return;
+	if (fin && !c->fin_received) {
+		ooo_clear(c);   /* nothing may follow a FIN: whatever was stored beyond it is bogus */
+		got_fin(c, now);
+		return;
+	}
 	if (!ooo_drain(c, now, &had_ooo))
 		return;
 	if (c->n_sack)
 		sack_trim(c);
-	if (fin && !c->fin_received) {
-		got_fin(c, now);
-		return;
-	}
 	if (c->fin_received)
 		return;   /* got_fin acknowledged it */
 	if (len) {
