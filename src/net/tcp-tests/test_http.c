@@ -21,7 +21,7 @@ static struct srv {
 	unsigned n_resp;
 	uint32_t isn;
 	unsigned drop_every;          /* drop every Nth new data segment */
-	bool reorder, dup, no_fin;
+	bool reorder, dup, no_fin, rst_storm;
 	size_t stop_after, rst_after; /* 0: off */
 	/* state */
 	unsigned conns;
@@ -151,6 +151,16 @@ static void srv_tick(void)
 			srv.held_n = n;
 			srv.held_valid = true;
 		} else {
+			if (srv.rst_storm) {
+				/* Blind resets around the client's window, never at exactly RCV.NXT. */
+				uint32_t base = srv.isn + 1 + (uint32_t)srv.una;
+
+				for (uint32_t k = 1; k <= 4; k++)
+					peer_send_raw(80, srv.port, base + k * 7919u, 0, TCP_RST, 0, NULL,
+						      0, NULL, 0, false);
+				peer_send_raw(80, srv.port, base - 1000000u, 0, TCP_RST, 0, NULL, 0,
+					      NULL, 0, false);
+			}
 			srv_send(srv.nxt, n, 0);
 			if (fresh && srv.dup && srv.segs % 4 == 0)
 				srv_send(srv.nxt, n, 0);
@@ -604,5 +614,26 @@ TEST(http_host_name_through_dns)
 		  "is DNS configured (dhcp)?");
 	dns_set_servers(NULL, 0);
 	dns_cache_flush();
+	peer_teardown();
+}
+
+TEST(http_survives_rst_storm_and_sizes_sink_once)
+{
+	struct http_sink sink = { 0 };
+	struct http_result res;
+	size_t len;
+	char *r = make_body_response(200000, &len);
+
+	srv_reset();
+	srv.rst_storm = true;
+	srv_add(r, len);
+	sink.grow = true;
+	CHECK_EQ(get("http://198.18.0.1/storm", &res, &sink), 200000);
+	CHECK(body_ok(sink.buf, 200000));
+	CHECK_EQ(sink.size, 200000);   /* allocated once at Content-Length: no copy, no slack */
+	CHECK(res.tcp.rst_ignored > 100);
+	CHECK(res.tcp.challenge_acks > 0);
+	http_sink_free(&sink);
+	free(r);
 	peer_teardown();
 }
