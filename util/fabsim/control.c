@@ -227,8 +227,10 @@ static int cmd_ports(struct fabric *f, struct outbuf *o)
 		struct node *nd = f->nodes[i];
 
 		if (nd->kind == NODE_HCAPORT) {
-			out(o, "%s hca-port guid 0x%016llx %s\n", nd->name,
-			    (unsigned long long)nd->guid, nd->hca ? "attached" : "absent");
+			out(o, "%s hca-port guid 0x%016llx %s%s\n", nd->name,
+			    (unsigned long long)nd->guid, nd->hca ? "attached" : "absent",
+			    !nd->hca || !nd->hca_reports_link ? "" :
+			    nd->hca_trained ? ", its end trained" : ", its end not trained yet");
 			continue;
 		}
 		for (unsigned p = nd->kind == NODE_SWITCH ? 0 : 1; p <= nd->nports; p++) {
