@@ -46,10 +46,12 @@ check-qemu-device: qemu build/qemu/hcr-trace $(HCASIM_SO) bin/fabsim
 CHECK_TARGETS += check-qemu-device
 
 # The oracle (issue 5): the stock iPXE netboots over IPoIB through the model, fabsim, OpenSM,
-# dnsmasq and nginx. Not in CHECK_TARGETS until it passes; it reports where iPXE stops.
+# dnsmasq and nginx; on a failure it reports where iPXE stopped (HCR trace, model log, console).
 .PHONY: check-qemu-oracle
 check-qemu-oracle: qemu build/qemu/hcr-trace $(HCASIM_SO) bin/fabsim bin/fabsim-servernode
 	@util/run-test qemu/ipxe-oracle $(QEMU_TESTS)/ipxe-oracle.sh
+
+CHECK_TARGETS += check-qemu-oracle
 
 # Baseline figures of the stock iPXE on the same QEMU + model + fabric + servers (make bench).
 .PHONY: bench-qemu-ipxe
