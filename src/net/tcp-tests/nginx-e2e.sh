@@ -38,8 +38,10 @@ fi
 # ---- inside the private namespace from here on ----
 rm -rf "$work" && mkdir -p "$work/www/sub" "$work/tmp"
 nginx_pid=
+dnsmasq_pid=
 cleanup() {
 	[ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null && wait "$nginx_pid" 2>/dev/null
+	[ -n "$dnsmasq_pid" ] && kill "$dnsmasq_pid" 2>/dev/null && wait "$dnsmasq_pid" 2>/dev/null
 	ip link del "$tun" 2>/dev/null
 	# the downloads are large; keep only logs
 	rm -f "$work"/www/*.bin "$work"/*.out
@@ -179,6 +181,43 @@ else
 	fail connection-refused "a closed port did not give 'connection refused'"
 fi
 [ $rc -eq 0 ] || fail client-exit "tun-http exited with $rc"
+
+# 1b. A host name in the URL, resolved by the real dnsmasq (DNS only) on 198.18.0.1.
+if command -v dnsmasq >/dev/null; then
+	cat > "$work/dnsmasq.conf" <<DNSCONF
+port=53
+listen-address=198.18.0.1
+bind-interfaces
+no-resolv
+no-hosts
+host-record=boot.ibboot.test,198.18.0.1
+pid-file=$work/dnsmasq.pid
+log-facility=$work/dnsmasq.log
+log-queries
+user=root
+group=root
+DNSCONF
+	dnsmasq --keep-in-foreground --conf-file="$work/dnsmasq.conf" &
+	dnsmasq_pid=$!
+	for _ in $(seq 100); do
+		grep -q "started, version" "$work/dnsmasq.log" 2>/dev/null && break
+		kill -0 "$dnsmasq_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	out=$(timeout 120 "$client" "$tun" --dns 198.18.0.1 get http://boot.ibboot.test/small.bin \
+		"$work/name.out" get-fail http://nowhere.ibboot.test/x 2>&1)
+	echo "$out" | grep -v "^http: [0-9]* / "
+	if [ "$(sha "$work/name.out")" = "$(sha "$work/www/small.bin")" ] &&
+	   grep -q "query\[A\] boot.ibboot.test from 198.18.0.2" "$work/dnsmasq.log" &&
+	   grep -q '"GET /small.bin HTTP/1.1" 200 100000 "-" "ibboot/' "$work/access.log" &&
+	   echo "$out" | grep -q "^RESULT get-fail http://nowhere.ibboot.test/x rc=-[0-9]* error=cannot resolve nowhere.ibboot.test"; then
+		pass host-name-via-dnsmasq
+	else
+		fail host-name-via-dnsmasq "boot.ibboot.test not fetched through dnsmasq's answer"
+	fi
+else
+	echo "SKIP: $suite/host-name-via-dnsmasq: dnsmasq is not installed"
+fi
 
 # 2. 3% loss + reordering: netem on the server's side of the TUN when the kernel has it, else
 #    the same impairment applied by the client to what it receives.

@@ -5,7 +5,7 @@
  * whose wire is the TUN fd instead of IPoIB. Optionally impairs what it receives (loss,
  * reordering, duplicates) with a seeded generator, for when the kernel has no netem.
  *
- * Usage: tun-http TUN [--loss PCT] [--reorder PCT] [--dup PCT] STEP...
+ * Usage: tun-http TUN [--loss PCT] [--reorder PCT] [--dup PCT] [--dns IP] STEP...
  *   get URL OUT        download URL, write the body to OUT
  *   get-fail URL       download URL, expecting an error
  * Prints "RESULT ..." lines the script checks; exits 1 on the first step that does not do what
@@ -13,6 +13,7 @@
  */
 #include "net_test_env.h"
 
+#include <ibboot/dns.h>
 #include <ibboot/errno.h>
 #include <ibboot/http.h>
 #include <ibboot/timer.h>
@@ -276,6 +277,12 @@ int main(int argc, char **argv)
 			reorder_pct = v;
 		else if (!strcmp(argv[i], "--dup"))
 			dup_pct = v;
+		else if (!strcmp(argv[i], "--dns")) {
+			uint32_t a;
+
+			if (ipv4_aton(argv[i + 1], &a) == 0)
+				dns_set_servers(&a, 1);
+		}
 	}
 	if (tun_open(argv[1]) < 0)
 		return 1;
