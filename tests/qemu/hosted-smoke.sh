@@ -31,8 +31,10 @@ expect $t "$log" '^memcheck: (6[0-4]) MiB in [0-9]+ chunks written and verified,
 { [ "$status" -eq 0 ] || { fail $t "exit status $status, expected 0"; false; }; } &&
 pass $t
 
+# Without ibboot.cmd= the firmware first offers autoboot and takes one key press to stop it (the
+# leading space below); the lines after it go to the console.
 t=hosted/stdin
-printf 'echo from-stdin\nbogus\npoweroff 5\n' | timeout 60 "$BIN" >"$OUT/stdin.log" 2>&1
+printf ' echo from-stdin\nbogus\npoweroff 5\n' | timeout 60 "$BIN" >"$OUT/stdin.log" 2>&1
 status=$?
 expect $t "$OUT/stdin.log" '^from-stdin$' "echo did not run" &&
 expect $t "$OUT/stdin.log" '^bogus: unknown command' "unknown command not reported" &&
@@ -42,7 +44,7 @@ pass $t
 t=hosted/crlf
 # Terminals send CR, LF or CR LF: each of these lines must run exactly once, with no empty
 # command between them (which would show as an extra prompt).
-printf 'echo one\r\necho two\recho three\n' | timeout 60 "$BIN" >"$OUT/crlf.log" 2>&1
+printf ' echo one\r\necho two\recho three\n' | timeout 60 "$BIN" >"$OUT/crlf.log" 2>&1
 prompts=$(grep -o 'ibboot> ' "$OUT/crlf.log" | wc -l)
 expect $t "$OUT/crlf.log" '^one$' "CR LF line did not run" &&
 expect $t "$OUT/crlf.log" '^two$' "CR line did not run" &&

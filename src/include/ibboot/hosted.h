@@ -62,6 +62,10 @@ struct hosted_hca_options {
 /* Returns 0, or -1 with a reason in err. */
 int hosted_hca_add(uint32_t bdf, const struct hosted_hca_options *o, char *err, size_t errlen);
 
+/* Runs every software device once (plat_poll; also at every clock read, see plat_counter):
+ * 1 if one did work (or a poll is already under way), 0 if all were idle, -1 if there are none. */
+int hosted_poll_devices(void);
+
 /* True if a software device did work on the last plat_poll(). */
 bool hosted_devices_busy(void);
 

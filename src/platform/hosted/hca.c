@@ -51,6 +51,18 @@ static void hca_packet_out(void *ctx, unsigned port, const void *pkt, size_t len
 	hca_attach_packet_out(hh->fabric, port, pkt, len);   /* NULL fabric: no cable, dropped */
 }
 
+/* The model's end of a cable trained (cable + INIT_PORT) or dropped (CLOSE_PORT, CLOSE_HCA,
+ * reset): fabsim keeps the switch port Down until then, so the SM sees the port go down at the
+ * driver's reset and come up at INIT_PORT, as on silicon. */
+static void hca_link_change(void *ctx, unsigned port, bool up)
+{
+	struct hosted_hca *hh = ctx;
+
+	if (hh->log)
+		fprintf(stderr, "hosted: port %u physical link %s\n", port, up ? "up" : "down");
+	hca_attach_link_change(hh->fabric, port, up);   /* NULL fabric: nothing to tell */
+}
+
 static uint64_t hca_now_ns(void *ctx __unused)
 {
 	struct timespec ts;
@@ -127,7 +139,7 @@ int hosted_hca_add(uint32_t bdf, const struct hosted_hca_options *o, char *err, 
 	};
 	struct hcasim_host_ops ops = {
 		.dma_read = hca_dma_read, .dma_write = hca_dma_write, .packet_out = hca_packet_out,
-		.now_ns = hca_now_ns, .log = hca_log,
+		.now_ns = hca_now_ns, .log = hca_log, .link_change = hca_link_change,
 	};
 
 	if (!hh || ports > HCA_ATTACH_MAX_PORTS) {
@@ -144,8 +156,9 @@ int hosted_hca_add(uint32_t bdf, const struct hosted_hca_options *o, char *err, 
 		return -1;
 	}
 	if (o->fabric) {
-		hh->fabric = hca_attach_open(hh->h, o->fabric, ports, cfg.port_guid, "ibboot-hosted",
-					     err, errlen);
+		hh->fabric = hca_attach_open_flags(hh->h, o->fabric, ports, cfg.port_guid,
+						   "ibboot-hosted", HCA_ATTACH_REPORTS_LINK, err,
+						   errlen);
 		if (!hh->fabric)
 			goto fail;
 		for (unsigned p = 1; p <= ports; p++) {

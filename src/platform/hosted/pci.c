@@ -174,15 +174,29 @@ void plat_mmio_write(const struct mmio *m, uint64_t off, const void *bytes, unsi
 }
 
 static bool devices_busy;
+static bool devices_polling;
+
+int hosted_poll_devices(void)
+{
+	bool busy = false, any = false;
+
+	/* A device callback that ends up reading the clock must not run the devices again. */
+	if (devices_polling)
+		return 1;
+	devices_polling = true;
+	for (unsigned i = 0; i < SOFT_PCI_MAX; i++)
+		if (slots[i].used && slots[i].ops->poll) {
+			any = true;
+			busy |= slots[i].ops->poll(slots[i].ctx);
+		}
+	devices_polling = false;
+	devices_busy = busy;
+	return busy ? 1 : any ? 0 : -1;
+}
 
 void plat_poll(void)
 {
-	bool busy = false;
-
-	for (unsigned i = 0; i < SOFT_PCI_MAX; i++)
-		if (slots[i].used && slots[i].ops->poll)
-			busy |= slots[i].ops->poll(slots[i].ctx);
-	devices_busy = busy;
+	hosted_poll_devices();
 }
 
 bool hosted_devices_busy(void)

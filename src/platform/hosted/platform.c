@@ -110,12 +110,41 @@ int plat_getc(void)
 	return c;
 }
 
-uint64_t plat_counter(void)
+static uint64_t monotonic_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* After this long without device work, a clock read dozes briefly (see plat_counter). */
+#define IDLE_DOZE_AFTER_NS 1000000ull
+
+/*
+ * Hardware runs concurrently with the CPU; the software devices of this single-threaded platform
+ * (the HCA model and its fabric socket) run whenever the firmware reads the clock instead. Every
+ * loop that waits for the outside world has a timeout and so reads the clock, whatever layer it
+ * is in (link wait, ping, DHCP, TFTP, ...), so none can starve the model. A device sees nothing
+ * here that it could not see on silicon, where it may act between any two instructions.
+ * With devices present and none busy for a while, a clock read also dozes 20 us, so a run that waits for a
+ * subnet manager does not burn a whole CPU.
+ */
+uint64_t plat_counter(void)
+{
+	static uint64_t last_work_ns;
+	uint64_t now = monotonic_ns();
+	int work = hosted_poll_devices();
+
+	if (work > 0) {
+		last_work_ns = now;
+	} else if (work == 0 && now - last_work_ns > IDLE_DOZE_AFTER_NS) {
+		struct timespec nap = { 0, 20000 };
+
+		nanosleep(&nap, NULL);
+		now = monotonic_ns();
+	}
+	return now;
 }
 
 uint64_t plat_counter_hz(void)
