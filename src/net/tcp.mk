@@ -19,6 +19,12 @@ build/tcp/san/%.o: %.c | $(PRM_H)
 	@mkdir -p $(@D)
 	$(HOST_CC) $(TCP_CFLAGS) -MMD -MP -c -o $@ $<
 
+# The User-Agent carries the version: rebuild the client when it changes (as src.mk does main.o).
+build/image/src/net/http_client.o build/hosted/src/net/http_client.o \
+build/tcp/san/src/net/http_client.o build/tcp/opt/src/net/http_client.o: $(IBBOOT_VERSION_STAMP)
+build/tcp/san/src/net/http_client.o: TCP_CFLAGS += $(IBBOOT_VERSION_DEF)
+build/tcp/opt/src/net/http_client.o: HOST_CFLAGS += $(IBBOOT_VERSION_DEF)
+
 build/tcp/tcp-unit: $(TCP_UNIT_OBJS) $(TCP_LIB_OBJS)
 	$(HOST_CC) $(SAN_FLAGS) -o $@ $^
 
