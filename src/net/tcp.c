@@ -650,27 +650,41 @@ bool tcp_step(struct tcp_conn *c, uint64_t now)
 
 /* ---- input ---- */
 
+/* A RST outside any connection's state (no options, no data). */
+static void send_bare_rst(struct net_device *nd, uint32_t src, uint32_t dst, uint16_t sport,
+			  uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags)
+{
+	struct net_buf *nb = ipv4_alloc(nd);
+	uint8_t *h;
+
+	if (!nb)
+		return;
+	h = nb_put(nb, TCP_HDR_LEN);
+	if (!h) {
+		nd->ops->free_tx(nd, nb);
+		return;
+	}
+	memset(h, 0, TCP_HDR_LEN);
+	iblib_put_be16(h, sport);
+	iblib_put_be16(h + 2, dport);
+	iblib_put_be32(h + 4, seq);
+	iblib_put_be32(h + 8, ack);
+	h[12] = (TCP_HDR_LEN / 4) << 4;
+	h[13] = flags;
+	iblib_put_be16(h + 16, tcp_checksum(src, dst, h, TCP_HDR_LEN));
+	ipv4_tx(nd, nb, dst, IP_PROTO_TCP);
+}
+
 static void send_reset_for(struct net_device *nd, const struct ipv4_packet *ip,
 			   const struct tcp_segment *s)
 {
 	/* RFC 9293 §3.10.7.1: a segment for no connection gets a RST that the sender accepts. */
-	struct tcp_conn tmp;
-	uint32_t seq = 0;
-
-	memset(&tmp, 0, sizeof(tmp));
-	tmp.nd = nd;
-	tmp.local_ip = ip->dst;
-	tmp.remote_ip = ip->src;
-	tmp.local_port = s->dport;
-	tmp.remote_port = s->sport;
-	if (s->flags & TCP_ACK) {
-		seq = s->ack;
-		xmit(&tmp, seq, TCP_RST, NULL, 0);
-	} else {
-		tmp.rcv_nxt = s->seq + (uint32_t)s->payload_len + !!(s->flags & TCP_SYN) +
-			      !!(s->flags & TCP_FIN);
-		xmit(&tmp, 0, TCP_RST | TCP_ACK, NULL, 0);
-	}
+	if (s->flags & TCP_ACK)
+		send_bare_rst(nd, ip->dst, ip->src, s->dport, s->sport, s->ack, 0, TCP_RST);
+	else
+		send_bare_rst(nd, ip->dst, ip->src, s->dport, s->sport, 0,
+			      s->seq + (uint32_t)s->payload_len + !!(s->flags & TCP_SYN) +
+			      !!(s->flags & TCP_FIN), TCP_RST | TCP_ACK);
 }
 
 static void got_fin(struct tcp_conn *c, uint64_t now)
@@ -823,12 +837,9 @@ static void process_syn_sent(struct tcp_conn *c, const struct tcp_segment *s, ui
 
 	/* RFC 9293 §3.10.7.3 */
 	if ((s->flags & TCP_ACK) && !ack_ok) {
-		if (!(s->flags & TCP_RST)) {
-			struct tcp_conn tmp = *c;
-
-			tmp.rcv_nxt = 0;
-			xmit(&tmp, s->ack, TCP_RST, NULL, 0);
-		}
+		if (!(s->flags & TCP_RST))
+			send_bare_rst(c->nd, c->local_ip, c->remote_ip, c->local_port, c->remote_port,
+				      s->ack, 0, TCP_RST);
 		return;
 	}
 	if (s->flags & TCP_RST) {
