@@ -96,6 +96,6 @@ BENCH_TARGETS += bench-ibcore
 # (make qemu). IBCORE_E2E_SM_RESTART=1 also restarts OpenSM right after the HCA attaches.
 .PHONY: check-ibcore-e2e
 check-ibcore-e2e: bin/ibboot.lkrn bin/libhcasim.so bin/fabsim bin/fabsim-servernode \
-		bin/libfabsim_client.so
+		bin/libfabsim_client.so qemu
 	@util/run-test ibcore-e2e src/net/tests/e2e-qemu.sh
 CHECK_TARGETS += check-ibcore-e2e
