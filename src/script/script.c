@@ -143,6 +143,49 @@ fail:
 #undef FAIL
 }
 
+/*
+ * Cuts a line at the || and && outside quotes, without expanding anything: each command is
+ * expanded only when it runs, so `dhcp && chain ${filename}` sees the file name dhcp just set
+ * (as in iPXE). Returns the number of commands, or -EINVAL with *why.
+ */
+static int split_commands(char *line, char **cmds, char *ops_after, int max, const char **why)
+{
+	int n = 0;
+	char quote = 0;
+
+	cmds[n] = line;
+	for (char *p = line; *p; p++) {
+		if (*p == '\\' && quote != '\'' && p[1]) {
+			p++;
+		} else if (!quote && (*p == '"' || *p == '\'')) {
+			quote = *p;
+		} else if (quote && *p == quote) {
+			quote = 0;
+		} else if (!quote && ((p[0] == '|' && p[1] == '|') || (p[0] == '&' && p[1] == '&'))) {
+			if (n + 1 == max) {
+				*why = "too many || and && on one line";
+				return -EINVAL;
+			}
+			ops_after[n] = *p;
+			*p++ = '\0';
+			cmds[++n] = p + 1;
+		}
+	}
+	ops_after[n++] = 0;
+	for (int i = 0; i < n; i++) {
+		const char *c = cmds[i];
+
+		while (*c == ' ' || *c == '\t')
+			c++;
+		if (!*c && n > 1) {
+			*why = i == 0 ? "'||' or '&&' without a command before it" :
+					"'||' or '&&' without a command after it";
+			return -EINVAL;
+		}
+	}
+	return n;
+}
+
 /* One line of the script as [start, end) in the text. */
 static bool next_line(const char *text, size_t len, size_t *pos, size_t *start, size_t *end)
 {
@@ -191,7 +234,6 @@ int script_exec(const char *text, size_t len, const struct script_ops *ops, void
 	enum { MAX_CMDS = 8 };
 	char line[SCRIPT_LINE_MAX + 1], store[2 * SCRIPT_LINE_MAX];
 	char *argv[SCRIPT_MAX_ARGS], ops_after[MAX_CMDS];
-	int argcs[MAX_CMDS];
 	size_t pos = 0, a, b;
 	unsigned lineno = 0, steps = 0;
 
@@ -222,25 +264,36 @@ int script_exec(const char *text, size_t len, const struct script_ops *ops, void
 		line[b - a] = '\0';
 		if (line[0] == '#' || line[0] == ':')
 			continue;   /* comment, "#!ipxe", label */
-		int ncmd = script_parse_line(line, store, sizeof(store), argv, SCRIPT_MAX_ARGS, argcs,
-					     ops_after, MAX_CMDS, ops, ctx, &why);
+		char *cmds[MAX_CMDS], shown[SCRIPT_LINE_MAX + 1];
+		memcpy(shown, line, b - a + 1);   /* for the error message: split cuts `line` */
+		int ncmd = split_commands(line, cmds, ops_after, MAX_CMDS, &why);
 		if (ncmd < 0) {
 			kprintf("script line %u: %s\n", lineno, why);
 			return ncmd;
 		}
-		char **cmd = argv;
 		bool jumped = false;
-		for (int i = 0; i < ncmd; cmd += argcs[i], i++) {
+		for (int i = 0; i < ncmd; i++) {
 			/* a || b runs b only after a failure; a && b only after a success. */
 			if (i > 0 && ((ops_after[i - 1] == '|' && rc == 0) ||
 				      (ops_after[i - 1] == '&' && rc != 0)))
 				continue;
+			char op;
+			int argc;
+			int k = script_parse_line(cmds[i], store, sizeof(store), argv, SCRIPT_MAX_ARGS,
+						  &argc, &op, 1, ops, ctx, &why);
+			if (k < 0) {
+				kprintf("script line %u: %s\n", lineno, why);
+				return k;
+			}
+			if (k == 0)
+				continue;   /* an empty line */
+			char **cmd = argv;
 			if (strcmp(cmd[0], "goto") == 0) {
-				long to = argcs[i] == 2 ? find_label(text, len, cmd[1]) : -EINVAL;
+				long to = argc == 2 ? find_label(text, len, cmd[1]) : -EINVAL;
 
 				if (to < 0) {
 					kprintf("script line %u: goto %s: no such label\n", lineno,
-						argcs[i] == 2 ? cmd[1] : "(needs one label)");
+						argc == 2 ? cmd[1] : "(needs one label)");
 					return (int)to;
 				}
 				pos = (size_t)to;
@@ -250,16 +303,16 @@ int script_exec(const char *text, size_t len, const struct script_ops *ops, void
 			if (strcmp(cmd[0], "exit") == 0) {
 				int code = 0;
 
-				if (argcs[i] > 2 || (argcs[i] == 2 && !parse_exit_code(cmd[1], &code))) {
+				if (argc > 2 || (argc == 2 && !parse_exit_code(cmd[1], &code))) {
 					kprintf("script line %u: usage: exit [N]\n", lineno);
 					return -EINVAL;
 				}
 				return -code;
 			}
-			rc = ops->run(ctx, argcs[i], cmd);
+			rc = ops->run(ctx, argc, cmd);
 		}
 		if (!jumped && rc != 0) {
-			kprintf("script line %u: '%s' failed (%s); script stopped\n", lineno, line,
+			kprintf("script line %u: '%s' failed (%s); script stopped\n", lineno, shown,
 				ib_strerror(rc));
 			return rc;
 		}

@@ -6,10 +6,15 @@
 
 static char trace[2048];
 
+static char late_value[32];   /* ${late}: set by the command "setlate" */
+
 static int fake_run(void *ctx, int argc, char **argv)
 {
 	(void)ctx;
 	size_t n = strlen(trace);
+
+	if (strcmp(argv[0], "setlate") == 0 && argc == 2)
+		snprintf(late_value, sizeof(late_value), "%s", argv[1]);
 
 	snprintf(trace + n, sizeof(trace) - n, "%s[", argv[0]);
 	for (int i = 1; i < argc; i++) {
@@ -33,7 +38,8 @@ static int fake_getvar(void *ctx, const char *name, char *buf, size_t size)
 	const char *v = strcmp(name, "ip") == 0 ? "198.18.0.50" :
 			strcmp(name, "filename") == 0 ? "boot.ipxe" :
 			strcmp(name, "next-server") == 0 ? "198.18.0.1" :
-			strcmp(name, "spacey") == 0 ? "a b" : NULL;
+			strcmp(name, "spacey") == 0 ? "a b" :
+			strcmp(name, "late") == 0 && late_value[0] ? late_value : NULL;
 	if (!v)
 		return -ENOENT;
 	snprintf(buf, size, "%s", v);
@@ -88,6 +94,18 @@ TEST(script_or_and)
 	CHECK_STR(trace, "echo[a || b|&&]");
 	CHECK_EQ(run("ok||ok"), 0);   /* operators need no spaces */
 	CHECK_STR(trace, "ok[]");
+}
+
+/* Each command is expanded when it runs: `dhcp && chain ${filename}` needs dhcp's file name. */
+TEST(script_expansion_per_command)
+{
+	late_value[0] = '\0';
+	CHECK_EQ(run("setlate boot.ipxe && chain ${late}"), 0);
+	CHECK_STR(trace, "setlate[boot.ipxe]chain[boot.ipxe]");
+	late_value[0] = '\0';
+	CHECK_EQ(run("echo [${late}] || ok\nsetlate x\necho ${late} '&&' \"||\""), 0);
+	CHECK_STR(trace, "echo[[]]setlate[x]echo[x|&&|||]");
+	late_value[0] = '\0';
 }
 
 TEST(script_failure_stops)
