@@ -263,6 +263,7 @@ static void acked_now(struct tcp_conn *c)
 static int xmit(struct tcp_conn *c, uint32_t seq, uint8_t flags, const uint8_t *data, size_t len)
 {
 	struct net_buf *nb = ipv4_alloc(c->nd);
+	int rc;
 	unsigned n_sack = (flags & TCP_ACK) && c->sack_ok ? MIN(c->n_sack, c->ts_ok ? 3u : 4u) : 0;
 	size_t sack_len = n_sack ? 4 + 8 * n_sack : 0;
 	size_t opt_len = flags & TCP_SYN ? 24 : (c->ts_ok ? 12 : 0) + sack_len;
@@ -327,8 +328,9 @@ static int xmit(struct tcp_conn *c, uint32_t seq, uint8_t flags, const uint8_t *
 		memcpy(h + TCP_HDR_LEN + opt_len, data, len);
 	iblib_put_be16(h + 16, tcp_checksum(c->local_ip, c->remote_ip, h,
 					    TCP_HDR_LEN + opt_len + len));
-	if (ipv4_tx(c->nd, nb, c->remote_ip, IP_PROTO_TCP) < 0)
-		return -EIO;
+	rc = ipv4_tx(c->nd, nb, c->remote_ip, IP_PROTO_TCP);
+	if (rc < 0)
+		return rc == -EBUSY ? -EIO : rc;
 	c->stats.segs_out++;
 	if (flags & TCP_ACK) {
 		c->last_ack_sent = c->rcv_nxt;
@@ -416,9 +418,9 @@ static void output(struct tcp_conn *c, uint64_t now)
 	}
 }
 
-static void send_syn(struct tcp_conn *c)
+static int send_syn(struct tcp_conn *c)
 {
-	xmit(c, c->iss, TCP_SYN, NULL, 0);
+	return xmit(c, c->iss, TCP_SYN, NULL, 0);
 }
 
 static void finish(struct tcp_conn *c, int error, const char *msg)
@@ -493,7 +495,18 @@ int tcp_connect(struct tcp_conn *c, struct net_device *nd, uint32_t dst, uint16_
 	c->next = conns;
 	conns = c;
 	c->listed = true;
-	send_syn(c);
+	rc = send_syn(c);
+	if (rc < 0 && rc != -EBUSY) {
+		/* No route, no address: retrying cannot help (ipv4 said why on the console). */
+		char a[16];
+
+		tcp_release(c);
+		c->error = rc;
+		ksnprintf(c->error_msg, sizeof(c->error_msg), "cannot send to %s: %s",
+			  ipv4_ntoa(dst, a), rc == -ENOENT ? "no route (off-subnet, no gateway)"
+							   : ib_strerror(rc));
+		return rc;
+	}
 	arm_rto(c, now);
 	return 0;
 }

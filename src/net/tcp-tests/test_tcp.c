@@ -539,3 +539,19 @@ TEST(tcp_parse_rejects_malformed)
 	CHECK_EQ(tcp_parse(seg, 24, PEER_IP, CLIENT_IP, &s, &why), -EINVAL);
 	CHECK(strstr(why, "checksum") != NULL);
 }
+
+TEST(tcp_no_route_fails_at_once)
+{
+	peer_setup();
+	tcp_release(&conn);
+	memset(&conn, 0, sizeof(conn));
+	CHECK_EQ(tcp_connect(&conn, &peer_nd, 0x0a000001u, 80, NULL, rx, NULL), -ENOENT);
+	CHECK_STR(conn.error_msg, "cannot send to 10.0.0.1: no route (off-subnet, no gateway)");
+	CHECK(!conn.listed && conn.ooo_buf == NULL);
+	CHECK_EQ(peer_queued(), 0);
+	/* And without an address at all. */
+	peer_nd.ip_addr = 0;
+	CHECK_EQ(tcp_connect(&conn, &peer_nd, PEER_IP, 80, NULL, rx, NULL), -EINVAL);
+	CHECK_STR(conn.error_msg, "ib0 has no IPv4 address (run dhcp first)");
+	peer_teardown();
+}
