@@ -1,0 +1,20 @@
+# util/demo — `make demo` (issue 7): ibboot netboots Debian's Linux over InfiniBand in QEMU.
+#   make demo-netboot     the demo: QEMU + -device hermon (model) + fabsim + OpenSM + dnsmasq +
+#                         nginx (util/netboot-env); ibboot's autoboot gets a lease, runs boot.ipxe
+#                         from TFTP, fetches the kernel and initrd over HTTP and boots them; each
+#                         phase with its time; everything torn down (util/demo/run)
+#   make check-demo-qemu  the same flow asserted phase by phase on the serial console
+# Logs: build/demo/ (demo), build/demo/check/ (check). DEMO_TRANSPORT=tftp fetches the kernel
+# and initrd over TFTP instead.
+DEMO_TRANSPORT ?= http
+DEMO_PIECES := bin/ibboot.lkrn bin/libhcasim.so bin/libfabsim_client.so bin/fabsim \
+	bin/fabsim-servernode payload qemu
+
+.PHONY: demo-netboot check-demo-qemu
+demo-netboot: $(DEMO_PIECES)
+	@util/demo/run --no-build --transport $(DEMO_TRANSPORT)
+
+check-demo-qemu: $(DEMO_PIECES)
+	@util/run-test demo-qemu util/demo/run --check --no-build --transport $(DEMO_TRANSPORT)
+
+CHECK_TARGETS += check-demo-qemu
