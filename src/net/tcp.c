@@ -798,16 +798,19 @@ static void ooo_store(struct tcp_conn *c, uint32_t seq, const uint8_t *data, siz
 		return;
 	}
 	c->ooo[free_slot] = (struct tcp_ooo_slot){ seq, (uint16_t)len, true, fin };
+	c->n_ooo++;
 	memcpy(c->ooo_buf + (size_t)free_slot * TCP_OOO_SLOT_SIZE, data, len);
 	c->stats.ooo_stored++;
 	if (len)
 		sack_add(c, seq, seq + (uint32_t)len);
 }
 
+static void ooo_clear(struct tcp_conn *c);
+
 /* Delivers stored segments that the in-order stream has reached; false if the connection ended. */
 static bool ooo_drain(struct tcp_conn *c, uint64_t now, bool *had_any)
 {
-	bool progress = true;
+	bool progress = c->n_ooo != 0;
 
 	while (progress) {
 		progress = false;
@@ -821,7 +824,8 @@ static bool ooo_drain(struct tcp_conn *c, uint64_t now, bool *had_any)
 			if (TCP_SEQ_GT(s->seq, c->rcv_nxt))
 				continue;
 			s->used = false;
-			progress = true;
+			c->n_ooo--;
+			progress = c->n_ooo != 0;
 			if (TCP_SEQ_GT(end, c->rcv_nxt)) {
 				uint32_t skip = c->rcv_nxt - s->seq;
 
@@ -829,8 +833,11 @@ static bool ooo_drain(struct tcp_conn *c, uint64_t now, bool *had_any)
 					     s->len - skip))
 					return false;
 			}
-			if (s->fin && end == c->rcv_nxt && !c->fin_received)
+			if (s->fin && end == c->rcv_nxt && !c->fin_received) {
+				ooo_clear(c);   /* nothing follows a FIN */
 				got_fin(c, now);
+				return true;
+			}
 		}
 	}
 	return true;
@@ -839,6 +846,7 @@ static bool ooo_drain(struct tcp_conn *c, uint64_t now, bool *had_any)
 static void ooo_clear(struct tcp_conn *c)
 {
 	c->n_sack = 0;
+	c->n_ooo = 0;
 	for (int i = 0; i < TCP_OOO_SLOTS; i++)
 		c->ooo[i].used = false;
 }

@@ -136,6 +136,7 @@ struct tcp_conn {
 	uint64_t delack_at_ms;     /* 0: no delayed ACK pending */
 	uint8_t *ooo_buf;          /* TCP_OOO_SLOTS * TCP_OOO_SLOT_SIZE, allocated at connect */
 	struct tcp_ooo_slot ooo[TCP_OOO_SLOTS];
+	unsigned n_ooo;            /* slots in use */
 	bool fin_received;
 
 	/* Timers (ms on clock_ms()). */
