@@ -96,13 +96,17 @@ static void draw(struct progress_state *s, uint64_t now)
 	for (unsigned i = 0; i < WIDTH; i++)
 		bar[i] = i < fill ? '=' : (i == fill && s->total ? '>' : ' ');
 	bar[WIDTH] = '\0';
+	/* KiB once there are enough of them to matter, bytes before. */
+	bool kib = MAX(s->total, s->bytes) >= KiB(64);
+	unsigned shift = kib ? 10 : 0;
+	const char *unit = kib ? "KiB" : "bytes";
 	if (s->total)
-		kprintf("\r  %s [%s] %llu/%llu KiB %u.%u MB/s ", s->name, bar,
-			(unsigned long long)(s->bytes >> 10), (unsigned long long)(s->total >> 10),
-			r / 10, r % 10);
+		kprintf("\r  %s [%s] %llu/%llu %s %u.%u MB/s ", s->name, bar,
+			(unsigned long long)(s->bytes >> shift), (unsigned long long)(s->total >> shift),
+			unit, r / 10, r % 10);
 	else
-		kprintf("\r  %s %llu KiB %u.%u MB/s ", s->name, (unsigned long long)(s->bytes >> 10),
-			r / 10, r % 10);
+		kprintf("\r  %s %llu %s %u.%u MB/s ", s->name, (unsigned long long)(s->bytes >> shift),
+			unit, r / 10, r % 10);
 	s->drawn = true;
 }
 

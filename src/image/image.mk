@@ -64,7 +64,7 @@ build/boot/fuzz-%: src/image/fuzz/fuzz_%.c $(BOOT_FUZZ_LIB_OBJS)
 
 -include $(BOOT_FUZZ_LIB_OBJS:.o=.d)
 
-.PHONY: check-boot fuzz-boot check-boot-qemu
+.PHONY: check-boot fuzz-boot check-boot-qemu check-boot-netboot
 check-boot: build/boot/boot-unit bin/ibboot.lkrn $(if $(BOOT_HAVE_CLANG),$(BOOT_FUZZ_BINS))
 	@util/run-test boot-unit build/boot/boot-unit
 ifeq ($(BOOT_HAVE_CLANG),yes)
@@ -76,10 +76,18 @@ else
 	@util/run-test boot-fuzz sh -c 'echo "SKIP: boot-fuzz: clang is not installed"; exit 77'
 endif
 	@$(MAKE) --no-print-directory check-boot-qemu
+	@$(MAKE) --no-print-directory check-boot-netboot
 
 # The payload (Debian's kernel + initramfs) booted by ibboot from multiboot modules in QEMU.
 check-boot-qemu: bin/ibboot.lkrn payload
 	@util/run-test boot-qemu-linux src/image/tests/qemu-linux.sh
+
+# The demo's flow on the embedded default script: QEMU + hermon model + fabsim/OpenSM + dnsmasq/
+# nginx (util/netboot-env); DHCP, boot.ipxe over TFTP, kernel and initrd over HTTP with SHA-256
+# pins, Linux prints its marker. SKIPs when the QEMU with the hermon device is not built.
+check-boot-netboot: bin/ibboot.lkrn payload $(HCASIM_SO) $(FABSIM_CLIENT_SO) bin/fabsim \
+		bin/fabsim-servernode
+	@util/run-test boot-netboot src/image/tests/netboot-qemu.sh
 
 fuzz-boot: $(BOOT_FUZZ_BINS)
 	@for f in $(BOOT_FUZZ_NAMES); do \
