@@ -3,7 +3,8 @@
 #                         nginx (util/netboot-env); ibboot's autoboot gets a lease, runs boot.ipxe
 #                         from TFTP, fetches the kernel and initrd over HTTP and boots them; each
 #                         phase with its time; everything torn down (util/demo/run)
-#   make check-demo-qemu  the same flow asserted phase by phase on the serial console
+#   make check-demo-qemu  the same flow asserted phase by phase on the serial console; then
+#                         again with a tampered initrd that ibboot must refuse (no Linux)
 # Logs: build/demo/ (demo), build/demo/check/ (check). DEMO_TRANSPORT=tftp fetches the kernel
 # and initrd over TFTP instead.
 DEMO_TRANSPORT ?= http
@@ -16,5 +17,7 @@ demo-netboot: $(DEMO_PIECES)
 
 check-demo-qemu: $(DEMO_PIECES)
 	@util/run-test demo-qemu util/demo/run --check --no-build --transport $(DEMO_TRANSPORT)
+	@util/run-test demo-qemu-tamper util/demo/run --check --no-build --tamper \
+		--out build/demo/check-tamper --transport $(DEMO_TRANSPORT)
 
 CHECK_TARGETS += check-demo-qemu
