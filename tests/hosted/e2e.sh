@@ -106,12 +106,14 @@ if [ "$BENCH" -gt 0 ]; then
 	rc=$?
 	[ "$rc" -eq 77 ] && { echo "SKIP: bench-hosted: no test network on this machine"; exit 0; }
 	median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "-" }'; }
-	active=$(for f in "$T"/bench*.log; do
-		sed -nE 's/.* port 2: ACTIVE, .*\(([0-9]+) ms after start\).*/\1/p' "$f" | head -1; done | median)
-	reply=$(for f in "$T"/bench*.log; do
-		awk '/icmp_seq=/ { printf "%d\n", $1 * 1000; exit }' "$f"; done | median)
+	actives=$(for f in "$T"/bench*.log; do
+		sed -nE 's/.* port 2: ACTIVE, .*\(([0-9]+) ms after start\).*/\1/p' "$f" | head -1; done)
+	replies=$(for f in "$T"/bench*.log; do
+		awk '/icmp_seq=/ { printf "%d\n", $1 * 1000; exit }' "$f"; done)
+	active=$(median <<<"$actives") reply=$(median <<<"$replies")
 	echo "INFO: hosted (ibboot-hosted + model + fabsim + OpenSM, ASan/UBSan), median of $BENCH runs:" \
-		"start to port ACTIVE $active ms (image clock), to first ICMP echo reply $reply ms (wall clock)"
+		"start to port ACTIVE $active ms (image clock; runs: $(echo $actives)), to first ICMP echo" \
+		"reply $reply ms (wall clock from launch; runs: $(echo $replies))"
 	exit 0
 fi
 
