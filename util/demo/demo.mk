@@ -3,13 +3,15 @@
 #                         nginx (util/netboot-env); ibboot's autoboot gets a lease, runs boot.ipxe
 #                         from TFTP, fetches the kernel and initrd over HTTP and boots them; each
 #                         phase with its time; everything torn down (util/demo/run)
-#   make check-demo-qemu  the same flow asserted phase by phase on the serial console; then
-#                         again with a tampered initrd that ibboot must refuse (no Linux)
+#   make check-demo-qemu  the same flow asserted phase by phase on the serial console; again with
+#                         3% loss + 3% reordering on the server node's cable once the port is
+#                         ACTIVE (the pinned SHA-256s must still match); and with a tampered
+#                         initrd that ibboot must refuse (no Linux)
 # Logs: build/demo/ (demo), build/demo/check/ (check). DEMO_TRANSPORT=tftp fetches the kernel
 # and initrd over TFTP instead.
 DEMO_TRANSPORT ?= http
 DEMO_PIECES := bin/ibboot.lkrn bin/libhcasim.so bin/libfabsim_client.so bin/fabsim \
-	bin/fabsim-servernode payload qemu
+	bin/fabsim-servernode bin/fabsimctl payload qemu
 
 .PHONY: demo-netboot check-demo-qemu
 demo-netboot: $(DEMO_PIECES)
@@ -17,6 +19,8 @@ demo-netboot: $(DEMO_PIECES)
 
 check-demo-qemu: $(DEMO_PIECES)
 	@util/run-test demo-qemu util/demo/run --check --no-build --transport $(DEMO_TRANSPORT)
+	@util/run-test demo-qemu-faults util/demo/run --check --no-build --faults "loss=0.03 reorder=0.03" \
+		--out build/demo/check-faults --transport $(DEMO_TRANSPORT)
 	@util/run-test demo-qemu-tamper util/demo/run --check --no-build --tamper \
 		--out build/demo/check-tamper --transport $(DEMO_TRANSPORT)
 
