@@ -11,18 +11,31 @@
 #include <ibboot/hooks.h>
 #include <ibboot/string.h>
 
-/* Fetches argv[1] as an image with `role`; the remaining arguments become its command line.
- * "--name=NAME" before the URL names it (default: the URL's last path component). */
+/* Fetches the URL as an image with `role`; the remaining arguments become its command line.
+ * Options before the URL, as iPXE's: --name=NAME / -n NAME names it (default: the URL's last
+ * path component); --autofree/-a, --replace/-r and --timeout=T/-t T are accepted and ignored
+ * (images stay until imgfree; downloads have their own bounded timeouts). */
 static struct image *fetch_cmd(int argc, char **argv, enum image_role role, int *rc)
 {
 	char name[IMAGE_NAME_MAX];
 	const char *given = NULL;
 	int first = 1;
-	struct image *img;
 
-	if (argc > 1 && strncmp(argv[1], "--name=", 7) == 0) {
-		given = argv[1] + 7;
-		first = 2;
+	for (; first < argc && argv[first][0] == '-'; first++) {
+		const char *o = argv[first];
+
+		if (strncmp(o, "--name=", 7) == 0)
+			given = o + 7;
+		else if ((!strcmp(o, "-n") || !strcmp(o, "--name")) && first + 1 < argc)
+			given = argv[++first];
+		else if ((!strcmp(o, "-t") || !strcmp(o, "--timeout")) && first + 1 < argc)
+			first++;
+		else if (strcmp(o, "--autofree") && strcmp(o, "-a") && strcmp(o, "--replace") &&
+			 strcmp(o, "-r") && strncmp(o, "--timeout=", 10)) {
+			kprintf("%s: unknown option %s\n", argv[0], o);
+			*rc = -EINVAL;
+			return NULL;
+		}
 	}
 	if (argc <= first) {
 		kprintf("usage: %s [--name=NAME] URL [ARGS...]\n", argv[0]);
@@ -30,8 +43,8 @@ static struct image *fetch_cmd(int argc, char **argv, enum image_role role, int 
 		return NULL;
 	}
 	if (given) {
-		if (strlen(given) >= sizeof(name)) {
-			kprintf("%s: name longer than %d characters\n", argv[0], IMAGE_NAME_MAX - 1);
+		if (!*given || strlen(given) >= sizeof(name)) {
+			kprintf("%s: a name must have 1..%d characters\n", argv[0], IMAGE_NAME_MAX - 1);
 			*rc = -ERANGE;
 			return NULL;
 		}
@@ -39,6 +52,7 @@ static struct image *fetch_cmd(int argc, char **argv, enum image_role role, int 
 	} else {
 		image_name_from_uri(argv[first], name, sizeof(name));
 	}
+	struct image *img;
 	img = fetch_image(argv[first], name, rc);
 	if (!img)
 		return NULL;
@@ -182,6 +196,11 @@ static const struct shell_command image_commands[] = {
 	{ "imgfree", "[NAME...]: free images (all without a name)", cmd_imgfree },
 	{ "sha256", "NAME HEX: verify an image; a mismatch refuses to boot it", cmd_sha256 },
 	{ "boot", "[NAME]: boot the kernel (or run the script) fetched last", cmd_boot },
+	/* iPXE's other names for the same things */
+	{ "imgselect", "[--name=N] URL [ARGS]: as kernel", cmd_kernel },
+	{ "imgload", "[--name=N] URL [ARGS]: as kernel", cmd_kernel },
+	{ "module", "[--name=N] URL [ARGS]: as imgfetch", cmd_imgfetch },
+	{ "imgexec", "URL [ARGS]: as chain", cmd_chain },
 };
 static const unsigned image_commands_count = ARRAY_SIZE(image_commands);
 SHELL_COMMAND_SET(image, image_commands, image_commands_count);

@@ -11,6 +11,7 @@
 #include <ibboot/dhcp.h>
 #include <ibboot/errno.h>
 #include <ibboot/hooks.h>
+#include <ibboot/net.h>
 #include <ibboot/platform.h>
 #include <ibboot/shell.h>
 #include <ibboot/string.h>
@@ -83,8 +84,37 @@ usage:
 	return -EINVAL;
 }
 
+/* iPXE's echo -n: no newline. */
+static int script_echo(int argc, char **argv)
+{
+	bool newline = !(argc > 1 && strcmp(argv[1], "-n") == 0);
+
+	for (int i = newline ? 1 : 2; i < argc; i++)
+		kprintf("%s%s", argv[i], i + 1 < argc ? " " : "");
+	if (newline)
+		kputc('\n');
+	return 0;
+}
+
+/* isset VALUE: success when VALUE is not empty (`isset ${filename} || goto manual`);
+ * iseq A B: success when equal. Failure is an ordinary error code, as iPXE's. */
+static int script_test(int argc, char **argv)
+{
+	if (strcmp(argv[0], "isset") == 0)
+		return argc >= 2 && argv[1][0] ? 0 : -ENOENT;
+	if (argc != 3) {
+		kprintf("usage: iseq A B\n");
+		return -EINVAL;
+	}
+	return strcmp(argv[1], argv[2]) == 0 ? 0 : -EINVAL;
+}
+
 static int fw_run(void *ctx __unused, int argc, char **argv)
 {
+	if (strcmp(argv[0], "echo") == 0)
+		return script_echo(argc, argv);
+	if (strcmp(argv[0], "isset") == 0 || strcmp(argv[0], "iseq") == 0)
+		return script_test(argc, argv);
 	if (strcmp(argv[0], "set") == 0)
 		return script_set(argc, argv);
 	if (strcmp(argv[0], "clear") == 0)
@@ -154,6 +184,10 @@ static void autoboot_start(void)
 	/* ibboot.cmd= names what to do instead (tests and hand-driven boots). */
 	if (cmdline_get(plat_cmdline(), "ibboot.cmd", cmds, sizeof(cmds)) != -ENOENT)
 		return;
+	if (!netdev_first()) {
+		boot_phase("autoboot: no network device (no InfiniBand adapter found?); console");
+		return;
+	}
 	kprintf("Press any key within %u s for the ibboot console; otherwise: %s",
 		AUTOBOOT_WAIT_MS / 1000, SCRIPT_DEFAULT + sizeof(SCRIPT_MAGIC));
 	if (key_pressed(AUTOBOOT_WAIT_MS)) {

@@ -61,7 +61,7 @@ isum=$(sha256sum "$INITRD" | cut -c1-64)
 
 # 1. kernel + initrd from modules, the kernel pinned by its SHA-256, the nonce on its command line.
 t=boot/qemu-linux-payload
-if run payload "ibboot.cmd=kernel+module:0+console=ttyS0+quiet+ibboot.nonce=$nonce,initrd+module:1,sha256+module:0+$ksum,imgstat,boot" \
+if run payload "ibboot.cmd=kernel+module:0+console=ttyS0+quiet+ibboot.nonce=$nonce,initrd+module:1,sha256+module:0+$ksum,imgstat,boot,poweroff+6" \
 	"$KERNEL,$INITRD"; then
 	log=$OUT/payload.log
 	expect $t "$log" "^sha256: module:0 OK \($ksum\)$" "the kernel's SHA-256 was not confirmed" &&
@@ -92,20 +92,27 @@ cat >"$script" <<EOS
 #!ipxe
 # a comment, then a label and a failing command rescued by ||
 set nonce $nonce
+isset \${nonce} || exit 3
+iseq \${nonce} $nonce || exit 4
+isset \${no-such-setting} || echo unset-ok
 imgfetch module:9 || goto fetch
 echo never
 :fetch
-kernel --name=vmlinuz module:0 console=ttyS0 quiet ibboot.nonce=\${nonce} via="script chain"
+echo -n no-newline-
+echo here
+kernel -n vmlinuz --autofree module:0 console=ttyS0 quiet ibboot.nonce=\${nonce} via="script chain"
 initrd module:1
 sha256 vmlinuz $ksum && sha256 module:1 $isum
 imgstat
 boot
 EOS
-if run script "ibboot.cmd=chain+module:2" "$KERNEL,$INITRD,$script"; then
+if run script "ibboot.cmd=chain+module:2,poweroff+6" "$KERNEL,$INITRD,$script"; then
 	log=$OUT/script.log
 	expect $t "$log" '^\[ *[0-9]+\.[0-9]{3}\] running script module:2' "the script did not run" &&
 	expect $t "$log" '^module:9: the boot loader brought 3 module' "the failing fetch was not reported" &&
 	{ ! grep -q '^never$' "$log" || { fail $t "goto did not skip"; false; }; } &&
+	expect $t "$log" '^no-newline-here$' "echo -n did not suppress the newline" &&
+	expect $t "$log" '^unset-ok$' "isset of an unset setting did not fail" &&
 	expect $t "$log" '^sha256: module:1 OK' "the initrd's SHA-256 was not confirmed" &&
 	expect $t "$log" "^IBBOOT-PAYLOAD-OK .*ibboot\.nonce=$nonce via=script chain" "payload marker with the script's command line missing" &&
 	pass $t
@@ -125,7 +132,7 @@ if as --32 --defsym KLUDGE=1 -o "$OUT/mbk.o" src/image/tests/mbkernel.S &&
 		t=boot/qemu-multiboot-$flavour
 		k=$OUT/mbkernel-aout.bin
 		[ $flavour = elf ] && k=$OUT/mbkernel.elf
-		if run mb-$flavour "ibboot.cmd=kernel+module:0+hello+nonce=$nonce,imgfetch+module:1+modarg,boot" \
+		if run mb-$flavour "ibboot.cmd=kernel+module:0+hello+nonce=$nonce,imgfetch+module:1+modarg,boot,poweroff+6" \
 			"$k,$modtext"; then
 			log=$OUT/mb-$flavour.log
 			want=$([ $flavour = elf ] && echo ELF32 || echo 'a\.out kludge')
