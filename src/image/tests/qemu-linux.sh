@@ -181,5 +181,41 @@ else
 fi
 qemu_pid=
 exec 3>&-
+
+# 7. A key pressed while the prompt offers the console: no script runs, the console comes up.
+t=boot/qemu-autoboot-key
+log=$OUT/autoboot-key.log
+"$QEMU" -nographic -no-reboot -nodefaults -serial stdio -monitor none -m 256 \
+	-device isa-debug-exit -kernel bin/ibboot.lkrn <"$fifo" >"$log" 2>&1 &
+qemu_pid=$!
+exec 3>"$fifo"
+for _ in $(seq $((QEMU_TIMEOUT * 5))); do
+	grep -aq '^Press any key' "$log" && break
+	kill -0 $qemu_pid 2>/dev/null || break
+	sleep 0.2
+done
+printf ' ' >&3
+for _ in $(seq $((QEMU_TIMEOUT * 5))); do
+	grep -aq '^ibboot> ' "$log" && break
+	kill -0 $qemu_pid 2>/dev/null || break
+	sleep 0.2
+done
+printf 'poweroff 4\r' >&3
+for _ in $(seq 50); do kill -0 $qemu_pid 2>/dev/null || break; sleep 0.2; done
+if kill -0 $qemu_pid 2>/dev/null; then
+	kill $qemu_pid
+	wait $qemu_pid 2>/dev/null
+	fail $t "QEMU still running; killed (log: $log)"
+else
+	wait $qemu_pid
+	status=$?
+	sed -i 's/\r$//' "$log"
+	expect $t "$log" "^console: 'help' lists the commands" "the key did not open the console" &&
+	{ ! grep -q 'autoboot: running' "$log" || { fail $t "the script ran despite the key"; false; }; } &&
+	{ [ "$status" -eq 9 ] || { fail $t "QEMU status $status, expected 9 (poweroff 4)"; false; }; } &&
+	pass $t
+fi
+qemu_pid=
+exec 3>&-
 rm -f "$fifo"
 [ "$failures" -eq 0 ]
