@@ -7,6 +7,8 @@
 #                         3% loss + 3% reordering on the server node's cable once the port is
 #                         ACTIVE (the pinned SHA-256s must still match); and with a tampered
 #                         initrd that ibboot must refuse (no Linux)
+#   make bench-netboot    ibboot vs the stock iPXE on the same QEMU + model + fabric + servers, one
+#                         run each: lease, HTTP and TFTP of 64 MiB, image bytes, as ratios
 # Logs: build/demo/ (demo), build/demo/check/ (check). DEMO_TRANSPORT=tftp fetches the kernel
 # and initrd over TFTP instead.
 DEMO_TRANSPORT ?= http
@@ -25,3 +27,9 @@ check-demo-qemu: $(DEMO_PIECES)
 		--out build/demo/check-tamper --transport $(DEMO_TRANSPORT)
 
 CHECK_TARGETS += check-demo-qemu
+
+.PHONY: bench-netboot
+bench-netboot: bin/ibboot.lkrn bin/libhcasim.so bin/libfabsim_client.so bin/fabsim bin/fabsim-servernode qemu
+	@util/demo/bench
+
+BENCH_TARGETS += bench-netboot
