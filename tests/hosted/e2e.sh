@@ -118,8 +118,8 @@ if [ "$BENCH" -gt 0 ]; then
 fi
 
 CMDS="ipconfig+$IP/24,ping+$SERVER+3,ibstat,echo+SM-RESTART-NOW,ping+$SERVER+20,ibstat,ifstat,fwdump,poweroff"
-util/netboot-env run "$T/env" --hcas 2 -- "$T/guest.sh" "$T" e2e "$CMDS" "$TOP" \
-	> "$T/netboot-env.log" 2>&1
+util/netboot-env run "$T/env" --hcas 2 --capture "$T/fabric.pcap" -- \
+	"$T/guest.sh" "$T" e2e "$CMDS" "$TOP" > "$T/netboot-env.log" 2>&1
 rc=$?
 if [ "$rc" -eq 77 ]; then
 	echo "SKIP: hosted-e2e: this machine cannot create the test network namespace/TUN ($(tail -1 "$T/netboot-env.log"))"
@@ -188,6 +188,46 @@ if [ -n "$before" ] && [ -n "$after" ] && [ "$answered" -ge $(( ${got1:-0} + ${g
 	pass server-kernel-answered
 else
 	fail server-kernel-answered "the server kernel sent $answered echo replies (OutEchoReps ${before:-?} -> ${after:-?}), ibboot got $((${got1:-0} + ${got2:-0}))"
+fi
+
+# The same seen on the wire (fabsim's capture, decoded by tshark): the SA's answers to the joins
+# of our port 2 (before and after the SM restart), the ARP exchange, echo requests and replies.
+# tshark 4.0 has no mapping for LINKTYPE_INFINIBAND (247): rewrite it to DLT_USER0 (147).
+gid_x() { python3 -c 'import ipaddress, sys; print(ipaddress.IPv6Address(sys.argv[1]).exploded)' "$1"; }
+port2_gid=$(grep -A2 'port 2: ACTIVE (LinkUp)' <<<"$S" | sed -nE 's/^  GID ([0-9a-f:]+)$/\1/p' | head -1)
+if ! command -v tshark > /dev/null; then
+	fail wire "tshark is not installed (util/deps.d/hosted.list)"
+elif [ ! -s "$T/fabric.pcap" ] || [ -z "$port2_gid" ]; then
+	fail wire "no capture ($T/fabric.pcap) or no port 2 GID in ibstat"
+else
+	{ head -c 20 "$T/fabric.pcap"; printf '\223'; tail -c +22 "$T/fabric.pcap"; } > "$T/fabric147.pcap"
+	ts() { tshark -o 'uat:user_dlts:"User 0 (DLT=147)","infiniband","0","","0",""' \
+		-r "$T/fabric147.pcap" "$@" 2> /dev/null; }
+	# SubnAdmGetResp (0x81) of MCMemberRecord (0x38): MGID, PortGID, MLID, Q_Key, JoinState.
+	ts -Y 'infiniband.mad.attributeid == 0x0038 && infiniband.mad.method == 0x81' -T fields \
+		-e infiniband.mcmemberrecord.mgid -e infiniband.mcmemberrecord.portgid \
+		-e infiniband.mcmemberrecord.mlid -e infiniband.mcmemberrecord.q_key \
+		-e infiniband.mcmemberrecord.joinstate > "$T/wire-joins.txt"
+	mine=$(gid_x "$port2_gid")
+	joins=$(while read -r mgid pgid wmlid qkey js; do
+		[ "$(gid_x "$mgid")" = "$(gid_x "$BCAST_MGID")" ] && [ "$(gid_x "$pgid")" = "$mine" ] &&
+		[ $((wmlid)) -eq $((${mlid:-0})) ] && [ $((qkey)) -eq $((0xb1b)) ] && [ $((js & 1)) -eq 1 ] &&
+		echo ok
+	done < "$T/wire-joins.txt" | wc -l)
+	# (each packet is captured on both sides of the switch)
+	[ "$joins" -ge 4 ] && pass wire-join-and-rejoin ||
+		fail wire-join-and-rejoin "$joins SA answers to a full-member join of $port2_gid to $BCAST_MGID with MLID ${mlid:-?} and Q_Key 0xb1b (want one before and one after the SM restart)"
+	ts -Y arp -T fields -e arp.hw.type -e arp.opcode -e arp.src.proto_ipv4 -e arp.dst.proto_ipv4 \
+		> "$T/wire-arp.txt"
+	if grep -qP "^32\t1\t$IP\t$SERVER\$" "$T/wire-arp.txt" && grep -qP "^32\t2\t$SERVER\t$IP\$" "$T/wire-arp.txt"; then
+		pass wire-arp
+	else
+		fail wire-arp "no ARP request (htype 32) from $IP for $SERVER and reply on the fabric: $(sort -u "$T/wire-arp.txt" | tr '\t\n' ' ;')"
+	fi
+	ts -Y icmp -T fields -e icmp.type -e ip.src -e ip.dst > "$T/wire-icmp.txt"
+	req=$(grep -cP "^8\t$IP\t$SERVER\$" "$T/wire-icmp.txt") rep=$(grep -cP "^0\t$SERVER\t$IP\$" "$T/wire-icmp.txt")
+	[ "$req" -ge 2 ] && [ "$rep" -ge 2 ] && pass wire-icmp ||
+		fail wire-icmp "$req echo requests from $IP and $rep replies from $SERVER captured"
 fi
 
 # SM restarted mid-ping: re-registration, rejoin, replies after it.
