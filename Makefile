@@ -21,8 +21,8 @@ CHECK_TARGETS :=
 BENCH_TARGETS :=
 FUZZ_TARGETS  :=
 CLEAN_FILES   := build bin $(PRM_H)
-# Until the netboot exists the demo boots the image in QEMU and shows its banner and PCI scan.
-DEMO_TARGET   ?= demo-image
+# The main job: QEMU with the hermon model netboots Debian's Linux over IPoIB (util/demo/run).
+DEMO_TARGET   ?= demo-netboot
 
 # Order matters: check targets run in include order (fast unit tests first, QEMU last).
 include util/prmgen/prmgen.mk
