@@ -65,3 +65,15 @@ step expansion "^ibboot netboot test: lease 198\.18\.0\.[0-9]+ from $NETBOOT_SER
 step kernel-over-http '^\[ *[0-9]+\.[0-9]{3}\] vmlinuz: [0-9]+ bytes in ' "the kernel did not arrive over HTTP"
 step sha256 '^sha256: initrd\.img OK' "the SHA-256 pins were not confirmed"
 step linux-booted "^IBBOOT-PAYLOAD-OK .*ibboot\.nonce=$nonce" "Linux did not print its marker with nonce $nonce"
+# Before the jump the HCA was quiesced (design.md, security posture): a second software reset
+# (the first is at probe), the model holding none of the host's memory any more (no ICM, no
+# firmware area), and no register write after that reset.
+resets=$(grep -ac 'hcasim: software reset' "$T/device.log")
+last_reset=$(grep -an 'hcasim: software reset' "$T/device.log" | tail -1 | cut -d: -f1)
+last_mem=$(grep -a 'bytes of host memory held by the HCA' "$T/device.log" | tail -1)
+writes_after=$(tail -n +"$((${last_reset:-0} + 1))" "$T/device.log" | grep -ac ' write ')
+if [ "$resets" -ge 2 ] && [[ "$last_mem" == *" total 0 "* ]] && [ "$writes_after" -eq 0 ]; then
+	echo "PASS: boot-netboot/hca-quiesced-before-linux"
+else
+	echo "FAIL: boot-netboot/hca-quiesced-before-linux: resets $resets, last '$last_mem', $writes_after register writes after the last reset (log: $T/device.log)"
+fi
