@@ -153,6 +153,21 @@ int script_run_firmware(const char *text, size_t len)
 	return rc;
 }
 
+void script_console(void)
+{
+	static const struct script_limits console = { 0, true };
+	char line[SCRIPT_LINE_MAX + 1];
+	int n;
+
+	for (;;) {
+		kputs("ibboot> ");
+		n = console_getline(line, sizeof(line));
+		if (n < 0)
+			return;
+		script_exec(line, (size_t)n, &fw_ops, NULL, &console);
+	}
+}
+
 static int run_script_image(struct image *img)
 {
 	boot_phase("running script %s (%zu bytes)", img->name, img->len);
@@ -192,7 +207,8 @@ static void autoboot_start(void)
 		AUTOBOOT_WAIT_MS / 1000, SCRIPT_DEFAULT + sizeof(SCRIPT_MAGIC));
 	if (key_pressed(AUTOBOOT_WAIT_MS)) {
 		kprintf("console: 'help' lists the commands; 'chain URL' or 'kernel URL' + 'boot' "
-			"start a system\n");
+			"start a system; ${name}, || and && work as in scripts\n");
+		script_console();
 		return;
 	}
 	boot_phase("autoboot: running the embedded script");
@@ -200,6 +216,7 @@ static void autoboot_start(void)
 	boot_phase("autoboot failed (%s): the line above says which step; check the port is "
 		   "ACTIVE (ibstat), the DHCP server offers a boot file, and the server has it. "
 		   "Dropping to the console ('help' lists the commands)", ib_strerror(rc));
+	script_console();
 }
 
 /* Link order puts this after the network's hooks, so the stack is up when it runs. */

@@ -312,6 +312,8 @@ int script_exec(const char *text, size_t len, const struct script_ops *ops, void
 			rc = ops->run(ctx, argc, cmd);
 		}
 		if (!jumped && rc != 0) {
+			if (lim && lim->interactive)
+				return rc;
 			kprintf("script line %u: '%s' failed (%s); script stopped\n", lineno, shown,
 				ib_strerror(rc));
 			return rc;

@@ -30,7 +30,7 @@ static const struct script_ops ops = { fz_run, fz_getvar };
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-	struct script_limits lim = { 200 };
+	struct script_limits lim = { 200, false };
 
 	script_exec((const char *)data, len, &ops, NULL, &lim);
 	return 0;

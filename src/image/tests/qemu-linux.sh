@@ -200,7 +200,8 @@ for _ in $(seq $((QEMU_TIMEOUT * 5))); do
 	kill -0 $qemu_pid 2>/dev/null || break
 	sleep 0.2
 done
-printf 'poweroff 4\r' >&3
+# The console speaks script syntax: settings expand per command, && chains.
+printf 'set x 42 && echo got-${x} "quoted  words"\rpoweroff 4\r' >&3
 for _ in $(seq 50); do kill -0 $qemu_pid 2>/dev/null || break; sleep 0.2; done
 if kill -0 $qemu_pid 2>/dev/null; then
 	kill $qemu_pid
@@ -211,6 +212,7 @@ else
 	status=$?
 	sed -i 's/\r$//' "$log"
 	expect $t "$log" "^console: 'help' lists the commands" "the key did not open the console" &&
+	expect $t "$log" '^got-42 quoted  words$' "the console did not expand \${x} or keep the quoted spaces" &&
 	{ ! grep -q 'autoboot: running' "$log" || { fail $t "the script ran despite the key"; false; }; } &&
 	{ [ "$status" -eq 9 ] || { fail $t "QEMU status $status, expected 9 (poweroff 4)"; false; }; } &&
 	pass $t

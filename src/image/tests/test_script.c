@@ -50,7 +50,7 @@ static const struct script_ops ops = { fake_run, fake_getvar };
 
 static int run(const char *text)
 {
-	struct script_limits lim = { 1000 };
+	struct script_limits lim = { 1000, false };
 
 	trace[0] = '\0';
 	return script_exec(text, strlen(text), &ops, NULL, &lim);

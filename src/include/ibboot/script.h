@@ -25,6 +25,7 @@ struct script_ops {
 
 struct script_limits {
 	unsigned max_steps;     /* lines executed before giving up (0 = no limit: goto loops) */
+	bool interactive;       /* a console line: a failure is the command's own message only */
 };
 
 /* True when data starts with "#!ipxe" (then a newline, space or the end). */
@@ -49,5 +50,7 @@ void boot_phase(const char *fmt, ...) __printf(1, 2);
 #define SCRIPT_DEFAULT "#!ipxe\ndhcp && chain ${filename}\n"
 /* Runs a script through the firmware's commands and settings (image build only). */
 int script_run_firmware(const char *text, size_t len);
+/* The console in script syntax (${...}, ||, &&, quotes) until input ends. */
+void script_console(void);
 
 #endif
