@@ -104,6 +104,9 @@ static int cmd_chain(int argc, char **argv)
 			"that the server has the file\n");
 		return rc;
 	}
+	/* A script is run, never selected: its own `boot` must find the kernel it fetches. */
+	if (script_is_script(img->data, img->len))
+		img->role = IMAGE_ROLE_NONE;
 	return image_boot(img);
 }
 
