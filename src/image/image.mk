@@ -85,7 +85,7 @@ check-boot-qemu: bin/ibboot.lkrn payload
 # The demo's flow on the embedded default script: QEMU + hermon model + fabsim/OpenSM + dnsmasq/
 # nginx (util/netboot-env); DHCP, boot.ipxe over TFTP, kernel and initrd over HTTP with SHA-256
 # pins, Linux prints its marker. SKIPs when the QEMU with the hermon device is not built.
-check-boot-netboot: bin/ibboot.lkrn payload bin/libhcasim.so bin/libfabsim_client.so bin/fabsim \
+check-boot-netboot: bin/ibboot.lkrn payload bin/libhcasim.so bin/libfabsim_client.so bin/fabsim qemu \
 		bin/fabsim-servernode
 	@util/run-test boot-netboot src/image/tests/netboot-qemu.sh
 
