@@ -42,15 +42,15 @@ done
 cat > "$T/guest.sh" <<INNER
 #!/usr/bin/env bash
 # Runs inside util/netboot-env (env.sh sourced): one HCA slot, port 1 cabled.
+# The model's node GUID (hosted --hca-guid, QEMU guid=); its port p has GUID node + p.
+node=\$(printf '0x%x' \$((NETBOOT_HCA1_PORT1_GUID - 1)))
 if [ "$MODE" = hosted ]; then
-	# The model's node GUID; its port p has GUID node + p.
-	node=\$(printf '0x%x' \$((NETBOOT_HCA1_PORT1_GUID - 1)))
 	timeout --kill-after=5 150 $TOP/bin/ibboot-hosted --hca --hca-guid=\$node \\
 		--fabric=\$FABSIM_HCA_SOCKET "ibboot.cmd=$CMDS" > "$T/serial.log" 2> "$T/stderr.log" &
 else
 	timeout --kill-after=5 150 "$QEMU" -display none -machine graphics=off -monitor none -no-reboot \\
 		-m 256 -net none -nodefaults -serial "file:$T/serial.log" -device isa-debug-exit \\
-		-device hermon,model=$TOP/bin/libhcasim.so,guid=\$NETBOOT_HCA1_PORT1_GUID,fabric=\$FABSIM_HCA_SOCKET,log=$T/device.log \\
+		-device hermon,model=$TOP/bin/libhcasim.so,guid=\$node,fabric=\$FABSIM_HCA_SOCKET,log=$T/device.log \\
 		-kernel $TOP/bin/ibboot.lkrn -append "ibboot.cmd=$CMDS" > "$T/qemu.out" 2>&1 &
 fi
 guest=\$!
