@@ -39,6 +39,14 @@ int kprintf(const char *fmt, ...)
 	return n;
 }
 
+/* Set once the console's input has ended (EOF on a pipe): no later prompt can be answered. */
+static bool input_closed;
+
+bool console_input_closed(void)
+{
+	return input_closed;
+}
+
 int console_getline(char *buf, size_t size)
 {
 	/* A terminal may end lines with CR, LF or CR LF; CR LF must count as one line end. */
@@ -49,6 +57,7 @@ int console_getline(char *buf, size_t size)
 		int c = plat_getc();
 
 		if (c == PLAT_GETC_EOF) {
+			input_closed = true;
 			if (len == 0)
 				return -1;
 			break;   /* a last line without newline still counts */

@@ -110,7 +110,7 @@ void shell_loop(void)
 {
 	char line[SHELL_LINE];
 
-	for (;;) {
+	while (!console_input_closed()) {
 		kputs("ibboot> ");
 		if (console_getline(line, sizeof(line)) < 0)
 			return;

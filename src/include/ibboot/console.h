@@ -25,5 +25,8 @@ void kputc(char c);
 
 /* Reads one line from the console, echoing it; returns its length, or -1 when input has ended. */
 int console_getline(char *buf, size_t size);
+/* True once console input has ended: the consoles (core shell, script console) then stop
+ * prompting, so one end of input never yields two prompts. */
+bool console_input_closed(void);
 
 #endif
