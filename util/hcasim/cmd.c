@@ -125,6 +125,56 @@ int hcasim_cmd_mbox_in(struct hcasim *h, struct hcasim_cmd *c, size_t len)
 	return ST_OK;
 }
 
+/* The checks every command on a context table makes before touching an entry: the index lies
+ * within the 2^log_num entries INIT_HCA gave the table, and (when `hw` is the table's ownership
+ * bitmap) the entry is in hardware ownership exactly when the command needs it there: SW2HW_x
+ * takes an entry from software, HW2SW_x and QUERY_x need one the hardware owns. */
+int hcasim_cmd_ctx(struct hcasim *h, struct hcasim_cmd *c, const char *what, uint32_t idx,
+		   unsigned log_num, const uint8_t *hw, bool want_hw)
+{
+	if (idx >= (1u << log_num)) {
+		hcasim_refuse(h, "%s: %s %#x beyond its table (2^%u entries)",
+			      hcasim_cmd_name(c->opcode), what, idx, log_num);
+		return ST_BAD_INDEX;
+	}
+	if (hw && hcasim_bit(hw, idx) != want_hw) {
+		hcasim_refuse(h, "%s: %s %#x %s hardware ownership", hcasim_cmd_name(c->opcode),
+			      what, idx, want_hw ? "not in" : "already in");
+		return ST_BAD_RES_STATE;
+	}
+	return ST_OK;
+}
+
+/* SW2HW_x, first half: the entry must be the software's; the new context comes in the mailbox. */
+int hcasim_cmd_sw2hw_in(struct hcasim *h, struct hcasim_cmd *c, const char *what, uint32_t idx,
+			unsigned log_num, const uint8_t *hw, size_t len)
+{
+	int st = hcasim_cmd_ctx(h, c, what, idx, log_num, hw, false);
+
+	return st ? st : hcasim_cmd_mbox_in(h, c, len);
+}
+
+/* SW2HW_x, second half, once the context passed its checks: it is stored at ICM `va` and the
+ * entry becomes the hardware's. Queues (cmpt_type >= 0) also need their cMPT entry mapped. */
+int hcasim_cmd_sw2hw_store(struct hcasim *h, struct hcasim_cmd *c, int cmpt_type, uint32_t idx,
+			   uint8_t *hw, uint64_t va, size_t len)
+{
+	if ((cmpt_type >= 0 && hcasim_cmpt_check(h, (unsigned)cmpt_type, idx) < 0) ||
+	    hcasim_icm_write(h, va, c->in, len) < 0)
+		return ST_ICM_ERROR;
+	hcasim_bit_set(hw, idx, true);
+	return ST_OK;
+}
+
+/* QUERY_x (and HW2SW_x with an output mailbox): the context entry at ICM `va` as the output. */
+int hcasim_cmd_ctx_out(struct hcasim *h, struct hcasim_cmd *c, uint64_t va, size_t len)
+{
+	if (hcasim_icm_read(h, va, c->out, len) < 0)
+		return ST_ICM_ERROR;
+	c->out_len = len;
+	return ST_OK;
+}
+
 static int mbox_out(struct hcasim *h, struct hcasim_cmd *c)
 {
 	if (c->out_param & 0xfff) {

@@ -11,29 +11,19 @@
 #define MPT_STATUS_HW 0x0
 #define MPT_STATUS_SW 0xf
 
-static bool mpt_index_ok(struct hcasim *h, struct hcasim_cmd *c, uint32_t idx)
+/* HW2SW_MPT and QUERY_MPT need an entry the hardware owns. */
+static int mpt_owned(struct hcasim *h, struct hcasim_cmd *c, uint32_t idx)
 {
-	if (idx >= (1u << h->lay.log_num_mpt)) {
-		hcasim_refuse(h, "%s: MPT index %#x beyond the dMPT table (2^%u)",
-			      hcasim_cmd_name(c->opcode), idx, h->lay.log_num_mpt);
-		return false;
-	}
-	return true;
+	return hcasim_cmd_ctx(h, c, "MPT", idx, h->lay.log_num_mpt, h->mpt_hw, true);
 }
 
 int cmd_sw2hw_mpt(struct hcasim *h, struct hcasim_cmd *c)
 {
 	uint32_t idx = c->in_mod & 0xffffff;
 	uint8_t *m = c->in;
-	int st;
+	int st = hcasim_cmd_sw2hw_in(h, c, "MPT", idx, h->lay.log_num_mpt, h->mpt_hw,
+				     HERMONPRM_MPT_ST_BYTES);
 
-	if (!mpt_index_ok(h, c, idx))
-		return ST_BAD_INDEX;
-	if (hcasim_bit(h->mpt_hw, idx)) {
-		hcasim_refuse(h, "SW2HW_MPT: MPT %#x already in hardware ownership", idx);
-		return ST_BAD_RES_STATE;
-	}
-	st = hcasim_cmd_mbox_in(h, c, HERMONPRM_MPT_ST_BYTES);
 	if (st)
 		return st;
 	if ((PRM_GET(mpt, mem_key, m) & ((1u << h->lay.log_num_mpt) - 1)) != idx) {
@@ -57,10 +47,8 @@ int cmd_sw2hw_mpt(struct hcasim *h, struct hcasim_cmd *c)
 		return ST_BAD_PARAM;
 	}
 	PRM_SET(mpt, status, m, MPT_STATUS_HW);
-	if (hcasim_icm_write(h, hcasim_dmpt_va(h, idx), m, HERMONPRM_MPT_ST_BYTES) < 0)
-		return ST_ICM_ERROR;
-	hcasim_bit_set(h->mpt_hw, idx, true);
-	return ST_OK;
+	return hcasim_cmd_sw2hw_store(h, c, -1, idx, h->mpt_hw, hcasim_dmpt_va(h, idx),
+				      HERMONPRM_MPT_ST_BYTES);
 }
 
 /* op_mod 0 with an output mailbox returns the entry; op_mod 1 (Linux) means no mailbox. */
@@ -68,13 +56,10 @@ int cmd_hw2sw_mpt(struct hcasim *h, struct hcasim_cmd *c)
 {
 	uint32_t idx = c->in_mod & 0xffffff;
 	uint8_t m[HERMONPRM_MPT_ST_BYTES];
+	int st = mpt_owned(h, c, idx);
 
-	if (!mpt_index_ok(h, c, idx))
-		return ST_BAD_INDEX;
-	if (!hcasim_bit(h->mpt_hw, idx)) {
-		hcasim_refuse(h, "HW2SW_MPT: MPT %#x not in hardware ownership", idx);
-		return ST_BAD_RES_STATE;
-	}
+	if (st)
+		return st;
 	if (hcasim_icm_read(h, hcasim_dmpt_va(h, idx), m, sizeof(m)) < 0)
 		return ST_ICM_ERROR;
 	PRM_SET(mpt, status, m, MPT_STATUS_SW);
@@ -91,17 +76,9 @@ int cmd_hw2sw_mpt(struct hcasim *h, struct hcasim_cmd *c)
 int cmd_query_mpt(struct hcasim *h, struct hcasim_cmd *c)
 {
 	uint32_t idx = c->in_mod & 0xffffff;
+	int st = mpt_owned(h, c, idx);
 
-	if (!mpt_index_ok(h, c, idx))
-		return ST_BAD_INDEX;
-	if (!hcasim_bit(h->mpt_hw, idx)) {
-		hcasim_refuse(h, "QUERY_MPT: MPT %#x not in hardware ownership", idx);
-		return ST_BAD_RES_STATE;
-	}
-	if (hcasim_icm_read(h, hcasim_dmpt_va(h, idx), c->out, HERMONPRM_MPT_ST_BYTES) < 0)
-		return ST_ICM_ERROR;
-	c->out_len = HERMONPRM_MPT_ST_BYTES;
-	return ST_OK;
+	return st ? st : hcasim_cmd_ctx_out(h, c, hcasim_dmpt_va(h, idx), HERMONPRM_MPT_ST_BYTES);
 }
 
 /* Mailbox: 8-byte MTT byte offset (within the MTT table), 8 reserved bytes, then in_mod

@@ -15,29 +15,20 @@
 #define CQ_ST_ARMED_SOL 0x6
 #define CQ_ST_FIRED 0xa
 
-static bool cqn_ok(struct hcasim *h, struct hcasim_cmd *c, uint32_t cqn)
+#define CQC_BYTES HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES
+
+/* HW2SW_CQ and QUERY_CQ need a CQ the hardware owns. */
+static int cq_owned(struct hcasim *h, struct hcasim_cmd *c, uint32_t cqn)
 {
-	if (cqn >= (1u << h->lay.log_num_cq)) {
-		hcasim_refuse(h, "%s: CQN %#x beyond the CQC table (2^%u)",
-			      hcasim_cmd_name(c->opcode), cqn, h->lay.log_num_cq);
-		return false;
-	}
-	return true;
+	return hcasim_cmd_ctx(h, c, "CQ", cqn, h->lay.log_num_cq, h->cq_hw, true);
 }
 
 int cmd_sw2hw_cq(struct hcasim *h, struct hcasim_cmd *c)
 {
 	uint32_t cqn = c->in_mod & 0xffffff;
 	uint8_t *x = c->in;
-	int st;
+	int st = hcasim_cmd_sw2hw_in(h, c, "CQ", cqn, h->lay.log_num_cq, h->cq_hw, CQC_BYTES);
 
-	if (!cqn_ok(h, c, cqn))
-		return ST_BAD_INDEX;
-	if (hcasim_bit(h->cq_hw, cqn)) {
-		hcasim_refuse(h, "SW2HW_CQ: CQ %#x already in hardware ownership", cqn);
-		return ST_BAD_RES_STATE;
-	}
-	st = hcasim_cmd_mbox_in(h, c, HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES);
 	if (st)
 		return st;
 	if (PRM_GET(completion_queue_context, log_cq_size, x) > 22 ||
@@ -50,10 +41,9 @@ int cmd_sw2hw_cq(struct hcasim *h, struct hcasim_cmd *c)
 			      PRM_GET(completion_queue_context, usr_page, x));
 		return ST_BAD_PARAM;
 	}
-	if (hcasim_cmpt_check(h, 2, cqn) < 0 ||
-	    hcasim_icm_write(h, hcasim_cqc_va(h, cqn), x, HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES) < 0)
-		return ST_ICM_ERROR;
-	hcasim_bit_set(h->cq_hw, cqn, true);
+	st = hcasim_cmd_sw2hw_store(h, c, 2, cqn, h->cq_hw, hcasim_cqc_va(h, cqn), CQC_BYTES);
+	if (st)
+		return st;
 	hcasim_bit_set(h->cq_armed, cqn, PRM_GET(completion_queue_context, st, x) == CQ_ST_ARMED ||
 					       PRM_GET(completion_queue_context, st, x) == CQ_ST_ARMED_SOL);
 	return ST_OK;
@@ -62,19 +52,12 @@ int cmd_sw2hw_cq(struct hcasim *h, struct hcasim_cmd *c)
 int cmd_hw2sw_cq(struct hcasim *h, struct hcasim_cmd *c)
 {
 	uint32_t cqn = c->in_mod & 0xffffff;
+	int st = cq_owned(h, c, cqn);
 
-	if (!cqn_ok(h, c, cqn))
-		return ST_BAD_INDEX;
-	if (!hcasim_bit(h->cq_hw, cqn)) {
-		hcasim_refuse(h, "HW2SW_CQ: CQ %#x not in hardware ownership", cqn);
-		return ST_BAD_RES_STATE;
-	}
-	if (c->out_param) {
-		if (hcasim_icm_read(h, hcasim_cqc_va(h, cqn), c->out,
-				    HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES) < 0)
-			return ST_ICM_ERROR;
-		c->out_len = HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES;
-	}
+	if (!st && c->out_param)
+		st = hcasim_cmd_ctx_out(h, c, hcasim_cqc_va(h, cqn), CQC_BYTES);
+	if (st)
+		return st;
 	hcasim_bit_set(h->cq_hw, cqn, false);
 	hcasim_bit_set(h->cq_armed, cqn, false);
 	return ST_OK;
@@ -83,24 +66,27 @@ int cmd_hw2sw_cq(struct hcasim *h, struct hcasim_cmd *c)
 int cmd_query_cq(struct hcasim *h, struct hcasim_cmd *c)
 {
 	uint32_t cqn = c->in_mod & 0xffffff;
+	int st = cq_owned(h, c, cqn);
 
-	if (!cqn_ok(h, c, cqn))
-		return ST_BAD_INDEX;
-	if (!hcasim_bit(h->cq_hw, cqn)) {
-		hcasim_refuse(h, "QUERY_CQ: CQ %#x not in hardware ownership", cqn);
-		return ST_BAD_RES_STATE;
-	}
-	if (hcasim_icm_read(h, hcasim_cqc_va(h, cqn), c->out,
-			    HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES) < 0)
-		return ST_ICM_ERROR;
-	c->out_len = HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES;
-	return ST_OK;
+	return st ? st : hcasim_cmd_ctx_out(h, c, hcasim_cqc_va(h, cqn), CQC_BYTES);
 }
 
 static uint64_t db_record_pa(const uint8_t *ctx)
 {
 	return (uint64_t)PRM_GET(completion_queue_context, db_record_addr_h, ctx) << 32 |
 	       (uint64_t)PRM_GET(completion_queue_context, db_record_addr_l, ctx) << 3;
+}
+
+/* The completion event goes to the EQ the CQ context names. */
+static void completion_event(struct hcasim *h, uint32_t cqn, const uint8_t *ctx)
+{
+	uint8_t ev[HERMONPRM_COMPLETION_EVENT_ST_BYTES] = { 0 };
+	uint32_t data[6];
+
+	PRM_SET(completion_event, cqn, ev, cqn);
+	for (unsigned i = 0; i < 6; i++)
+		data[i] = hermonprm_load_dword(ev, i);
+	hcasim_eq_post(h, PRM_GET(completion_queue_context, c_eqn, ctx), EV_COMPLETION, 0, data);
 }
 
 static void fill_cqe(uint8_t *cqe, const struct hcasim_cqe_info *ci)
@@ -133,7 +119,7 @@ int hcasim_cq_post(struct hcasim *h, uint32_t cqn, const struct hcasim_cqe_info 
 	uint8_t ctx[HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES], cqe[CQE_SIZE] = { 0 };
 	uint8_t dbr[HERMONPRM_CQ_DB_RECORD_ST_BYTES];
 	uint32_t prod, cons, size;
-	uint64_t mtt, off, pa;
+	uint64_t mtt;
 	unsigned lg;
 
 	if (cqn >= (1u << h->lay.log_num_cq) || !hcasim_bit(h->cq_hw, cqn)) {
@@ -175,25 +161,16 @@ int hcasim_cq_post(struct hcasim *h, uint32_t cqn, const struct hcasim_cqe_info 
 	PRM_SET(completion_queue_entry, owner, cqe, (prod >> lg) & 1);
 	mtt = (uint64_t)PRM_GET(completion_queue_context, mtt_base_addr_h, ctx) << 32 |
 	      (uint64_t)PRM_GET(completion_queue_context, mtt_base_addr_l, ctx) << 3;
-	off = (uint64_t)PRM_GET(completion_queue_context, page_offset, ctx) * 32 +
-	      (uint64_t)(prod & (size - 1)) * CQE_SIZE;
-	if (hcasim_mtt_translate(h, mtt, 12 + PRM_GET(completion_queue_context, log2_page_size, ctx),
-				 off, &pa) ||
-	    hcasim_dma_write(h, pa, cqe, sizeof(cqe)) < 0) {
+	if (hcasim_ring_write(h, mtt, 12 + PRM_GET(completion_queue_context, log2_page_size, ctx),
+			      PRM_GET(completion_queue_context, page_offset, ctx), lg, prod, cqe) < 0) {
 		hcasim_catastrophe(h, "CQ ring not translatable/writable");
 		return -1;
 	}
 	PRM_SET(completion_queue_context, producer_counter, ctx, (prod + 1) & 0xffffff);
 	if (hcasim_bit(h->cq_armed, cqn)) {
-		uint8_t ev[HERMONPRM_COMPLETION_EVENT_ST_BYTES] = { 0 };
-		uint32_t data[6];
-
 		hcasim_bit_set(h->cq_armed, cqn, false);
 		PRM_SET(completion_queue_context, st, ctx, CQ_ST_FIRED);
-		PRM_SET(completion_event, cqn, ev, cqn);
-		for (unsigned i = 0; i < 6; i++)
-			data[i] = hermonprm_load_dword(ev, i);
-		hcasim_eq_post(h, PRM_GET(completion_queue_context, c_eqn, ctx), EV_COMPLETION, 0, data);
+		completion_event(h, cqn, ctx);
 	}
 	if (hcasim_icm_write(h, hcasim_cqc_va(h, cqn), ctx, sizeof(ctx)) < 0) {
 		hcasim_catastrophe(h, "CQ context in unmapped ICM");
@@ -218,13 +195,7 @@ void hcasim_cq_doorbell(struct hcasim *h, const uint8_t db[8])
 	if (hcasim_icm_read(h, hcasim_cqc_va(h, cqn), ctx, sizeof(ctx)) < 0)
 		return;
 	if ((PRM_GET(completion_queue_context, producer_counter, ctx) & 0xffffff) != (ci & 0xffffff)) {
-		uint8_t ev[HERMONPRM_COMPLETION_EVENT_ST_BYTES] = { 0 };
-		uint32_t data[6];
-
-		PRM_SET(completion_event, cqn, ev, cqn);
-		for (unsigned i = 0; i < 6; i++)
-			data[i] = hermonprm_load_dword(ev, i);
-		hcasim_eq_post(h, PRM_GET(completion_queue_context, c_eqn, ctx), EV_COMPLETION, 0, data);
+		completion_event(h, cqn, ctx);
 		return;
 	}
 	hcasim_bit_set(h->cq_armed, cqn, true);

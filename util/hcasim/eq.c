@@ -12,14 +12,10 @@
 
 #define EQE_SIZE 32u
 
-static bool eqn_ok(struct hcasim *h, struct hcasim_cmd *c, uint32_t eqn)
+/* HW2SW_EQ, QUERY_EQ and MAP_EQ need an EQ the hardware owns (unmapping needs only the index). */
+static int eq_owned(struct hcasim *h, struct hcasim_cmd *c, uint32_t eqn, bool check_owner)
 {
-	if (eqn >= (1u << h->lay.log_num_eq)) {
-		hcasim_refuse(h, "%s: EQN %#x beyond the EQC table (2^%u)",
-			      hcasim_cmd_name(c->opcode), eqn, h->lay.log_num_eq);
-		return false;
-	}
-	return true;
+	return hcasim_cmd_ctx(h, c, "EQ", eqn, h->lay.log_num_eq, check_owner ? h->eq_hw : NULL, true);
 }
 
 /* The firmware touches a context's cMPT entry when it takes the context over; an unmapped one is
@@ -36,15 +32,9 @@ int cmd_sw2hw_eq(struct hcasim *h, struct hcasim_cmd *c)
 {
 	uint32_t eqn = c->in_mod & 0x3ff;
 	uint8_t *e = c->in;
-	int st;
+	int st = hcasim_cmd_sw2hw_in(h, c, "EQ", eqn, h->lay.log_num_eq, h->eq_hw,
+				     HERMONPRM_EQC_ST_BYTES);
 
-	if (!eqn_ok(h, c, eqn))
-		return ST_BAD_INDEX;
-	if (hcasim_bit(h->eq_hw, eqn)) {
-		hcasim_refuse(h, "SW2HW_EQ: EQ %#x already in hardware ownership", eqn);
-		return ST_BAD_RES_STATE;
-	}
-	st = hcasim_cmd_mbox_in(h, c, HERMONPRM_EQC_ST_BYTES);
 	if (st)
 		return st;
 	if (PRM_GET(eqc, log_eq_size, e) > 22 || PRM_GET(eqc, log2_page_size, e) > 28) {
@@ -52,28 +42,19 @@ int cmd_sw2hw_eq(struct hcasim *h, struct hcasim_cmd *c)
 			      PRM_GET(eqc, log_eq_size, e));
 		return ST_BAD_PARAM;
 	}
-	if (hcasim_cmpt_check(h, 3, eqn) < 0 ||
-	    hcasim_icm_write(h, hcasim_eqc_va(h, eqn), e, HERMONPRM_EQC_ST_BYTES) < 0)
-		return ST_ICM_ERROR;
-	hcasim_bit_set(h->eq_hw, eqn, true);
-	return ST_OK;
+	return hcasim_cmd_sw2hw_store(h, c, 3, eqn, h->eq_hw, hcasim_eqc_va(h, eqn),
+				      HERMONPRM_EQC_ST_BYTES);
 }
 
 int cmd_hw2sw_eq(struct hcasim *h, struct hcasim_cmd *c)
 {
 	uint32_t eqn = c->in_mod & 0x3ff;
+	int st = eq_owned(h, c, eqn, true);
 
-	if (!eqn_ok(h, c, eqn))
-		return ST_BAD_INDEX;
-	if (!hcasim_bit(h->eq_hw, eqn)) {
-		hcasim_refuse(h, "HW2SW_EQ: EQ %#x not in hardware ownership", eqn);
-		return ST_BAD_RES_STATE;
-	}
-	if (c->out_param) {
-		if (hcasim_icm_read(h, hcasim_eqc_va(h, eqn), c->out, HERMONPRM_EQC_ST_BYTES) < 0)
-			return ST_ICM_ERROR;
-		c->out_len = HERMONPRM_EQC_ST_BYTES;
-	}
+	if (!st && c->out_param)
+		st = hcasim_cmd_ctx_out(h, c, hcasim_eqc_va(h, eqn), HERMONPRM_EQC_ST_BYTES);
+	if (st)
+		return st;
 	hcasim_bit_set(h->eq_hw, eqn, false);
 	for (unsigned t = 0; t < 64; t++)
 		if (h->eq_of_event[t] == (int)eqn)
@@ -84,17 +65,9 @@ int cmd_hw2sw_eq(struct hcasim *h, struct hcasim_cmd *c)
 int cmd_query_eq(struct hcasim *h, struct hcasim_cmd *c)
 {
 	uint32_t eqn = c->in_mod & 0x3ff;
+	int st = eq_owned(h, c, eqn, true);
 
-	if (!eqn_ok(h, c, eqn))
-		return ST_BAD_INDEX;
-	if (!hcasim_bit(h->eq_hw, eqn)) {
-		hcasim_refuse(h, "QUERY_EQ: EQ %#x not in hardware ownership", eqn);
-		return ST_BAD_RES_STATE;
-	}
-	if (hcasim_icm_read(h, hcasim_eqc_va(h, eqn), c->out, HERMONPRM_EQC_ST_BYTES) < 0)
-		return ST_ICM_ERROR;
-	c->out_len = HERMONPRM_EQC_ST_BYTES;
-	return ST_OK;
+	return st ? st : hcasim_cmd_ctx_out(h, c, hcasim_eqc_va(h, eqn), HERMONPRM_EQC_ST_BYTES);
 }
 
 /* in_param = 64-bit event mask (event_mask_st: bit n of the quadword ↔ event type n);
@@ -104,12 +77,10 @@ int cmd_map_eq(struct hcasim *h, struct hcasim_cmd *c)
 	uint32_t eqn = c->in_mod & 0x3ff;
 	bool unmap = c->in_mod >> 31;
 
-	if (!eqn_ok(h, c, eqn))
-		return ST_BAD_INDEX;
-	if (!unmap && !hcasim_bit(h->eq_hw, eqn)) {
-		hcasim_refuse(h, "MAP_EQ: EQ %#x not in hardware ownership", eqn);
-		return ST_BAD_RES_STATE;
-	}
+	int st = eq_owned(h, c, eqn, !unmap);
+
+	if (st)
+		return st;
 	for (unsigned t = 0; t < 64; t++) {
 		if (!((c->in_param >> t) & 1))
 			continue;
@@ -128,7 +99,7 @@ void hcasim_eq_post(struct hcasim *h, uint32_t eqn, unsigned type, unsigned sub,
 {
 	uint8_t ctx[HERMONPRM_EQC_ST_BYTES], eqe[EQE_SIZE] = { 0 };
 	uint32_t prod, cons, size;
-	uint64_t mtt, off, pa;
+	uint64_t mtt;
 	unsigned lg;
 
 	if (eqn >= (1u << h->lay.log_num_eq) || !hcasim_bit(h->eq_hw, eqn)) {
@@ -154,9 +125,8 @@ void hcasim_eq_post(struct hcasim *h, uint32_t eqn, unsigned type, unsigned sub,
 	PRM_SET(event_queue_entry, owner, eqe, (prod >> lg) & 1);
 	mtt = (uint64_t)PRM_GET(eqc, mtt_base_addr_h, ctx) << 32 |
 	      (uint64_t)PRM_GET(eqc, mtt_base_addr_l, ctx) << 3;
-	off = (uint64_t)PRM_GET(eqc, page_offset, ctx) * 32 + (uint64_t)(prod & (size - 1)) * EQE_SIZE;
-	if (hcasim_mtt_translate(h, mtt, 12 + PRM_GET(eqc, log2_page_size, ctx), off, &pa) ||
-	    hcasim_dma_write(h, pa, eqe, sizeof(eqe)) < 0) {
+	if (hcasim_ring_write(h, mtt, 12 + PRM_GET(eqc, log2_page_size, ctx),
+			      PRM_GET(eqc, page_offset, ctx), lg, prod, eqe) < 0) {
 		hcasim_catastrophe(h, "EQ ring not translatable/writable");
 		return;
 	}

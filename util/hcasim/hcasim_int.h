@@ -303,6 +303,13 @@ void hcasim_hcr_go(struct hcasim *h);
 int hcasim_cmd_mbox_in(struct hcasim *h, struct hcasim_cmd *c, size_t len);
 int hcasim_map_entries(struct hcasim *h, struct hcasim_cmd *c, struct hcasim_vmap *m, bool sequential_va, uint64_t next_va);
 const char *hcasim_cmd_name(unsigned opcode);
+int hcasim_cmd_ctx(struct hcasim *h, struct hcasim_cmd *c, const char *what, uint32_t idx,
+		   unsigned log_num, const uint8_t *hw, bool want_hw);
+int hcasim_cmd_ctx_out(struct hcasim *h, struct hcasim_cmd *c, uint64_t va, size_t len);
+int hcasim_cmd_sw2hw_in(struct hcasim *h, struct hcasim_cmd *c, const char *what, uint32_t idx,
+			unsigned log_num, const uint8_t *hw, size_t len);
+int hcasim_cmd_sw2hw_store(struct hcasim *h, struct hcasim_cmd *c, int cmpt_type, uint32_t idx,
+			   uint8_t *hw, uint64_t va, size_t len);
 
 /* vmap.c: the FA / AUX / ICM virtual→physical maps */
 int hcasim_vmap_add(struct hcasim_vmap *m, uint64_t va, uint64_t pa, uint64_t len);
@@ -363,9 +370,11 @@ int cmd_read_mcg(struct hcasim *h, struct hcasim_cmd *c);
 int cmd_write_mcg(struct hcasim *h, struct hcasim_cmd *c);
 int cmd_mgid_hash(struct hcasim *h, struct hcasim_cmd *c);
 
-/* ring.c: rings (EQ/CQ/SQ/RQ) addressed through MTTs */
+/* tpt.c: rings (EQ/CQ/SQ/RQ) addressed through MTTs */
 int hcasim_mtt_translate(struct hcasim *h, uint64_t mtt_byte_off, unsigned log_page,
 			 uint64_t off, uint64_t *pa);
+int hcasim_ring_write(struct hcasim *h, uint64_t mtt_byte_off, unsigned log_page,
+		      uint32_t page_offset, unsigned log_size, uint32_t idx, const uint8_t entry[32]);
 
 /* tpt.c: L_Key / R_Key translation */
 enum { ACC_LR = 1, ACC_LW = 2, ACC_RR = 4, ACC_RW = 8, ACC_ATOMIC = 16 };

@@ -35,14 +35,9 @@ static unsigned max_members(struct hcasim *h)
 	return (entry_bytes(h) - HERMONPRM_MCG_HDR_ST_BYTES) / HERMONPRM_MCG_QP_DW_ST_BYTES;
 }
 
-static bool index_ok(struct hcasim *h, struct hcasim_cmd *c, uint32_t idx)
+static int index_check(struct hcasim *h, struct hcasim_cmd *c, uint32_t idx)
 {
-	if (idx >= (1u << h->lay.log_mc_table_sz)) {
-		hcasim_refuse(h, "%s: MCG index %#x beyond the table (2^%u entries)",
-			      hcasim_cmd_name(c->opcode), idx, h->lay.log_mc_table_sz);
-		return false;
-	}
-	return true;
+	return hcasim_cmd_ctx(h, c, "MCG", idx, h->lay.log_mc_table_sz, NULL, false);
 }
 
 int cmd_mgid_hash(struct hcasim *h, struct hcasim_cmd *c)
@@ -60,22 +55,18 @@ int cmd_mgid_hash(struct hcasim *h, struct hcasim_cmd *c)
 
 int cmd_read_mcg(struct hcasim *h, struct hcasim_cmd *c)
 {
-	if (!index_ok(h, c, c->in_mod))
-		return ST_BAD_INDEX;
-	if (hcasim_icm_read(h, hcasim_mcg_va(h, c->in_mod), c->out, entry_bytes(h)) < 0)
-		return ST_ICM_ERROR;
-	c->out_len = entry_bytes(h);
-	return ST_OK;
+	int st = index_check(h, c, c->in_mod);
+
+	return st ? st : hcasim_cmd_ctx_out(h, c, hcasim_mcg_va(h, c->in_mod), entry_bytes(h));
 }
 
 int cmd_write_mcg(struct hcasim *h, struct hcasim_cmd *c)
 {
 	const uint8_t *hdr;
-	int st;
+	int st = index_check(h, c, c->in_mod);
 
-	if (!index_ok(h, c, c->in_mod))
-		return ST_BAD_INDEX;
-	st = hcasim_cmd_mbox_in(h, c, entry_bytes(h));
+	if (!st)
+		st = hcasim_cmd_mbox_in(h, c, entry_bytes(h));
 	if (st)
 		return st;
 	hdr = PRM_SUB(mcg_entry, hdr, c->in);

@@ -37,6 +37,19 @@ int hcasim_mtt_translate(struct hcasim *h, uint64_t mtt_byte_off, unsigned log_p
 	return TPT_OK;
 }
 
+/* EQ and CQ rings: entry `idx` (a running index, wrapped to the 2^log_size ring) of 32 bytes,
+ * the ring starting page_offset·32 bytes into the pages its context's MTT entries name. */
+int hcasim_ring_write(struct hcasim *h, uint64_t mtt_byte_off, unsigned log_page,
+		      uint32_t page_offset, unsigned log_size, uint32_t idx, const uint8_t entry[32])
+{
+	uint64_t pa, off = (uint64_t)page_offset * 32 + (uint64_t)(idx & ((1u << log_size) - 1)) * 32;
+
+	if (hcasim_mtt_translate(h, mtt_byte_off, log_page, off, &pa) ||
+	    hcasim_dma_write(h, pa, entry, 32) < 0)
+		return -1;
+	return 0;
+}
+
 static const char *const tpt_why[] = {
 	[TPT_OK] = "ok", [TPT_BAD_KEY] = "key does not name a valid MPT",
 	[TPT_PD] = "protection domain mismatch", [TPT_ACCESS] = "access right not granted",
