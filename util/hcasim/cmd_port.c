@@ -49,6 +49,21 @@ int cmd_close_port(struct hcasim *h, struct hcasim_cmd *c)
 	return ST_OK;
 }
 
+/* A SET_PORT capability, taken when its modify bit is set; the modify fails (and the command
+ * with it) unless the value lies in 1..max. */
+static bool set_port_cap(struct hcasim *h, bool modify, const char *what, unsigned v, unsigned max,
+			 unsigned *cap)
+{
+	if (!modify)
+		return true;
+	if (v < 1 || v > max) {
+		hcasim_refuse(h, "SET_PORT: %s %u invalid (1..%u)", what, v, max);
+		return false;
+	}
+	*cap = v;
+	return true;
+}
+
 /* SET_PORT for an IB port (op_mod 0): MTU and VL capability, link speed/width enables. */
 int cmd_set_port(struct hcasim *h, struct hcasim_cmd *c)
 {
@@ -65,24 +80,12 @@ int cmd_set_port(struct hcasim *h, struct hcasim_cmd *c)
 	st = hcasim_cmd_mbox_in(h, c, HERMONPRM_SET_PORT_IB_ST_BYTES);
 	if (st)
 		return st;
-	if (PRM_GET(set_port_ib, mmc, in)) {
-		unsigned mtu = PRM_GET(set_port_ib, mtu_cap, in);
-
-		if (mtu < 1 || mtu > 5) {
-			hcasim_refuse(h, "SET_PORT: mtu_cap %u not an IB MTU (1..5)", mtu);
-			return ST_BAD_PARAM;
-		}
-		h->port[port - 1].mtu_cap = mtu;
-	}
-	if (PRM_GET(set_port_ib, mvc, in)) {
-		unsigned vl = PRM_GET(set_port_ib, vl_cap, in);
-
-		if (vl < 1 || vl > 4) {
-			hcasim_refuse(h, "SET_PORT: vl_cap %u invalid (1..4)", vl);
-			return ST_BAD_PARAM;
-		}
-		h->port[port - 1].vl_cap = vl;
-	}
+	/* mtu_cap is an IB MTU (1..5 = 256..4096), vl_cap 1..4 (VL0, VL0-1, VL0-3, VL0-7) */
+	if (!set_port_cap(h, PRM_GET(set_port_ib, mmc, in), "mtu_cap",
+			  PRM_GET(set_port_ib, mtu_cap, in), 5, &h->port[port - 1].mtu_cap) ||
+	    !set_port_cap(h, PRM_GET(set_port_ib, mvc, in), "vl_cap",
+			  PRM_GET(set_port_ib, vl_cap, in), 4, &h->port[port - 1].vl_cap))
+		return ST_BAD_PARAM;
 	hcasim_sma_set_port_caps(h->sma, port, h->port[port - 1].mtu_cap, h->port[port - 1].vl_cap,
 				 PRM_GET(set_port_ib, lss, in) ?
 					 PRM_GET(set_port_ib, link_speed_supported, in) : 0);

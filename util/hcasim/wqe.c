@@ -63,12 +63,36 @@ int hcasim_wq_read(struct hcasim *h, const struct hcasim_wq *w, uint32_t idx, vo
 	return 0;
 }
 
+static uint64_t seg_va(const uint8_t *seg)
+{
+	return (uint64_t)PRM_GET(wqe_segment_data_ptr, local_address_h, seg) << 32 |
+	       PRM_GET(wqe_segment_data_ptr, local_address_l, seg);
+}
+
+/* Moves len bytes between buf and the memory a data pointer segment's L_Key names at va, as the
+ * TPT allows it under the QP's PD (local write to scatter, local read to gather). Returns 0, or
+ * GATHER_ICM / GATHER_PROT for the completion. */
+static int seg_access(struct hcasim *h, const uint8_t *qpc, const uint8_t *seg, uint64_t va,
+		      size_t len, bool write, void *buf)
+{
+	uint32_t key = PRM_GET(wqe_segment_data_ptr, l_key, seg);
+	int rc = hcasim_tpt_access(h, key, PRM_GET(queue_pair_ee_context_entry, pd, qpc), va,
+				   (uint32_t)len, write ? ACC_LW : ACC_LR, write, buf);
+
+	if (!rc)
+		return 0;
+	hcasim_refuse(h, "QP %#x: %s L_Key %#x va %#llx len %zu: %s",
+		      PRM_GET(queue_pair_ee_context_entry, local_qpn_een, qpc),
+		      write ? "scatter" : "gather", key, (unsigned long long)va, len,
+		      hcasim_tpt_why(rc));
+	return rc == TPT_ICM ? GATHER_ICM : GATHER_PROT;
+}
+
 /* Gather the data of a send WQE's segments [off, end): pointer segments through the TPT
  * (local read), inline segments (bit 31 of the first dword) from the WQE itself. */
 int hcasim_gather(struct hcasim *h, const uint8_t *qpc, const uint8_t *wqe, size_t off, size_t end,
 		  uint8_t *out, size_t cap, size_t *len)
 {
-	uint32_t pd = PRM_GET(queue_pair_ee_context_entry, pd, qpc);
 	size_t n = 0;
 
 	while (off + 4 <= end) {
@@ -87,9 +111,6 @@ int hcasim_gather(struct hcasim *h, const uint8_t *qpc, const uint8_t *wqe, size
 		if (off + 16 > end)
 			break;
 		size_t l = PRM_GET(wqe_segment_data_ptr, byte_count, seg);
-		uint32_t key = PRM_GET(wqe_segment_data_ptr, l_key, seg);
-		uint64_t va = (uint64_t)PRM_GET(wqe_segment_data_ptr, local_address_h, seg) << 32 |
-			      PRM_GET(wqe_segment_data_ptr, local_address_l, seg);
 		int rc;
 
 		off += 16;
@@ -97,13 +118,9 @@ int hcasim_gather(struct hcasim *h, const uint8_t *qpc, const uint8_t *wqe, size
 			continue;
 		if (n + l > cap)
 			return GATHER_LENGTH;
-		rc = hcasim_tpt_access(h, key, pd, va, (uint32_t)l, ACC_LR, false, out + n);
-		if (rc) {
-			hcasim_refuse(h, "QP %#x: gather L_Key %#x va %#llx len %zu: %s",
-				      PRM_GET(queue_pair_ee_context_entry, local_qpn_een, qpc), key,
-				      (unsigned long long)va, l, hcasim_tpt_why(rc));
-			return rc == TPT_ICM ? GATHER_ICM : GATHER_PROT;
-		}
+		rc = seg_access(h, qpc, seg, seg_va(seg), l, false, out + n);
+		if (rc)
+			return rc;
 		n += l;
 	}
 	*len = n;
@@ -115,18 +132,15 @@ int hcasim_gather(struct hcasim *h, const uint8_t *qpc, const uint8_t *wqe, size
 int hcasim_scatter(struct hcasim *h, const uint8_t *qpc, const uint8_t *wqe, size_t wqe_len,
 		   const uint8_t *data, size_t len, size_t skip, size_t *written)
 {
-	uint32_t pd = PRM_GET(queue_pair_ee_context_entry, pd, qpc);
 	size_t done = 0;
 
 	for (size_t off = 0; off + 16 <= wqe_len && (done < len || skip); off += 16) {
 		const uint8_t *seg = wqe + off;
-		uint32_t key = PRM_GET(wqe_segment_data_ptr, l_key, seg);
 		size_t room = PRM_GET(wqe_segment_data_ptr, byte_count, seg), n;
-		uint64_t va = (uint64_t)PRM_GET(wqe_segment_data_ptr, local_address_h, seg) << 32 |
-			      PRM_GET(wqe_segment_data_ptr, local_address_l, seg);
+		uint64_t va = seg_va(seg);
 		int rc;
 
-		if (key == INVALID_LKEY)
+		if (PRM_GET(wqe_segment_data_ptr, l_key, seg) == INVALID_LKEY)
 			break;
 		if (skip) {
 			size_t s = skip < room ? skip : room;
@@ -138,13 +152,9 @@ int hcasim_scatter(struct hcasim *h, const uint8_t *qpc, const uint8_t *wqe, siz
 		n = len - done < room ? len - done : room;
 		if (!n)
 			continue;
-		rc = hcasim_tpt_access(h, key, pd, va, (uint32_t)n, ACC_LW, true, (void *)(data + done));
-		if (rc) {
-			hcasim_refuse(h, "QP %#x: scatter L_Key %#x va %#llx len %zu: %s",
-				      PRM_GET(queue_pair_ee_context_entry, local_qpn_een, qpc), key,
-				      (unsigned long long)va, n, hcasim_tpt_why(rc));
-			return rc == TPT_ICM ? GATHER_ICM : GATHER_PROT;
-		}
+		rc = seg_access(h, qpc, seg, va, n, true, (void *)(data + done));
+		if (rc)
+			return rc;
 		done += n;
 	}
 	if (written)
