@@ -7,20 +7,22 @@
 #   make clean
 
 .DEFAULT_GOAL := all
+# Fuzz targets live in src/tests/fuzz/<name>/fuzz_<name>.c: rules name the source with $$*.
+.SECONDEXPANSION:
 SHELL := /bin/bash
 
 HOST_CC     ?= gcc
-HOST_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc/include
+HOST_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc/include -Ibuild/include
 SAN_FLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 PRM_TXT     := util/prm/hermon-prm.txt
-PRM_H       := src/include/ibboot/hermon_prm.h
+PRM_H       := build/include/ibboot/hermon_prm.h
 VERSION     := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 ALL_TARGETS   :=
 CHECK_TARGETS :=
 BENCH_TARGETS :=
 FUZZ_TARGETS  :=
-CLEAN_FILES   := build bin $(PRM_H)
+CLEAN_FILES   := build bin
 # The main job: QEMU with the hermon model netboots Debian's Linux over IPoIB (util/demo/run).
 DEMO_TARGET   ?= demo-netboot
 
@@ -28,7 +30,7 @@ DEMO_TARGET   ?= demo-netboot
 include util/prmgen/prmgen.mk
 -include src/src.mk
 -include src/drivers/infiniband/infiniband.mk
--include util/iblib/iblib.mk
+-include src/net/infiniband/wire/wire.mk
 -include util/hcasim/hcasim.mk
 -include util/fabsim/fabsim.mk
 -include src/net/apps.mk

@@ -36,7 +36,7 @@ STACK_SRCS := $(if $(NET_SRCS),$(NET_SRCS) $(NET_IBLIB_SRCS) src/core/net_glue.c
 # client, so --hca/--fabric put a simulated ConnectX-3 on its PCI bus.
 HOSTED_MODEL_SRCS := $(if $(wildcard util/hcasim/hcasim.mk),src/platform/hosted/hca.c \
 	util/fabsim/hca_attach.c util/fabsim/fabsim_client.c)
-HOSTED_MODEL_LIBS := $(if $(HOSTED_MODEL_SRCS),build/hcasim/libhcasim.a build/iblib/libiblib.a)
+HOSTED_MODEL_LIBS := $(if $(HOSTED_MODEL_SRCS),build/hcasim/libhcasim.a build/wire/libwire.a)
 HOSTED_SRCS := $(CORE_SRCS) $(BUS_SRCS) $(DRIVER_SRCS) $(STACK_SRCS) $(HOSTED_PLAT_SRCS) \
 	$(HOSTED_MODEL_SRCS) src/platform/hosted/main.c
 HOSTED_OBJS := $(patsubst %.c,build/hosted/%.o,$(HOSTED_SRCS))
@@ -54,12 +54,14 @@ bin/ibboot-hosted: $(HOSTED_OBJS) $(HOSTED_MODEL_LIBS)
 
 # ---- unit tests: everything above but the hosted main ----
 UNIT_LIB_SRCS := $(CORE_SRCS) $(BUS_SRCS) $(HOSTED_PLAT_SRCS)
-UNIT_TEST_SRCS := src/tests/test_runner.c $(wildcard src/tests/test_*.c)
+UNIT_TEST_SRCS := src/tests/framework/test_runner.c src/tests/unit/core/test_alloc.c \
+	src/tests/unit/core/test_fmt.c src/tests/unit/core/test_hooks.c src/tests/unit/core/test_shell.c \
+	src/tests/unit/core/test_timer.c src/tests/unit/drivers/bus/test_pci.c src/tests/unit/prm/test_prm.c
 UNIT_OBJS := $(patsubst %.c,build/unit/%.o,$(UNIT_TEST_SRCS) $(UNIT_LIB_SRCS))
 
 build/unit/%.o: %.c $(PRM_H)
 	@mkdir -p $(@D)
-	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(IBBOOT_VERSION_DEF) -Isrc/tests -MMD -MP -c -o $@ $<
+	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(IBBOOT_VERSION_DEF) -Isrc/tests/framework -MMD -MP -c -o $@ $<
 
 bin/tests/unit: $(UNIT_OBJS)
 	@mkdir -p $(@D)
@@ -70,8 +72,8 @@ bin/tests/unit: $(UNIT_OBJS)
 .PHONY: check-unit
 check-unit: bin/tests/unit bin/ibboot-hosted
 	@util/run-test unit bin/tests/unit
-	@util/run-test hosted-smoke tests/qemu/hosted-smoke.sh
-	@util/run-test hosted-hca tests/qemu/hosted-hca.sh
+	@util/run-test hosted-smoke src/tests/e2e/hosted/hosted-smoke.sh
+	@util/run-test hosted-hca src/tests/e2e/hosted/hosted-hca.sh
 
 ALL_TARGETS += bin/tests/unit bin/ibboot-hosted
 
@@ -83,7 +85,7 @@ IMG_CFLAGS := -std=c11 -Os -g -Wall -Wextra -Werror -ffreestanding -nostdinc \
 	-isystem $(shell $(IMG_CC) -print-file-name=include) -fno-pic -fno-pie -mno-red-zone \
 	-mgeneral-regs-only -mcmodel=small -fno-stack-protector -fno-asynchronous-unwind-tables \
 	-fno-unwind-tables -fno-tree-loop-distribute-patterns --param=min-pagesize=0 -fno-strict-aliasing \
-	-Isrc/include -Isrc/arch/x86_64/include $(NET_CFLAGS) $(IBBOOT_VERSION_DEF)
+	-Isrc/include -Ibuild/include -Isrc/arch/x86_64/include $(NET_CFLAGS) $(IBBOOT_VERSION_DEF)
 IMG_ASFLAGS := -Isrc/arch/x86_64 -D__ASSEMBLY__
 IMG_LDFLAGS := -nostdlib -static -z noexecstack --no-warn-rwx-segments --build-id=none \
 	-T src/arch/x86_64/ibboot.ld
@@ -120,7 +122,7 @@ ALL_TARGETS += bin/ibboot.lkrn
 # ---- QEMU smoke test and the interim demo ----
 .PHONY: check-qemu-smoke demo-image
 check-qemu-smoke: bin/ibboot.lkrn
-	@util/run-test qemu-smoke tests/qemu/smoke.sh
+	@util/run-test qemu-smoke src/tests/e2e/qemu/smoke.sh
 
 CHECK_TARGETS += check-qemu-smoke
 

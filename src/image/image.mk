@@ -31,13 +31,15 @@ bin/ibboot-hosted: $(BOOT_HOSTED_OBJS)
 endif
 
 # ---- unit tests ----
-BOOT_TEST_SRCS := $(wildcard src/image/tests/test_*.c) src/tests/test_runner.c
+BOOT_TEST_SRCS := src/tests/unit/core/test_sha256.c src/tests/unit/image/test_bzimage.c \
+	src/tests/unit/image/test_multiboot.c src/tests/unit/image/test_fetch.c \
+	src/tests/unit/script/test_script.c src/tests/framework/test_runner.c
 BOOT_UNIT_SRCS := $(BOOT_TEST_SRCS) $(BOOT_CORE_SRCS) $(UNIT_LIB_SRCS)
 BOOT_UNIT_OBJS := $(patsubst %.c,build/boot/san/%.o,$(BOOT_UNIT_SRCS))
 
 build/boot/san/%.o: %.c | $(PRM_H)
 	@mkdir -p $(@D)
-	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) -Isrc/tests -MMD -MP -c -o $@ $<
+	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) -Isrc/tests/framework -MMD -MP -c -o $@ $<
 
 build/boot/boot-unit: $(BOOT_UNIT_OBJS)
 	$(HOST_CC) $(SAN_FLAGS) -o $@ $^
@@ -47,9 +49,9 @@ build/boot/boot-unit: $(BOOT_UNIT_OBJS)
 # ---- libFuzzer targets (clang) ----
 BOOT_FUZZ_CC    ?= clang
 BOOT_HAVE_CLANG := $(shell command -v $(BOOT_FUZZ_CC) >/dev/null 2>&1 && echo yes)
-BOOT_FUZZ_NAMES := $(patsubst src/image/fuzz/fuzz_%.c,%,$(wildcard src/image/fuzz/fuzz_*.c))
+BOOT_FUZZ_NAMES := bzimage multiboot script
 BOOT_FUZZ_BINS  := $(patsubst %,build/boot/fuzz-%,$(BOOT_FUZZ_NAMES))
-BOOT_FUZZ_FLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc/include
+BOOT_FUZZ_FLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc/include -Ibuild/include
 BOOT_FUZZ_LIB_OBJS := $(patsubst %.c,build/boot/fz/%.o,$(BOOT_CORE_SRCS) $(UNIT_LIB_SRCS))
 BOOT_FUZZ_RUNS  ?= 20000
 
@@ -58,7 +60,7 @@ build/boot/fz/%.o: %.c | $(PRM_H)
 	$(BOOT_FUZZ_CC) $(BOOT_FUZZ_FLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP \
 		-c -o $@ $<
 
-build/boot/fuzz-%: src/image/fuzz/fuzz_%.c $(BOOT_FUZZ_LIB_OBJS)
+build/boot/fuzz-%: src/tests/fuzz/$$*/fuzz_$$*.c $(BOOT_FUZZ_LIB_OBJS)
 	$(BOOT_FUZZ_CC) $(BOOT_FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< \
 		$(BOOT_FUZZ_LIB_OBJS)
 
@@ -69,8 +71,8 @@ check-boot: build/boot/boot-unit bin/ibboot.lkrn $(if $(BOOT_HAVE_CLANG),$(BOOT_
 	@util/run-test boot-unit build/boot/boot-unit
 ifeq ($(BOOT_HAVE_CLANG),yes)
 	@for f in $(BOOT_FUZZ_NAMES); do \
-		util/run-test boot-fuzz-$$f src/image/fuzz/smoke.sh build/boot/fuzz-$$f \
-			$(BOOT_FUZZ_RUNS) src/image/fuzz/seeds/$$f; \
+		util/run-test boot-fuzz-$$f src/tests/framework/fuzz-smoke.sh boot build/boot/fuzz-$$f \
+			$(BOOT_FUZZ_RUNS) src/tests/fuzz/$$f/seeds -max_len=16384 -close_fd_mask=1; \
 	done
 else
 	@util/run-test boot-fuzz sh -c 'echo "SKIP: boot-fuzz: clang is not installed"; exit 77'
@@ -80,19 +82,19 @@ endif
 
 # The payload (Debian's kernel + initramfs) booted by ibboot from multiboot modules in QEMU.
 check-boot-qemu: bin/ibboot.lkrn payload
-	@util/run-test boot-qemu-linux src/image/tests/qemu-linux.sh
+	@util/run-test boot-qemu-linux src/tests/e2e/qemu/qemu-linux.sh
 
 # The demo's flow on the embedded default script: QEMU + hermon model + fabsim/OpenSM + dnsmasq/
 # nginx (util/netboot-env); DHCP, boot.ipxe over TFTP, kernel and initrd over HTTP with SHA-256
 # pins, Linux prints its marker. SKIPs when the QEMU with the hermon device is not built.
 check-boot-netboot: bin/ibboot.lkrn payload bin/libhcasim.so bin/libfabsim_client.so bin/fabsim qemu \
 		bin/fabsim-servernode
-	@util/run-test boot-netboot src/image/tests/netboot-qemu.sh
+	@util/run-test boot-netboot src/tests/e2e/qemu/netboot-qemu.sh
 
 fuzz-boot: $(BOOT_FUZZ_BINS)
 	@for f in $(BOOT_FUZZ_NAMES); do \
 		mkdir -p build/boot/corpus-$$f; \
-		cp -n src/image/fuzz/seeds/$$f/* build/boot/corpus-$$f/ 2>/dev/null; \
+		cp -n src/tests/fuzz/$$f/seeds/* build/boot/corpus-$$f/ 2>/dev/null; \
 		build/boot/fuzz-$$f -max_total_time=120 -max_len=65536 -close_fd_mask=1 \
 			-artifact_prefix=build/boot/ build/boot/corpus-$$f || exit 1; \
 	done

@@ -10,7 +10,7 @@
 #include <ibboot/errno.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
-#include <iblib/bytes.h>
+#include <ibboot/wire/bytes.h>
 
 /* Fixed-header offsets (RFC 2131 §2, figure 1). */
 #define OFF_OP      0

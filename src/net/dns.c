@@ -5,7 +5,7 @@
 #include <ibboot/errno.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
-#include <iblib/bytes.h>
+#include <ibboot/wire/bytes.h>
 
 #define DNS_HDR_LEN     12
 #define DNS_TYPE_A      1

@@ -4,7 +4,7 @@
 #include <ibboot/console.h>
 #include <ibboot/errno.h>
 #include <ibboot/string.h>
-#include <iblib/bytes.h>
+#include <ibboot/wire/bytes.h>
 
 static struct icmp_stats stats;
 static icmp_reply_fn reply_fn;

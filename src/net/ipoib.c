@@ -14,7 +14,7 @@
 #include <ibboot/errno.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
-#include <iblib/bytes.h>
+#include <ibboot/wire/bytes.h>
 
 static struct ipoib *the_ipoib;
 

@@ -3,7 +3,7 @@
 #include <ibboot/ipoib.h>
 #include <ibboot/errno.h>
 #include <ibboot/string.h>
-#include <iblib/bytes.h>
+#include <ibboot/wire/bytes.h>
 
 void ipoib_addr_make(uint8_t out[IPOIB_ALEN], uint32_t qpn, const union ib_gid *gid)
 {

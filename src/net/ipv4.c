@@ -4,7 +4,7 @@
 #include <ibboot/console.h>
 #include <ibboot/errno.h>
 #include <ibboot/string.h>
-#include <iblib/bytes.h>
+#include <ibboot/wire/bytes.h>
 
 #define IPV4_MAX_PROTOS 4
 

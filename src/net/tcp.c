@@ -7,7 +7,7 @@
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
 #include <ibboot/udp.h>
-#include <iblib/bytes.h>
+#include <ibboot/wire/bytes.h>
 
 #define TCP_EPHEMERAL_FIRST 49152u   /* RFC 6335 §6 */
 #define TCP_OPT_EOL     0

@@ -7,12 +7,11 @@
 #   build/tcp/fuzz-*      libFuzzer targets for the TCP, HTTP and URL parsers (clang)
 #   make check-tcp, fuzz-tcp, bench-tcp
 
-TCP_CFLAGS    := $(HOST_CFLAGS) $(SAN_FLAGS) $(NET_CFLAGS) -Isrc/tests -Isrc/net/tests \
-		 -Isrc/net/tcp-tests
-TCP_LIB_SRCS  := $(NET_SRCS) $(NET_IBLIB_SRCS) src/net/tests/net_test_env.c src/tests/fake_ibdev.c
+TCP_CFLAGS    := $(HOST_CFLAGS) $(SAN_FLAGS) $(NET_CFLAGS) -Isrc/tests/framework -Isrc/tests/fakes
+TCP_LIB_SRCS  := $(NET_SRCS) $(NET_IBLIB_SRCS) src/tests/fakes/net_test_env.c src/tests/fakes/fake_ibdev.c
 TCP_LIB_OBJS  := $(patsubst %.c,build/tcp/san/%.o,$(TCP_LIB_SRCS))
-TCP_UNIT_SRCS := $(wildcard src/net/tcp-tests/test_*.c) src/net/tcp-tests/tcp_peer.c \
-		 src/tests/test_runner.c
+TCP_UNIT_SRCS := src/tests/unit/net/test_tcp.c src/tests/unit/net/test_http.c src/tests/fakes/tcp_peer.c \
+		 src/tests/framework/test_runner.c
 TCP_UNIT_OBJS := $(patsubst %.c,build/tcp/san/%.o,$(TCP_UNIT_SRCS))
 
 build/tcp/san/%.o: %.c | $(PRM_H)
@@ -28,29 +27,29 @@ build/tcp/opt/src/net/http_client.o: HOST_CFLAGS += $(IBBOOT_VERSION_DEF)
 build/tcp/tcp-unit: $(TCP_UNIT_OBJS) $(TCP_LIB_OBJS)
 	$(HOST_CC) $(SAN_FLAGS) -o $@ $^
 
-build/tcp/tun-http: build/tcp/san/src/net/tcp-tests/tun_http.o $(TCP_LIB_OBJS)
+build/tcp/tun-http: build/tcp/san/src/tests/e2e/tun/tun_http.o $(TCP_LIB_OBJS)
 	$(HOST_CC) $(SAN_FLAGS) -o $@ $^
 
 # The bench build: same code without sanitizers.
-TCP_BENCH_OBJS := $(patsubst %.c,build/tcp/opt/%.o,$(TCP_LIB_SRCS) src/net/tcp-tests/tun_http.c)
+TCP_BENCH_OBJS := $(patsubst %.c,build/tcp/opt/%.o,$(TCP_LIB_SRCS) src/tests/e2e/tun/tun_http.c)
 build/tcp/opt/%.o: %.c | $(PRM_H)
 	@mkdir -p $(@D)
-	$(HOST_CC) $(HOST_CFLAGS) $(NET_CFLAGS) -Isrc/tests -Isrc/net/tests -MMD -MP -c -o $@ $<
+	$(HOST_CC) $(HOST_CFLAGS) $(NET_CFLAGS) -Isrc/tests/framework -Isrc/tests/fakes -MMD -MP -c -o $@ $<
 
 build/tcp/tun-http-opt: $(TCP_BENCH_OBJS)
 	$(HOST_CC) -o $@ $^
 
--include $(TCP_LIB_OBJS:.o=.d) $(TCP_UNIT_OBJS:.o=.d) build/tcp/san/src/net/tcp-tests/tun_http.d \
+-include $(TCP_LIB_OBJS:.o=.d) $(TCP_UNIT_OBJS:.o=.d) build/tcp/san/src/tests/e2e/tun/tun_http.d \
 	$(TCP_BENCH_OBJS:.o=.d)
 
 # libFuzzer: the stack compiled once with clang, one small target per parser.
 TCP_FUZZ_CC    ?= clang
 TCP_HAVE_CLANG := $(shell command -v $(TCP_FUZZ_CC) >/dev/null 2>&1 && echo yes)
 TCP_FUZZ_FLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc/include \
-		  $(NET_CFLAGS) -Isrc/tests -Isrc/net/tests -Isrc/net/tcp-tests
-TCP_FUZZ_NAMES := $(patsubst src/net/tcp-fuzz/fuzz_%.c,%,$(wildcard src/net/tcp-fuzz/fuzz_*.c))
+		  -Ibuild/include $(NET_CFLAGS) -Isrc/tests/framework -Isrc/tests/fakes
+TCP_FUZZ_NAMES := http tcp
 TCP_FUZZ_BINS  := $(patsubst %,build/tcp/fuzz-%,$(TCP_FUZZ_NAMES))
-TCP_FUZZ_LIB_OBJS := $(patsubst %.c,build/tcp/fz/%.o,$(TCP_LIB_SRCS) src/net/tcp-tests/tcp_peer.c)
+TCP_FUZZ_LIB_OBJS := $(patsubst %.c,build/tcp/fz/%.o,$(TCP_LIB_SRCS) src/tests/fakes/tcp_peer.c)
 TCP_FUZZ_RUNS  ?= 100000
 
 build/tcp/fz/%.o: %.c | $(PRM_H)
@@ -58,7 +57,7 @@ build/tcp/fz/%.o: %.c | $(PRM_H)
 	$(TCP_FUZZ_CC) $(TCP_FUZZ_FLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP \
 		-c -o $@ $<
 
-build/tcp/fuzz-%: src/net/tcp-fuzz/fuzz_%.c $(TCP_FUZZ_LIB_OBJS)
+build/tcp/fuzz-%: src/tests/fuzz/$$*/fuzz_$$*.c $(TCP_FUZZ_LIB_OBJS)
 	$(TCP_FUZZ_CC) $(TCP_FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< \
 		$(TCP_FUZZ_LIB_OBJS)
 
@@ -67,11 +66,11 @@ build/tcp/fuzz-%: src/net/tcp-fuzz/fuzz_%.c $(TCP_FUZZ_LIB_OBJS)
 .PHONY: check-tcp fuzz-tcp bench-tcp
 check-tcp: build/tcp/tcp-unit build/tcp/tun-http $(if $(TCP_HAVE_CLANG),$(TCP_FUZZ_BINS))
 	@util/run-test tcp-unit build/tcp/tcp-unit
-	@util/run-test tcp-nginx src/net/tcp-tests/nginx-e2e.sh build/tcp/tun-http
+	@util/run-test tcp-nginx src/tests/e2e/tun/nginx-e2e.sh build/tcp/tun-http
 ifeq ($(TCP_HAVE_CLANG),yes)
 	@for f in $(TCP_FUZZ_NAMES); do \
-		util/run-test tcp-fuzz-$$f src/net/tcp-fuzz/smoke.sh build/tcp/fuzz-$$f $(TCP_FUZZ_RUNS) \
-			src/net/tcp-fuzz/seeds-$$f; \
+		util/run-test tcp-fuzz-$$f src/tests/framework/fuzz-smoke.sh tcp build/tcp/fuzz-$$f \
+			$(TCP_FUZZ_RUNS) src/tests/fuzz/$$f/seeds -max_len=8192; \
 	done
 else
 	@util/run-test tcp-fuzz sh -c 'echo "SKIP: tcp-fuzz: clang is not installed"; exit 77'
@@ -81,12 +80,12 @@ fuzz-tcp: $(TCP_FUZZ_BINS)
 	@for f in $(TCP_FUZZ_NAMES); do \
 		mkdir -p build/tcp/corpus-$$f; \
 		build/tcp/fuzz-$$f -max_total_time=120 -max_len=16384 -artifact_prefix=build/tcp/ \
-			build/tcp/corpus-$$f src/net/tcp-fuzz/seeds-$$f || exit 1; \
+			build/tcp/corpus-$$f src/tests/fuzz/$$f/seeds || exit 1; \
 	done
 
 # The 64 MiB HTTP download over the TUN from nginx, MB/s printed (never asserted).
 bench-tcp: build/tcp/tun-http-opt
-	@TCP_E2E_MODE=bench src/net/tcp-tests/nginx-e2e.sh build/tcp/tun-http-opt
+	@TCP_E2E_MODE=bench src/tests/e2e/tun/nginx-e2e.sh build/tcp/tun-http-opt
 
 ALL_TARGETS   += build/tcp/tcp-unit build/tcp/tun-http
 CHECK_TARGETS += check-tcp

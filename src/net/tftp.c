@@ -5,7 +5,7 @@
 #include <ibboot/errno.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
-#include <iblib/bytes.h>
+#include <ibboot/wire/bytes.h>
 
 /* RFC 1350 §5 error codes we send. */
 #define TFTP_ERR_DISK_FULL   3

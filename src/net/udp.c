@@ -5,7 +5,7 @@
 #include <ibboot/errno.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
-#include <iblib/bytes.h>
+#include <ibboot/wire/bytes.h>
 
 static struct udp_socket *sockets;
 static struct udp_stats stats;

@@ -12,9 +12,9 @@ FABSIM_CORE_SRCS := $(addprefix $(FABSIM_DIR)/,topo.c fabric.c switch.c sma.c pk
 FABSIM_HDRS := $(wildcard $(FABSIM_DIR)/*.h)
 FABSIM_CLIENT_SRCS := $(FABSIM_DIR)/fabsim_client.c
 FABSIM_ATTACH_SRCS := $(FABSIM_DIR)/hca_attach.c $(FABSIM_CLIENT_SRCS)
-FABSIM_IBLIB_SRCS := util/iblib/crc.c util/iblib/packet.c util/iblib/mad.c
-FABSIM_IBLIB_HDRS := $(wildcard util/iblib/include/iblib/*.h)
-FABSIM_CFLAGS := -Iutil/iblib/include -I$(FABSIM_DIR)
+FABSIM_IBLIB_SRCS := src/net/infiniband/wire/crc.c src/net/infiniband/wire/packet.c src/net/infiniband/wire/mad.c
+FABSIM_IBLIB_HDRS := $(wildcard src/include/ibboot/wire/*.h)
+FABSIM_CFLAGS := -Isrc/include -I$(FABSIM_DIR)
 
 bin/fabsim: $(FABSIM_CORE_SRCS) $(FABSIM_DIR)/main.c $(FABSIM_HDRS) $(FABSIM_IBLIB_SRCS) $(FABSIM_IBLIB_HDRS)
 	@mkdir -p $(@D)
@@ -32,11 +32,11 @@ build/fabsim/san/fabsim: $(FABSIM_CORE_SRCS) $(FABSIM_DIR)/main.c $(FABSIM_HDRS)
 
 FABSIM_TEST_SRCS := $(wildcard $(FABSIM_DIR)/tests/test_*.c)
 build/fabsim/fabsim-test: $(FABSIM_TEST_SRCS) $(FABSIM_CORE_SRCS) $(FABSIM_CLIENT_SRCS) $(FABSIM_HDRS) \
-		$(FABSIM_IBLIB_SRCS) $(FABSIM_IBLIB_HDRS) src/tests/test_runner.c src/tests/test.h
+		$(FABSIM_IBLIB_SRCS) $(FABSIM_IBLIB_HDRS) src/tests/framework/test_runner.c src/tests/framework/test.h
 	@mkdir -p $(@D)
-	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(FABSIM_CFLAGS) -Isrc/tests -pthread -o $@ \
+	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(FABSIM_CFLAGS) -Isrc/tests/framework -pthread -o $@ \
 		$(FABSIM_TEST_SRCS) $(FABSIM_CORE_SRCS) $(FABSIM_CLIENT_SRCS) $(FABSIM_IBLIB_SRCS) \
-		src/tests/test_runner.c
+		src/tests/framework/test_runner.c
 
 # An HCA stand-in for the OpenSM test: the HCA model's firmware SMA (util/hcasim/sma.c) behind
 # fabsim's socket, used until the whole model can be driven through raw commands.
@@ -59,7 +59,7 @@ build/fabsim/hca-rig: $(FABSIM_RIG_SRCS) $(wildcard util/hcasim/*.h util/hcasim/
 # libFuzzer: arbitrary packets at every port of a small fabric (needs clang + libclang-rt).
 FABSIM_FUZZ_CC ?= clang
 FABSIM_HAVE_CLANG := $(shell command -v $(FABSIM_FUZZ_CC) >/dev/null 2>&1 && echo yes)
-build/fabsim/fuzz-fabric: $(FABSIM_DIR)/fuzz/fuzz_fabric.c $(FABSIM_CORE_SRCS) $(FABSIM_HDRS) \
+build/fabsim/fuzz-fabric: $(FABSIM_DIR)/tests/fuzz/fabric/fuzz_fabric.c $(FABSIM_CORE_SRCS) $(FABSIM_HDRS) \
 		$(FABSIM_IBLIB_SRCS) $(FABSIM_IBLIB_HDRS)
 	@mkdir -p $(@D)
 	$(FABSIM_FUZZ_CC) -std=c11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
@@ -70,7 +70,7 @@ build/fabsim/fuzz-fabric: $(FABSIM_DIR)/fuzz/fuzz_fabric.c $(FABSIM_CORE_SRCS) $
 fuzz-fabsim: build/fabsim/fuzz-fabric
 	mkdir -p build/fabsim/corpus
 	build/fabsim/fuzz-fabric -max_total_time=300 -max_len=4300 build/fabsim/corpus \
-		$(FABSIM_DIR)/fuzz/seeds
+		$(FABSIM_DIR)/tests/fuzz/fabric/seeds
 
 # The server node (helper "servernode") may add its program here.
 -include $(FABSIM_DIR)/servernode/servernode.mk
@@ -80,7 +80,8 @@ check-fabsim: bin/fabsim bin/fabsimctl build/fabsim/san/fabsim build/fabsim/fabs
 		build/fabsim/hca-standin build/fabsim/hca-rig $(if $(FABSIM_HAVE_CLANG),build/fabsim/fuzz-fabric)
 	@util/run-test fabsim-unit build/fabsim/fabsim-test
 ifeq ($(FABSIM_HAVE_CLANG),yes)
-	@util/run-test fabsim-fuzz $(FABSIM_DIR)/fuzz/smoke.sh build/fabsim/fuzz-fabric 20000
+	@util/run-test fabsim-fuzz src/tests/framework/fuzz-smoke.sh fabsim-fuzz build/fabsim/fuzz-fabric 20000 \
+		$(FABSIM_DIR)/tests/fuzz/fabric/seeds -max_len=4300
 else
 	@util/run-test fabsim-fuzz sh -c 'echo "SKIP: fabsim-fuzz: clang not installed (util/deps.d/fabsim.list)"; exit 77'
 endif

@@ -33,7 +33,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <iblib/bytes.h>
+#include <ibboot/wire/bytes.h>
 
 #define SIM_MAGIC 0xdeadbeefu
 #define SIM_MAX_CLIENTS 10

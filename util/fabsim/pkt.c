@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include <iblib/packet.h>
+#include <ibboot/wire/packet.h>
 
 const char *pkt_status_str(enum pkt_status s)
 {

@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-#include <iblib/bytes.h>
+#include <ibboot/wire/bytes.h>
 
 #define VENDOR_MELLANOX 0x0002c9
 #define DEVID_SWITCH 0xc738

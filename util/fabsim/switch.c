@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include <iblib/bytes.h>
+#include <ibboot/wire/bytes.h>
 
 static bool switch_owns_lid(const struct node *sw, uint16_t lid)
 {

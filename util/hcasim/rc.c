@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <iblib/packet.h>
+#include <ibboot/wire/packet.h>
 
 #include "sma.h"
 #include "tpt.h"

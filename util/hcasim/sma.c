@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <iblib/attrs.h>
-#include <iblib/bytes.h>
-#include <iblib/mad.h>
+#include <ibboot/wire/attrs.h>
+#include <ibboot/wire/bytes.h>
+#include <ibboot/wire/mad.h>
 
 #include "hcasim.h"
 

@@ -14,8 +14,8 @@
  */
 #include <string.h>
 
-#include <iblib/crc.h>
-#include <iblib/packet.h>
+#include <ibboot/wire/crc.h>
+#include <ibboot/wire/packet.h>
 
 #include "sma.h"
 #include "xport.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * prmgen — turns util/prm/hermon-prm.txt into src/include/ibboot/hermon_prm.h.
+ * prmgen — turns util/prm/hermon-prm.txt into build/include/ibboot/hermon_prm.h.
  *
  * Input format (see the header of hermon-prm.txt):
  *   struct NAME  /" N bits, M bytes "/

@@ -1,4 +1,4 @@
-# PRM accessor generator: util/prm/hermon-prm.txt → src/include/ibboot/hermon_prm.h (not committed).
+# PRM accessor generator: util/prm/hermon-prm.txt → build/include/ibboot/hermon_prm.h (generated).
 PRMGEN := build/prmgen/prmgen
 
 $(PRMGEN): util/prmgen/prmgen.c

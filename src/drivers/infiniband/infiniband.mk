@@ -5,18 +5,21 @@
 #                      (libhcasim), under ASan/UBSan; `make check-driver` runs them.
 
 HERMON_SRCS := $(sort $(wildcard src/drivers/infiniband/hermon*.c))
-HERMON_TEST_SRCS := $(sort $(wildcard src/drivers/infiniband/tests/*.c)) src/tests/test_runner.c
+HERMON_TEST_SRCS := src/tests/unit/drivers/infiniband/test_hermon_ibcore.c \
+	src/tests/unit/drivers/infiniband/test_hermon_model.c \
+	src/tests/unit/drivers/infiniband/test_hermon_unit.c src/tests/fakes/hermon_rig.c \
+	src/tests/framework/test_runner.c
 # The driver is tested under the real IB core as well (src/net/net.mk, included before us).
 HERMON_CORE_SRCS := $(filter src/net/infiniband/%,$(NET_SRCS)) $(NET_IBLIB_SRCS)
 HERMON_TEST_OBJS := $(patsubst %.c,build/driver/%.o,$(HERMON_SRCS) $(HERMON_TEST_SRCS) \
 	$(HERMON_CORE_SRCS))
-# Literal paths: util/hcasim/hcasim.mk and util/iblib/iblib.mk (included after us) build them.
-HERMON_HCASIM_LIB := build/hcasim/libhcasim.a build/iblib/libiblib.a
+# Literal paths: util/hcasim/hcasim.mk and src/net/infiniband/wire/wire.mk (included after us) build them.
+HERMON_HCASIM_LIB := build/hcasim/libhcasim.a build/wire/libwire.a
 
 build/driver/%.o: %.c $(PRM_H)
 	@mkdir -p $(@D)
-	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) -Isrc/tests -Isrc/drivers/infiniband \
-		-Iutil/hcasim/include -Iutil/iblib/include -MMD -MP -c -o $@ $<
+	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) -Isrc/tests/framework -Isrc/tests/fakes -Isrc/drivers/infiniband \
+		-Iutil/hcasim/include -MMD -MP -c -o $@ $<
 
 bin/tests/hermon: $(HERMON_TEST_OBJS) $(HERMON_HCASIM_LIB)
 	@mkdir -p $(@D)
@@ -32,24 +35,24 @@ check-driver: bin/tests/hermon
 # (about 10 s once QEMU is built; `qemu` is util/qemu/qemu.mk's cached build).
 check-driver-qemu: qemu bin/ibboot.lkrn bin/ibboot-hosted bin/libhcasim.so bin/fabsim \
 		bin/fabsim-servernode
-	@util/run-test driver-qemu src/drivers/infiniband/tests/icmp-e2e.sh qemu
+	@util/run-test driver-qemu src/tests/e2e/qemu/icmp-e2e.sh qemu
 
 # The same with bin/ibboot-hosted (model in-process, ASan/UBSan); passes since the hosted platform
-# runs its devices at every clock read. Not in CHECK_TARGETS: tests/hosted/e2e.sh (below) covers
+# runs its devices at every clock read. Not in CHECK_TARGETS: src/tests/e2e/hosted/e2e.sh (below) covers
 # the same and more (two-port HCA, SM late and restarted, server-side checks, fwdump).
 check-driver-hosted: bin/ibboot.lkrn bin/ibboot-hosted bin/libhcasim.so bin/fabsim \
 		bin/fabsim-servernode
-	@util/run-test driver-hosted src/drivers/infiniband/tests/icmp-e2e.sh hosted
+	@util/run-test driver-hosted src/tests/e2e/qemu/icmp-e2e.sh hosted
 
 # Figures: host memory the driver gives the HCA on the model (FA + AUX + ICM), and instructions
 # per packet of the fastpath under callgrind: TX = post a send and reap its CQE, RX = reap a
 # receive and repost its buffer. No sanitizers here, -O2 as the hosted build.
-HERMON_BENCH_SRCS := src/drivers/infiniband/tests/bench/bench_hermon.c \
-	$(filter-out %/hermon_ib.c,$(HERMON_SRCS)) src/drivers/infiniband/tests/hermon_rig.c
+HERMON_BENCH_SRCS := src/tests/bench/bench_hermon.c \
+	$(filter-out %/hermon_ib.c,$(HERMON_SRCS)) src/tests/fakes/hermon_rig.c
 build/driver/bench-hermon: $(HERMON_BENCH_SRCS) $(wildcard src/drivers/infiniband/*.h) \
 		$(HERMON_HCASIM_LIB) $(PRM_H)
 	@mkdir -p $(@D)
-	$(HOST_CC) $(HOST_CFLAGS) -Isrc/drivers/infiniband -Isrc/drivers/infiniband/tests \
+	$(HOST_CC) $(HOST_CFLAGS) -Isrc/drivers/infiniband -Isrc/tests/fakes \
 		-Iutil/hcasim/include -o $@ $(HERMON_BENCH_SRCS) $(HERMON_HCASIM_LIB)
 
 # The MMIO accessor runs the model synchronously (the doorbell write processes the WQE): its
@@ -69,7 +72,7 @@ bench-driver: bin/tests/hermon build/driver/bench-hermon
 	done
 
 # Issue 6's hosted end-to-end test (its own fragment; the top Makefile does not list it).
--include tests/hosted/hosted.mk
+-include src/tests/e2e/hosted/hosted.mk
 
 # The tests link the model: only once its fragment exists (it is written alongside this driver).
 ifneq ($(wildcard util/hcasim/hcasim.mk),)

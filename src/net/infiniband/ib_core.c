@@ -10,8 +10,8 @@
 #include <ibboot/errno.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
-#include <iblib/attrs.h>
-#include <iblib/mad.h>
+#include <ibboot/wire/attrs.h>
+#include <ibboot/wire/mad.h>
 #include <ibboot/ib_mad.h>
 
 #include "ib_internal.h"

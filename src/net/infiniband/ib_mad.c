@@ -10,8 +10,8 @@
 #include <ibboot/dma.h>
 #include <ibboot/errno.h>
 #include <ibboot/string.h>
-#include <iblib/bytes.h>
-#include <iblib/mad.h>
+#include <ibboot/wire/bytes.h>
+#include <ibboot/wire/mad.h>
 
 #include "ib_internal.h"
 

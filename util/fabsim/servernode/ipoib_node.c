@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <iblib/bytes.h>
-#include <iblib/mad.h>
+#include <ibboot/wire/bytes.h>
+#include <ibboot/wire/mad.h>
 
 #include "sa_msg.h"
 #include "sn_sma.h"

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <iblib/mad.h>
+#include <ibboot/wire/mad.h>
 
 #define SA_MAD_LEN IBLIB_MAD_BYTES
 

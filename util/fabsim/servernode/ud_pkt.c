@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include <iblib/packet.h>
+#include <ibboot/wire/packet.h>
 
 static int fail(const char **why, const char *msg, int err)
 {

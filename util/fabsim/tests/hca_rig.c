@@ -27,8 +27,8 @@
 #include "hca_attach.h"
 #include "rawhost.h"
 
-#include <iblib/mad.h>
-#include <iblib/bytes.h>
+#include <ibboot/wire/mad.h>
+#include <ibboot/wire/bytes.h>
 
 static volatile sig_atomic_t stop;
 

@@ -25,9 +25,9 @@
 #include "hcasim.h"
 #include "sma.h"
 
-#include <iblib/mad.h>
+#include <ibboot/wire/mad.h>
 
-#include <iblib/packet.h>
+#include <ibboot/wire/packet.h>
 
 #define MAX_PORTS 2
 #define MAD_LEN 256

@@ -17,7 +17,7 @@
 #include "fabsim_client.h"
 #include "smp.h"
 
-#include <iblib/bytes.h>
+#include <ibboot/wire/bytes.h>
 
 static char tmpdir[64];
 

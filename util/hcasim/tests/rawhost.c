@@ -8,8 +8,8 @@
 
 #include <ibboot/hermon_prm.h>
 
-#include <iblib/attrs.h>
-#include <iblib/mad.h>
+#include <ibboot/wire/attrs.h>
+#include <ibboot/wire/mad.h>
 
 #include "rawhost.h"
 

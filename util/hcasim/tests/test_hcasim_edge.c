@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include <ibboot/hermon_prm.h>
-#include <iblib/packet.h>
+#include <ibboot/wire/packet.h>
 
 #include "rawhost.h"
 #include "test.h"

@@ -4,10 +4,10 @@
 #include <string.h>
 
 #include <ibboot/hermon_prm.h>
-#include <iblib/attrs.h>
-#include <iblib/crc.h>
-#include <iblib/mad.h>
-#include <iblib/packet.h>
+#include <ibboot/wire/attrs.h>
+#include <ibboot/wire/crc.h>
+#include <ibboot/wire/mad.h>
+#include <ibboot/wire/packet.h>
 
 #include "rawhost.h"
 #include "test.h"

@@ -2,10 +2,10 @@
 /* The HCA model's firmware SMA/PMA (util/hcasim/sma.c), driven by raw MADs. */
 #include "test.h"
 
-#include <iblib/attrs.h>
-#include <iblib/bytes.h>
-#include <iblib/mad.h>
-#include <iblib/packet.h>
+#include <ibboot/wire/attrs.h>
+#include <ibboot/wire/bytes.h>
+#include <ibboot/wire/mad.h>
+#include <ibboot/wire/packet.h>
 
 #include "hcasim.h"
 #include "sma.h"

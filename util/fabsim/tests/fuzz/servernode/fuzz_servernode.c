@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libFuzzer target: everything the server node parses from the wire. The first input byte picks
+ * where the rest goes:
+ *   0  raw bytes as a whole IB packet (CRC/length checks);
+ *   1  an IPoIB frame multicast to the broadcast group, wrapped in a valid packet (so the fuzzer
+ *      gets past the CRCs and exercises ARP/IPv4 handling);
+ *   2  the same, unicast to the node's QPN;
+ *   3  a MAD on QP1 from the SM (SA responses);
+ *   4  a MAD on QP0 (the SMA library behind the node);
+ *   5  an IPv4 datagram from the TUN side (ipoib_node_send_ipv4);
+ *   6  the test client's UDP/TCP/DHCP/TFTP parsers.
+ * Each input starts from a fresh node brought to ACTIVE and joined with SMPs and an SA answer as
+ * OpenSM sends them, so an input's effect does not depend on the ones before it.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ibboot/wire/attrs.h>
+#include <ibboot/wire/bytes.h>
+#include <ibboot/wire/mad.h>
+
+#include "ipoib_node.h"
+#include "netboot_proto.h"
+#include "sa_msg.h"
+#include "ud_pkt.h"
+
+static struct ipoib_node *node;
+static uint8_t last_out[UD_MAX_PKT];
+static size_t last_len;
+static uint64_t now = 1000;
+
+static void on_send(void *ctx, const uint8_t *pkt, size_t len)
+{
+	(void)ctx;
+	memcpy(last_out, pkt, len);
+	last_len = len;
+}
+
+static void on_deliver(void *ctx, const uint8_t *d, size_t len)
+{
+	(void)ctx;
+	volatile uint8_t sink = 0;
+	for (size_t i = 0; i < len; i++)
+		sink ^= d[i];   /* touch every byte: ASan catches a bad length */
+	(void)sink;
+}
+
+static void inject(const struct ud_pkt *p)
+{
+	uint8_t buf[UD_MAX_PKT];
+	size_t n = ud_pkt_build(buf, sizeof buf, p);
+	if (n)
+		ipoib_node_packet_in(node, buf, n, now);
+}
+
+static void smp_portinfo(uint8_t method, uint16_t lid, unsigned state)
+{
+	uint8_t mad[256] = { 0 };
+	struct iblib_mad_hdr h = { .base_version = 1, .mgmt_class = IBLIB_MCLASS_SUBN_DR,
+				   .class_version = 1, .method = method, .class_specific = 0x0101,
+				   .tid = now, .attr_id = IBLIB_SM_ATTR_PORT_INFO };
+	iblib_mad_hdr_put(mad, &h);
+	iblib_put_be16(mad + IBLIB_SMP_DR_SLID_OFF, 0xFFFF);
+	iblib_put_be16(mad + IBLIB_SMP_DR_DLID_OFF, 0xFFFF);
+	mad[IBLIB_SMP_INITIAL_PATH_OFF + 1] = 1;
+	if (method == IBLIB_METHOD_SET) {
+		/* Start from what the SMA reports (the last Get's response). */
+		struct ud_pkt r;
+		if (ud_pkt_parse(last_out, last_len, &r, NULL) == 0 && r.payload_len == 256)
+			memcpy(mad + IBLIB_SMP_DATA_OFF, r.payload + IBLIB_SMP_DATA_OFF, 64);
+		uint8_t *pi = mad + IBLIB_SMP_DATA_OFF;
+		iblib_portinfo_set_lid(pi, lid);
+		iblib_portinfo_set_master_sm_lid(pi, 1);
+		iblib_portinfo_set_port_state(pi, state);
+		iblib_portinfo_set_port_phys_state(pi, 0);
+		iblib_portinfo_set_link_width_enabled(pi, 0);
+		iblib_portinfo_set_link_speed_enabled(pi, 0);
+	}
+	struct ud_pkt p = { .vl = 15, .dlid = 0xFFFF, .slid = 0xFFFF, .pkey = 0xFFFF,
+			    .payload = mad, .payload_len = sizeof mad };
+	inject(&p);
+}
+
+static void bring_up(void)
+{
+	char err[128];
+	struct ipoib_node_cfg cfg = {
+		.node_guid = 0x0002c90300c00000ull, .port_guid = 0x0002c90300c00001ull, .qpn = 0x48,
+		.ipv4 = 0xC6120001, .prefix_len = 24, .send_packet = on_send, .deliver_ipv4 = on_deliver,
+	};
+	node = ipoib_node_create(&cfg, err, sizeof err);
+	if (!node)
+		abort();
+	ipoib_node_link(node, true, now);
+	for (unsigned state = 3; state <= 4; state++) {
+		smp_portinfo(IBLIB_METHOD_GET, 0, 0);
+		smp_portinfo(IBLIB_METHOD_SET, 5, state);
+	}
+	/* The join went out last: answer it as OpenSM does. */
+	struct ud_pkt req;
+	if (ud_pkt_parse(last_out, last_len, &req, NULL) != 0 || req.dqpn != 1)
+		abort();
+	uint8_t mad[256];
+	memcpy(mad, req.payload, 256);
+	mad[3] = IBLIB_METHOD_GET_RESP;
+	iblib_put_be32(mad + 56 + 32, 0xB1B);
+	iblib_put_be16(mad + 56 + 36, 0xC000);
+	struct ud_pkt p = { .dlid = 5, .slid = 1, .pkey = 0xFFFF, .dqpn = 1, .sqpn = 1,
+			    .qkey = UD_QP1_QKEY, .payload = mad, .payload_len = sizeof mad };
+	inject(&p);
+	if (!ipoib_node_joined(node))
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	ipoib_node_destroy(node);
+	node = NULL;
+	bring_up();
+	uint8_t mode = data[0] % 7;
+	const uint8_t *d = data + 1;
+	size_t n = size - 1;
+	struct ud_pkt p = { .slid = 7, .pkey = 0xFFFF, .sqpn = 0x49, .qkey = 0xB1B, .payload = d,
+			    .payload_len = n };
+	now += 10;
+	switch (mode) {
+	case 0:
+		ipoib_node_packet_in(node, d, n, now);
+		break;
+	case 1:
+		p.dlid = 0xC000;
+		p.dqpn = 0xFFFFFF;
+		p.grh = true;
+		ipoib_broadcast_mgid(p.dgid, 0xFFFF);
+		inject(&p);
+		break;
+	case 2:
+		p.dlid = 5;
+		p.dqpn = 0x48;
+		inject(&p);
+		break;
+	case 3:
+		p.dlid = 5;
+		p.slid = 1;
+		p.dqpn = 1;
+		p.sqpn = 1;
+		p.qkey = UD_QP1_QKEY;
+		inject(&p);
+		break;
+	case 4:
+		p.vl = 15;
+		p.dlid = 0xFFFF;
+		p.slid = 0xFFFF;
+		p.dqpn = 0;
+		p.sqpn = 0;
+		inject(&p);
+		break;
+	case 5:
+		ipoib_node_send_ipv4(node, d, n, now);
+		break;
+	case 6: {
+		struct udp_dgram u;
+		struct dhcp_msg m;
+		struct tftp_msg t;
+		struct tcp_seg seg;
+		(void)tcp_parse(d, n, &seg, NULL);
+		if (udp_parse(d, n, &u, NULL) == 0) {
+			(void)dhcp_parse(u.data, u.len, &m, NULL);
+			(void)tftp_parse(u.data, u.len, &t, NULL);
+		}
+		(void)dhcp_parse(d, n, &m, NULL);
+		(void)tftp_parse(d, n, &t, NULL);
+		break;
+	}
+	}
+	ipoib_node_tick(node, now);
+	return 0;
+}
