@@ -423,6 +423,35 @@ void rawhost_cable(struct rawhost *a, unsigned pa, struct rawhost *b, unsigned p
 	hcasim_port_set_link(b->h, pb, true);
 }
 
+int rawhost_pair_up(struct rawhost_pair *p, const struct rawhost_pair_cfg *c)
+{
+	unsigned log_cq = c->log_cq ? c->log_cq : 3;
+	int st;
+
+	if (rawhost_init(&p->a, NULL) || rawhost_init(&p->b, NULL))
+		return -1;
+	if ((st = rawhost_bringup(&p->a)) || (st = rawhost_bringup(&p->b)))
+		return st;
+	rawhost_cable(&p->a, 1, &p->b, 1);
+	if ((st = rawhost_set_port(&p->a, 1, c->lid_a ? c->lid_a : 1, 4)) ||
+	    (st = rawhost_set_port(&p->b, 1, c->lid_b ? c->lid_b : 2, 4)))
+		return st;
+	if ((st = rawhost_create_cq(&p->a, &p->acq, 130, log_cq)) ||
+	    (st = rawhost_create_cq(&p->b, &p->bcq, 130, log_cq)))
+		return st;
+	if (!c->qa)
+		return 0;
+	if ((st = rawhost_create_qp(&p->a, &p->aqp, 0x100, c->qa)))
+		return st;
+	return rawhost_create_qp(&p->b, &p->bqp, 0x200, c->qb ? c->qb : c->qa);
+}
+
+void rawhost_pair_down(struct rawhost_pair *p)
+{
+	rawhost_fini(&p->a);
+	rawhost_fini(&p->b);
+}
+
 void rawhost_run(struct rawhost *a, struct rawhost *b)
 {
 	for (unsigned i = 0; i < 1000; i++) {

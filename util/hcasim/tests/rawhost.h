@@ -156,6 +156,23 @@ int rawhost_reg_mr(struct rawhost *rh, uint32_t idx, uint64_t gpa, uint64_t va, 
 int rawhost_mad_ifc(struct rawhost *rh, unsigned port, const uint8_t *mad, uint8_t *resp);
 int rawhost_set_port(struct rawhost *rh, unsigned port, uint16_t lid, unsigned state);
 
+/* Two models cabled port 1 to port 1 and brought up: both ports ACTIVE (LIDs lid_a and lid_b,
+ * default 1 and 2), CQ 130 of 2^log_cq entries (log_cq default 3) on each, and with qa QP 0x100
+ * on a and QP 0x200 on b (with qb, or qa again). rawhost_pair_up returns 0, -1 when a model could
+ * not be made, or the first failing HCR status. */
+struct rawhost_pair {
+	struct rawhost a, b;
+	struct rawhost_cq acq, bcq;
+	struct rawhost_qp aqp, bqp;
+};
+struct rawhost_pair_cfg {
+	uint16_t lid_a, lid_b;
+	unsigned log_cq;
+	const struct rawhost_qp_attr *qa, *qb;
+};
+int rawhost_pair_up(struct rawhost_pair *p, const struct rawhost_pair_cfg *c);
+void rawhost_pair_down(struct rawhost_pair *p);
+
 /* Consume the next EQE if software owns it: returns its event type, -1 if none. */
 int rawhost_poll_eq(struct rawhost *rh, uint8_t eqe[32]);
 

@@ -12,45 +12,23 @@
 #define G(st, f, b) hermonprm_##st##_st_get_##f(b)
 #define S(st, f, b, v) hermonprm_##st##_st_set_##f((b), (v))
 
-struct one {
-	struct rawhost a, b;
-	struct rawhost_cq acq, bcq;
-	struct rawhost_qp aqp, bqp;
-};
-
-static int one_up(struct one *o)
+static int one_up(struct rawhost_pair *o)
 {
 	struct rawhost_qp_attr qa = { .st = 3, .log_sq = 3, .log_rq = 3, .qkey = 9,
 				      .cqn_snd = 130, .cqn_rcv = 130 };
-	int st;
+	uint8_t eqe[32];
+	int st = rawhost_pair_up(o, &(struct rawhost_pair_cfg){ .qa = &qa });
 
-	if (rawhost_init(&o->a, NULL) || rawhost_init(&o->b, NULL))
-		return -1;
-	if ((st = rawhost_bringup(&o->a)) || (st = rawhost_bringup(&o->b)))
-		return st;
-	rawhost_cable(&o->a, 1, &o->b, 1);
-	if ((st = rawhost_set_port(&o->a, 1, 1, 4)) || (st = rawhost_set_port(&o->b, 1, 2, 4)))
-		return st;
-	if ((st = rawhost_create_cq(&o->a, &o->acq, 130, 3)) || (st = rawhost_create_cq(&o->b, &o->bcq, 130, 3)))
-		return st;
-	if ((st = rawhost_create_qp(&o->a, &o->aqp, 0x100, &qa)))
-		return st;
-	if ((st = rawhost_create_qp(&o->b, &o->bqp, 0x200, &qa)))
-		return st;
-	{
-		uint8_t eqe[32];
-
-		while (rawhost_poll_eq(&o->a, eqe) >= 0) /* port events of the bring-up */
-			;
-	}
-	return 0;
+	while (!st && rawhost_poll_eq(&o->a, eqe) >= 0) /* port events of the bring-up */
+		;
+	return st;
 }
 
 static const struct rawhost_ud_dest to_b = { .dlid = 2, .dqpn = 0x200, .qkey = 9 };
 
 TEST(hcasim_diag_snapshot_shows_state_and_contexts)
 {
-	struct one o;
+	struct rawhost_pair o;
 	size_t need;
 	char *buf;
 
@@ -74,8 +52,7 @@ TEST(hcasim_diag_snapshot_shows_state_and_contexts)
 		CHECK_EQ(strlen(small), 15);
 	}
 	CHECK_EQ(hcasim_dma_after_close(o.a.h), 0);
-	rawhost_fini(&o.a);
-	rawhost_fini(&o.b);
+	rawhost_pair_down(&o);
 }
 
 TEST(hcasim_diag_refused_log_is_newest_first_and_bounded)
@@ -97,7 +74,7 @@ TEST(hcasim_diag_refused_log_is_newest_first_and_bounded)
 
 TEST(hcasim_diag_corrupt_next_cqe)
 {
-	struct one o;
+	struct rawhost_pair o;
 	uint8_t cqe[32];
 	uint64_t tx;
 
@@ -111,13 +88,12 @@ TEST(hcasim_diag_corrupt_next_cqe)
 	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x1f);
 	CHECK_EQ(rawhost_poll_cq(&o.a, &o.acq, cqe), 1);
 	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x0a);
-	rawhost_fini(&o.a);
-	rawhost_fini(&o.b);
+	rawhost_pair_down(&o);
 }
 
 TEST(hcasim_diag_link_drop_and_no_receive_wqe)
 {
-	struct one o;
+	struct rawhost_pair o;
 	struct hcasim_port_stats st;
 	uint8_t cqe[32];
 	uint64_t tx;
@@ -138,13 +114,12 @@ TEST(hcasim_diag_link_drop_and_no_receive_wqe)
 	CHECK_EQ(rawhost_poll_cq(&o.b, &o.bcq, cqe), 0);
 	CHECK_EQ(hcasim_port_stats(o.b.h, 1, &st), 0);
 	CHECK_EQ(st.rx_link_down, 1);
-	rawhost_fini(&o.a);
-	rawhost_fini(&o.b);
+	rawhost_pair_down(&o);
 }
 
 TEST(hcasim_diag_catastrophic_error_on_unmapped_icm)
 {
-	struct one o;
+	struct rawhost_pair o;
 	uint8_t fw[256], d[4];
 	uint64_t tx;
 
@@ -168,13 +143,12 @@ TEST(hcasim_diag_catastrophic_error_on_unmapped_icm)
 	CHECK_EQ(rawhost_cmd_mbox(&o.a, 0x004, 0, 0, NULL, 0, fw, sizeof(fw), NULL), 0);
 	CHECK_EQ(rawhost_reset(&o.a), 0);
 	CHECK_EQ(rawhost_bringup(&o.a), 0);
-	rawhost_fini(&o.a);
-	rawhost_fini(&o.b);
+	rawhost_pair_down(&o);
 }
 
 TEST(hcasim_diag_cq_arm_gives_completion_event)
 {
-	struct one o;
+	struct rawhost_pair o;
 	uint8_t db[8], eqe[32], cqe[32];
 	uint64_t tx;
 
@@ -199,8 +173,7 @@ TEST(hcasim_diag_cq_arm_gives_completion_event)
 	hcasim_bar_write(o.a.h, 2, 128 * 4096 + 0x24, db + 4, 4);
 	CHECK_EQ(rawhost_poll_eq(&o.a, eqe), 0x00);
 	CHECK_EQ(rawhost_poll_cq(&o.a, &o.acq, cqe), 1);
-	rawhost_fini(&o.a);
-	rawhost_fini(&o.b);
+	rawhost_pair_down(&o);
 }
 
 TEST(hcasim_diag_event_mode_command_completion)

@@ -38,9 +38,8 @@ static void entry(uint8_t *e, const uint8_t *gid, const uint32_t *qpns, unsigned
 
 TEST(hcasim_mcast_delivery_to_every_attached_qp_with_chaining)
 {
-	struct rawhost a, b;
-	struct rawhost_cq acq, bcq;
-	struct rawhost_qp aqp, bqp[3];
+	struct rawhost_pair p;
+	struct rawhost_qp bqp[3];
 	struct rawhost_qp_attr qa = { .st = 3, .log_sq = 3, .log_rq = 3, .qkey = 0x0b1b,
 				      .cqn_snd = 130, .cqn_rcv = 130 };
 	struct rawhost_ud_dest d = { .dlid = 0xc001, .dqpn = 0xffffff, .qkey = 0x0b1b, .grh = true };
@@ -49,54 +48,45 @@ TEST(hcasim_mcast_delivery_to_every_attached_qp_with_chaining)
 	uint64_t tx;
 	unsigned got = 0, seen = 0;
 
-	CHECK_EQ(rawhost_init(&a, NULL), 0);
-	CHECK_EQ(rawhost_init(&b, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&a), 0);
-	CHECK_EQ(rawhost_bringup(&b), 0);
-	rawhost_cable(&a, 1, &b, 1);
-	CHECK_EQ(rawhost_set_port(&a, 1, 1, 4), 0);
-	CHECK_EQ(rawhost_set_port(&b, 1, 2, 4), 0);
-	CHECK_EQ(rawhost_create_cq(&a, &acq, 130, 4), 0);
-	CHECK_EQ(rawhost_create_cq(&b, &bcq, 130, 4), 0);
-	CHECK_EQ(rawhost_create_qp(&a, &aqp, 0x100, &qa), 0);
+	CHECK_EQ(rawhost_pair_up(&p, &(struct rawhost_pair_cfg){ .log_cq = 4 }), 0);
+	CHECK_EQ(rawhost_create_qp(&p.a, &p.aqp, 0x100, &qa), 0);
 	for (unsigned i = 0; i < 3; i++) {
-		CHECK_EQ(rawhost_create_qp(&b, &bqp[i], members[i], &qa), 0);
-		rawhost_post_recv(&b, &bqp[i], rawhost_alloc(&b, 2048, 64), 2048, 0);
+		CHECK_EQ(rawhost_create_qp(&p.b, &bqp[i], members[i], &qa), 0);
+		rawhost_post_recv(&p.b, &bqp[i], rawhost_alloc(&p.b, 2048, 64), 2048, 0);
 	}
-	rawhost_post_recv(&a, &aqp, rawhost_alloc(&a, 2048, 64), 2048, 0);
+	rawhost_post_recv(&p.a, &p.aqp, rawhost_alloc(&p.a, 2048, 64), 2048, 0);
 	/* B: the bucket holds another group whose chain leads to ours at index 40 */
-	h = hash_of(&b, mgid);
+	h = hash_of(&p.b, mgid);
 	CHECK(h < 32);
-	CHECK_EQ(hash_of(&b, mgid), h); /* deterministic */
+	CHECK_EQ(hash_of(&p.b, mgid), h); /* deterministic */
 	memcpy(other, mgid, 16);
 	other[15] ^= 0x55;
 	entry(e, other, members, 1, 40);
-	CHECK_EQ(rawhost_cmd_mbox(&b, 0x026, 0, h, e, 64, NULL, 0, NULL), 0);
+	CHECK_EQ(rawhost_cmd_mbox(&p.b, 0x026, 0, h, e, 64, NULL, 0, NULL), 0);
 	entry(e, mgid, members, 3, 0);
-	CHECK_EQ(rawhost_cmd_mbox(&b, 0x026, 0, 40, e, 64, NULL, 0, NULL), 0);
-	CHECK_EQ(rawhost_cmd_mbox(&b, 0x025, 0, 40, NULL, 0, out, 64, NULL), 0);
+	CHECK_EQ(rawhost_cmd_mbox(&p.b, 0x026, 0, 40, e, 64, NULL, 0, NULL), 0);
+	CHECK_EQ(rawhost_cmd_mbox(&p.b, 0x025, 0, 40, NULL, 0, out, 64, NULL), 0);
 	CHECK_MEM(out, e, 64);
 	/* the entry is in ICM at mc_base + 40 * 64 */
-	CHECK_MEM(rawhost_ptr(&b, b.mcg.pa + 40 * 64), e, 64);
+	CHECK_MEM(rawhost_ptr(&p.b, p.b.mcg.pa + 40 * 64), e, 64);
 	/* A: its own QP is a member (loopback) */
 	entry(e, mgid, &self, 1, 0);
-	CHECK_EQ(rawhost_cmd_mbox(&a, 0x026, 0, hash_of(&a, mgid), e, 64, NULL, 0, NULL), 0);
+	CHECK_EQ(rawhost_cmd_mbox(&p.a, 0x026, 0, hash_of(&p.a, mgid), e, 64, NULL, 0, NULL), 0);
 	memcpy(d.dgid, mgid, 16);
-	tx = rawhost_alloc(&a, 256, 64);
-	memcpy(rawhost_ptr(&a, tx), "to the group", 12);
-	rawhost_post_ud(&a, &aqp, &d, tx, 12, 0);
-	rawhost_run(&a, &b);
-	while (rawhost_poll_cq(&b, &bcq, cqe)) {
+	tx = rawhost_alloc(&p.a, 256, 64);
+	memcpy(rawhost_ptr(&p.a, tx), "to the group", 12);
+	rawhost_post_ud(&p.a, &p.aqp, &d, tx, 12, 0);
+	rawhost_run(&p.a, &p.b);
+	while (rawhost_poll_cq(&p.b, &p.bcq, cqe)) {
 		CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x02);
 		CHECK_EQ(G(completion_queue_entry, g, cqe), 1);
 		got |= 1u << (G(completion_queue_entry, qpn, cqe) - 0x200);
 	}
 	CHECK_EQ(got, 7);
-	while (rawhost_poll_cq(&a, &acq, cqe))
+	while (rawhost_poll_cq(&p.a, &p.acq, cqe))
 		seen |= G(completion_queue_entry, s_r, cqe) ? 1 : 2;
 	CHECK_EQ(seen, 3); /* the send completion and the looped-back receive */
-	rawhost_fini(&a);
-	rawhost_fini(&b);
+	rawhost_pair_down(&p);
 }
 
 TEST(hcasim_mcast_command_checks)
@@ -120,35 +110,24 @@ TEST(hcasim_mcast_command_checks)
 
 TEST(hcasim_mcast_member_qpn_with_random_high_bits)
 {
-	struct rawhost a, b;
-	struct rawhost_cq acq, bcq;
-	struct rawhost_qp aqp, bqp;
+	struct rawhost_pair p;
 	struct rawhost_qp_attr qa = { .st = 3, .log_sq = 3, .log_rq = 3, .qkey = 0x0b1b,
 				      .cqn_snd = 130, .cqn_rcv = 130 };
 	struct rawhost_ud_dest d = { .dlid = 0xc000, .dqpn = 0xffffff, .qkey = 0x0b1b, .grh = true };
 	uint32_t member = 0xabc248;
 	uint8_t e[64], cqe[32];
 
-	CHECK_EQ(rawhost_init(&a, NULL), 0);
-	CHECK_EQ(rawhost_init(&b, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&a), 0);
-	CHECK_EQ(rawhost_bringup(&b), 0);
-	rawhost_cable(&a, 1, &b, 1);
-	CHECK_EQ(rawhost_set_port(&a, 1, 1, 4), 0);
-	CHECK_EQ(rawhost_set_port(&b, 1, 2, 4), 0);
-	CHECK_EQ(rawhost_create_cq(&a, &acq, 130, 3), 0);
-	CHECK_EQ(rawhost_create_cq(&b, &bcq, 130, 3), 0);
-	CHECK_EQ(rawhost_create_qp(&a, &aqp, 0x5a1100, &qa), 0);
-	CHECK_EQ(rawhost_create_qp(&b, &bqp, member, &qa), 0);
-	rawhost_post_recv(&b, &bqp, rawhost_alloc(&b, 2048, 64), 2048, 0);
+	CHECK_EQ(rawhost_pair_up(&p, &(struct rawhost_pair_cfg){ 0 }), 0);
+	CHECK_EQ(rawhost_create_qp(&p.a, &p.aqp, 0x5a1100, &qa), 0);
+	CHECK_EQ(rawhost_create_qp(&p.b, &p.bqp, member, &qa), 0);
+	rawhost_post_recv(&p.b, &p.bqp, rawhost_alloc(&p.b, 2048, 64), 2048, 0);
 	entry(e, mgid, &member, 1, 0);
-	CHECK_EQ(rawhost_cmd_mbox(&b, 0x026, 0, hash_of(&b, mgid), e, 64, NULL, 0, NULL), 0);
+	CHECK_EQ(rawhost_cmd_mbox(&p.b, 0x026, 0, hash_of(&p.b, mgid), e, 64, NULL, 0, NULL), 0);
 	memcpy(d.dgid, mgid, 16);
-	rawhost_post_ud(&a, &aqp, &d, rawhost_alloc(&a, 64, 64), 32, 0);
-	rawhost_run(&a, &b);
-	CHECK_EQ(rawhost_poll_cq(&b, &bcq, cqe), 1);
+	rawhost_post_ud(&p.a, &p.aqp, &d, rawhost_alloc(&p.a, 64, 64), 32, 0);
+	rawhost_run(&p.a, &p.b);
+	CHECK_EQ(rawhost_poll_cq(&p.b, &p.bcq, cqe), 1);
 	CHECK_EQ(G(completion_queue_entry, qpn, cqe), member);
 	CHECK_EQ(G(completion_queue_entry, srq_rqpn, cqe), 0x5a1100);
-	rawhost_fini(&a);
-	rawhost_fini(&b);
+	rawhost_pair_down(&p);
 }

@@ -10,44 +10,21 @@
 
 #define G(st, f, b) hermonprm_##st##_st_get_##f(b)
 
-struct rc {
-	struct rawhost a, b;
-	struct rawhost_cq acq, bcq;
-	struct rawhost_qp aqp, bqp;
-};
-
-static int rc_up(struct rc *r, bool rwe)
+static int rc_up(struct rawhost_pair *r, bool rwe)
 {
 	struct rawhost_qp_attr qa = { .st = 0, .log_sq = 3, .log_rq = 3, .cqn_snd = 130,
 				      .cqn_rcv = 130, .remote_qpn = 0x200, .dlid = 2, .rre = true,
 				      .rwe = rwe };
-	int st;
+	struct rawhost_qp_attr qb = qa;
 
-	if (rawhost_init(&r->a, NULL) || rawhost_init(&r->b, NULL))
-		return -1;
-	if ((st = rawhost_bringup(&r->a)) || (st = rawhost_bringup(&r->b)))
-		return st;
-	rawhost_cable(&r->a, 1, &r->b, 1);
-	if ((st = rawhost_set_port(&r->a, 1, 1, 4)) || (st = rawhost_set_port(&r->b, 1, 2, 4)))
-		return st;
-	if ((st = rawhost_create_cq(&r->a, &r->acq, 130, 3)) || (st = rawhost_create_cq(&r->b, &r->bcq, 130, 3)))
-		return st;
-	if ((st = rawhost_create_qp(&r->a, &r->aqp, 0x100, &qa)))
-		return st;
-	qa.remote_qpn = 0x100;
-	qa.dlid = 1;
-	return rawhost_create_qp(&r->b, &r->bqp, 0x200, &qa);
-}
-
-static void rc_down(struct rc *r)
-{
-	rawhost_fini(&r->a);
-	rawhost_fini(&r->b);
+	qb.remote_qpn = 0x100;
+	qb.dlid = 1;
+	return rawhost_pair_up(r, &(struct rawhost_pair_cfg){ .qa = &qa, .qb = &qb });
 }
 
 TEST(hcasim_rc_send_and_rdma_write_read)
 {
-	struct rc r;
+	struct rawhost_pair r;
 	uint8_t cqe[32];
 	uint64_t src, dst, back;
 	uint32_t rkey;
@@ -79,12 +56,12 @@ TEST(hcasim_rc_send_and_rdma_write_read)
 	CHECK_EQ(rawhost_poll_cq(&r.a, &r.acq, cqe), 1);
 	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x10);
 	CHECK_MEM(rawhost_ptr(&r.a, back), "remote write payload", 20);
-	rc_down(&r);
+	rawhost_pair_down(&r);
 }
 
 TEST(hcasim_rc_remote_write_to_local_only_region_refused)
 {
-	struct rc r;
+	struct rawhost_pair r;
 	uint8_t cqe[32], before[64];
 	uint64_t src, dst;
 
@@ -104,7 +81,7 @@ TEST(hcasim_rc_remote_write_to_local_only_region_refused)
 	CHECK(strstr(hcasim_refused(r.b.h, 0), "remote WRITE") != NULL);
 	CHECK(strstr(hcasim_refused(r.b.h, 0), "access right") != NULL);
 	/* a remote read of it is refused the same way */
-	rc_down(&r);
+	rawhost_pair_down(&r);
 
 	CHECK_EQ(rc_up(&r, true), 0);
 	src = rawhost_alloc(&r.a, 4096, 4096);
@@ -115,12 +92,12 @@ TEST(hcasim_rc_remote_write_to_local_only_region_refused)
 	CHECK_EQ(rawhost_poll_cq(&r.a, &r.acq, cqe), 1);
 	CHECK_EQ(G(completion_with_error, syndrome, cqe), 0x13);
 	CHECK_EQ(((uint8_t *)rawhost_ptr(&r.a, src))[0], 0x77);
-	rc_down(&r);
+	rawhost_pair_down(&r);
 }
 
 TEST(hcasim_rc_qp_without_remote_write_refuses)
 {
-	struct rc r;
+	struct rawhost_pair r;
 	uint8_t cqe[32];
 	uint64_t src, dst;
 	uint32_t rkey;
@@ -134,12 +111,12 @@ TEST(hcasim_rc_qp_without_remote_write_refuses)
 	CHECK_EQ(rawhost_poll_cq(&r.a, &r.acq, cqe), 1);
 	CHECK_EQ(G(completion_with_error, syndrome, cqe), 0x13);
 	CHECK(strstr(hcasim_refused(r.b.h, 0), "remote write disabled") != NULL);
-	rc_down(&r);
+	rawhost_pair_down(&r);
 }
 
 TEST(hcasim_rc_send_without_receive_gets_rnr)
 {
-	struct rc r;
+	struct rawhost_pair r;
 	uint8_t cqe[32];
 
 	CHECK_EQ(rc_up(&r, true), 0);
@@ -148,12 +125,12 @@ TEST(hcasim_rc_send_without_receive_gets_rnr)
 	CHECK_EQ(rawhost_poll_cq(&r.a, &r.acq, cqe), 1);
 	CHECK_EQ(G(completion_with_error, opcode, cqe), 0x1e);
 	CHECK_EQ(G(completion_with_error, syndrome, cqe), 0x16);
-	rc_down(&r);
+	rawhost_pair_down(&r);
 }
 
 TEST(hcasim_rc_multi_packet_send_write_read)
 {
-	struct rc r;
+	struct rawhost_pair r;
 	uint8_t cqe[32];
 	uint64_t src, dst, back, rcv;
 	uint32_t rkey;
@@ -196,5 +173,5 @@ TEST(hcasim_rc_multi_packet_send_write_read)
 	CHECK_EQ(G(completion_with_error, syndrome, cqe), 0x13);
 	CHECK_EQ(((uint8_t *)rawhost_ptr(&r.b, rcv))[0], 0x44);
 	CHECK_EQ(((uint8_t *)rawhost_ptr(&r.b, rcv))[8999], 0x44);
-	rc_down(&r);
+	rawhost_pair_down(&r);
 }

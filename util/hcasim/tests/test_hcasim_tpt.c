@@ -10,36 +10,18 @@
 
 #define G(st, f, b) hermonprm_##st##_st_get_##f(b)
 
-struct loop {
-	struct rawhost a, b;
-	struct rawhost_cq acq, bcq;
-	struct rawhost_qp aqp, bqp;
-};
-
-static int loop_up(struct loop *l)
+static int loop_up(struct rawhost_pair *l)
 {
 	struct rawhost_qp_attr qa = { .st = 3, .log_sq = 3, .log_rq = 3, .qkey = 7,
 				      .cqn_snd = 130, .cqn_rcv = 130 };
-	int st;
 
-	if (rawhost_init(&l->a, NULL) || rawhost_init(&l->b, NULL))
-		return -1;
-	if ((st = rawhost_bringup(&l->a)) || (st = rawhost_bringup(&l->b)))
-		return st;
-	rawhost_cable(&l->a, 1, &l->b, 1);
-	if ((st = rawhost_set_port(&l->a, 1, 1, 4)) || (st = rawhost_set_port(&l->b, 1, 2, 4)))
-		return st;
-	if ((st = rawhost_create_cq(&l->a, &l->acq, 130, 3)) || (st = rawhost_create_cq(&l->b, &l->bcq, 130, 3)))
-		return st;
-	if ((st = rawhost_create_qp(&l->a, &l->aqp, 0x100, &qa)))
-		return st;
-	return rawhost_create_qp(&l->b, &l->bqp, 0x200, &qa);
+	return rawhost_pair_up(l, &(struct rawhost_pair_cfg){ .qa = &qa });
 }
 
 static const struct rawhost_ud_dest to_b = { .dlid = 2, .dqpn = 0x200, .qkey = 7 };
 
 /* Send `len` bytes from va under key; return the sender's CQE opcode (0x0a ok, 0x1e error). */
-static unsigned send_with(struct loop *l, uint64_t va, uint32_t len, uint32_t key, uint8_t cqe[32])
+static unsigned send_with(struct rawhost_pair *l, uint64_t va, uint32_t len, uint32_t key, uint8_t cqe[32])
 {
 	rawhost_post_ud(&l->a, &l->aqp, &to_b, va, len, key);
 	rawhost_run(&l->a, &l->b);
@@ -50,7 +32,7 @@ static unsigned send_with(struct loop *l, uint64_t va, uint32_t len, uint32_t ke
 
 TEST(hcasim_tpt_virtual_region_spanning_pages)
 {
-	struct loop l;
+	struct rawhost_pair l;
 	uint8_t cqe[32], *src;
 	uint64_t pages, rx;
 	uint32_t key;
@@ -69,13 +51,12 @@ TEST(hcasim_tpt_virtual_region_spanning_pages)
 	CHECK_EQ(rawhost_poll_cq(&l.b, &l.bcq, cqe), 1);
 	CHECK_EQ(G(completion_queue_entry, byte_cnt, cqe), 40 + 3000);
 	CHECK_MEM((uint8_t *)rawhost_ptr(&l.b, rx) + 40, src + 0x123 + 3000, 3000);
-	rawhost_fini(&l.a);
-	rawhost_fini(&l.b);
+	rawhost_pair_down(&l);
 }
 
 TEST(hcasim_tpt_bounds_pd_key_and_local_read_bit)
 {
-	struct loop l;
+	struct rawhost_pair l;
 	uint8_t cqe[32];
 	uint64_t buf;
 	uint32_t key_ok, key_nolr, key_pd;
@@ -94,8 +75,7 @@ TEST(hcasim_tpt_bounds_pd_key_and_local_read_bit)
 	/* the QP is in error now: further WQEs are flushed */
 	CHECK_EQ(send_with(&l, buf, 8, key_ok, cqe), 0x1e);
 	CHECK_EQ(G(completion_with_error, syndrome, cqe), 0x05);
-	rawhost_fini(&l.a);
-	rawhost_fini(&l.b);
+	rawhost_pair_down(&l);
 
 	CHECK_EQ(loop_up(&l), 0);
 	buf = rawhost_alloc(&l.a, 8192, 4096);
@@ -103,34 +83,30 @@ TEST(hcasim_tpt_bounds_pd_key_and_local_read_bit)
 	CHECK_EQ(send_with(&l, buf, 64, key_nolr, cqe), 0x1e); /* no local read */
 	CHECK_EQ(G(completion_with_error, syndrome, cqe), 0x04);
 	CHECK(strstr(hcasim_refused(l.a.h, 1), "access right") != NULL);
-	rawhost_fini(&l.a);
-	rawhost_fini(&l.b);
+	rawhost_pair_down(&l);
 
 	CHECK_EQ(loop_up(&l), 0);
 	buf = rawhost_alloc(&l.a, 8192, 4096);
 	CHECK_EQ(rawhost_reg_mr(&l.a, 22, buf, buf, 4096, 1, true, 0x654321, &key_pd), 0);
 	CHECK_EQ(send_with(&l, buf, 64, key_pd, cqe), 0x1e); /* another PD */
 	CHECK(strstr(hcasim_refused(l.a.h, 1), "protection domain") != NULL);
-	rawhost_fini(&l.a);
-	rawhost_fini(&l.b);
+	rawhost_pair_down(&l);
 
 	CHECK_EQ(loop_up(&l), 0);
 	buf = rawhost_alloc(&l.a, 8192, 4096);
 	CHECK_EQ(send_with(&l, buf, 64, 0x4242, cqe), 0x1e); /* no such MPT */
 	CHECK(strstr(hcasim_refused(l.a.h, 1), "valid MPT") != NULL);
-	rawhost_fini(&l.a);
-	rawhost_fini(&l.b);
+	rawhost_pair_down(&l);
 
 	CHECK_EQ(loop_up(&l), 0);
 	buf = rawhost_alloc(&l.a, 8192, 4096);
 	CHECK_EQ(send_with(&l, buf, 64, l.a.lkey ^ 0x01, cqe), 0x1e); /* right index, wrong tag */
-	rawhost_fini(&l.a);
-	rawhost_fini(&l.b);
+	rawhost_pair_down(&l);
 }
 
 TEST(hcasim_tpt_receive_needs_local_write)
 {
-	struct loop l;
+	struct rawhost_pair l;
 	uint8_t cqe[32];
 	uint64_t rx;
 	uint32_t key_ro;
@@ -146,13 +122,12 @@ TEST(hcasim_tpt_receive_needs_local_write)
 	CHECK_EQ(G(completion_with_error, syndrome, cqe), 0x04);
 	CHECK_EQ(G(completion_with_error, s_r, cqe), 0);
 	CHECK_EQ(((uint8_t *)rawhost_ptr(&l.b, rx))[40], 0x5a); /* nothing written */
-	rawhost_fini(&l.a);
-	rawhost_fini(&l.b);
+	rawhost_pair_down(&l);
 }
 
 TEST(hcasim_tpt_receive_too_small_is_a_length_error)
 {
-	struct loop l;
+	struct rawhost_pair l;
 	uint8_t cqe[32];
 	uint64_t rx;
 
@@ -167,18 +142,16 @@ TEST(hcasim_tpt_receive_too_small_is_a_length_error)
 	CHECK_EQ(rawhost_poll_cq(&l.b, &l.bcq, cqe), 1);
 	CHECK_EQ(G(completion_with_error, syndrome, cqe), 0x05);
 	CHECK_EQ(G(completion_with_error, wqe_counter, cqe), 1);
-	rawhost_fini(&l.a);
-	rawhost_fini(&l.b);
+	rawhost_pair_down(&l);
 }
 
 TEST(hcasim_tpt_message_longer_than_mtu)
 {
-	struct loop l;
+	struct rawhost_pair l;
 	uint8_t cqe[32];
 
 	CHECK_EQ(loop_up(&l), 0);
 	CHECK_EQ(send_with(&l, rawhost_alloc(&l.a, 8192, 64), 5000, 0, cqe), 0x1e);
 	CHECK_EQ(G(completion_with_error, syndrome, cqe), 0x01);
-	rawhost_fini(&l.a);
-	rawhost_fini(&l.b);
+	rawhost_pair_down(&l);
 }

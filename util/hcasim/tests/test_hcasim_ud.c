@@ -13,42 +13,20 @@
 
 #define G(st, f, b) hermonprm_##st##_st_get_##f(b)
 
-struct pair {
-	struct rawhost a, b;
-	struct rawhost_cq acq, bcq;
-	struct rawhost_qp aqp, bqp;
-};
-
-static int pair_up(struct pair *p, uint32_t qkey_b)
+static int pair_up(struct rawhost_pair *p, uint32_t qkey_b)
 {
 	struct rawhost_qp_attr qa = { .st = 3, .log_sq = 3, .log_rq = 3, .qkey = 0x1111,
 				      .cqn_snd = 130, .cqn_rcv = 130 };
-	int st;
+	struct rawhost_qp_attr qb = qa;
 
-	if (rawhost_init(&p->a, NULL) || rawhost_init(&p->b, NULL))
-		return -1;
-	if ((st = rawhost_bringup(&p->a)) || (st = rawhost_bringup(&p->b)))
-		return st;
-	rawhost_cable(&p->a, 1, &p->b, 1);
-	if ((st = rawhost_set_port(&p->a, 1, 0x11, 4)) || (st = rawhost_set_port(&p->b, 1, 0x22, 4)))
-		return st;
-	if ((st = rawhost_create_cq(&p->a, &p->acq, 130, 2)) || (st = rawhost_create_cq(&p->b, &p->bcq, 130, 2)))
-		return st;
-	if ((st = rawhost_create_qp(&p->a, &p->aqp, 0x100, &qa)))
-		return st;
-	qa.qkey = qkey_b;
-	return rawhost_create_qp(&p->b, &p->bqp, 0x200, &qa);
-}
-
-static void pair_down(struct pair *p)
-{
-	rawhost_fini(&p->a);
-	rawhost_fini(&p->b);
+	qb.qkey = qkey_b;
+	return rawhost_pair_up(p, &(struct rawhost_pair_cfg){ .lid_a = 0x11, .lid_b = 0x22,
+							      .log_cq = 2, .qa = &qa, .qb = &qb });
 }
 
 TEST(hcasim_ud_send_is_bit_exact_and_received_with_grh_area)
 {
-	struct pair p;
+	struct rawhost_pair p;
 	struct rawhost_ud_dest d = { .dlid = 0x22, .dqpn = 0x200, .qkey = 0x5555, .sl = 3 };
 	uint8_t cqe[32], *pkt, expect[64];
 	uint64_t tx, rx;
@@ -108,12 +86,12 @@ TEST(hcasim_ud_send_is_bit_exact_and_received_with_grh_area)
 	CHECK_EQ(((uint8_t *)rawhost_ptr(&p.b, rx))[0], 0xee);
 	CHECK_MEM((uint8_t *)rawhost_ptr(&p.b, rx) + 40, msg, sizeof(msg));
 	CHECK_EQ(rawhost_poll_cq(&p.b, &p.bcq, cqe), 0);
-	pair_down(&p);
+	rawhost_pair_down(&p);
 }
 
 TEST(hcasim_ud_grh_fills_the_grh_area)
 {
-	struct pair p;
+	struct rawhost_pair p;
 	struct rawhost_ud_dest d = { .dlid = 0x22, .dqpn = 0x200, .qkey = 0x1111, .grh = true };
 	uint8_t cqe[32], *grh;
 	uint64_t tx, rx;
@@ -135,12 +113,12 @@ TEST(hcasim_ud_grh_fills_the_grh_area)
 	CHECK_EQ(grh[6], 0x1b);        /* NxtHdr */
 	CHECK_MEM(grh + 24, d.dgid, 16);
 	CHECK_EQ(grh[8], 0xfe);        /* SGID: default subnet prefix fe80:: */
-	pair_down(&p);
+	rawhost_pair_down(&p);
 }
 
 TEST(hcasim_ud_qkey_mismatch_dropped_and_privileged_qkey)
 {
-	struct pair p;
+	struct rawhost_pair p;
 	struct rawhost_ud_dest d = { .dlid = 0x22, .dqpn = 0x200, .qkey = 0x9999 };
 	struct hcasim_port_stats st;
 	uint8_t cqe[32];
@@ -164,12 +142,12 @@ TEST(hcasim_ud_qkey_mismatch_dropped_and_privileged_qkey)
 	CHECK_EQ(rawhost_poll_cq(&p.b, &p.bcq, cqe), 1);
 	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x02);
 	CHECK_EQ(hcasim_port_stats(p.b.h, 3, &st), -1);
-	pair_down(&p);
+	rawhost_pair_down(&p);
 }
 
 TEST(hcasim_ud_bad_crc_and_pkey_dropped)
 {
-	struct pair p;
+	struct rawhost_pair p;
 	struct rawhost_ud_dest d = { .dlid = 0x22, .dqpn = 0x200, .qkey = 0x1111 };
 	struct hcasim_port_stats st;
 	uint8_t cqe[32], bad[128];
@@ -211,12 +189,12 @@ TEST(hcasim_ud_bad_crc_and_pkey_dropped)
 	rawhost_run(&p.b, NULL);
 	CHECK_EQ(hcasim_port_stats(p.b.h, 1, &st), 0);
 	CHECK_EQ(st.rx_bad_hdr, 1);
-	pair_down(&p);
+	rawhost_pair_down(&p);
 }
 
 TEST(hcasim_ud_cqe_ownership_across_wrap)
 {
-	struct pair p;
+	struct rawhost_pair p;
 	struct rawhost_ud_dest d = { .dlid = 0x22, .dqpn = 0x200, .qkey = 0x1111 };
 	uint8_t cqe[32];
 	uint64_t tx, rx;
@@ -239,12 +217,12 @@ TEST(hcasim_ud_cqe_ownership_across_wrap)
 		CHECK_EQ(rawhost_poll_cq(&p.b, &p.bcq, cqe), 1);
 		CHECK_EQ(G(completion_queue_entry, byte_cnt, cqe), 40 + 8 + i);
 	}
-	pair_down(&p);
+	rawhost_pair_down(&p);
 }
 
 TEST(hcasim_ud_cq_overrun_raises_cq_error_event)
 {
-	struct pair p;
+	struct rawhost_pair p;
 	struct rawhost_ud_dest d = { .dlid = 0x22, .dqpn = 0x200, .qkey = 0x1111 };
 	uint8_t eqe[32];
 	uint64_t tx;
@@ -261,7 +239,7 @@ TEST(hcasim_ud_cq_overrun_raises_cq_error_event)
 			seen++;
 	CHECK_EQ(seen, 1);
 	CHECK(strstr(hcasim_refused(p.a.h, 0), "overrun") != NULL);
-	pair_down(&p);
+	rawhost_pair_down(&p);
 }
 
 TEST(hcasim_ud_not_active_port_sends_nothing)
@@ -287,9 +265,8 @@ TEST(hcasim_ud_not_active_port_sends_nothing)
 
 TEST(hcasim_ud_qpn_with_random_high_bits)
 {
-	struct rawhost a, b;
-	struct rawhost_cq acq, bcq;
-	struct rawhost_qp aqp, bqp, alias;
+	struct rawhost_pair p;
+	struct rawhost_qp alias;
 	struct rawhost_qp_attr qa = { .st = 3, .log_sq = 3, .log_rq = 3, .qkey = 5,
 				      .cqn_snd = 130, .cqn_rcv = 130 };
 	struct rawhost_ud_dest d = { .dlid = 2, .dqpn = 0xfb2148, .qkey = 5 };
@@ -297,41 +274,32 @@ TEST(hcasim_ud_qpn_with_random_high_bits)
 	uint8_t cqe[32];
 	uint64_t tx;
 
-	CHECK_EQ(rawhost_init(&a, NULL), 0);
-	CHECK_EQ(rawhost_init(&b, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&a), 0);
-	CHECK_EQ(rawhost_bringup(&b), 0);
-	rawhost_cable(&a, 1, &b, 1);
-	CHECK_EQ(rawhost_set_port(&a, 1, 1, 4), 0);
-	CHECK_EQ(rawhost_set_port(&b, 1, 2, 4), 0);
-	CHECK_EQ(rawhost_create_cq(&a, &acq, 130, 3), 0);
-	CHECK_EQ(rawhost_create_cq(&b, &bcq, 130, 3), 0);
+	CHECK_EQ(rawhost_pair_up(&p, &(struct rawhost_pair_cfg){ 0 }), 0);
 	/* iPXE ORs random bits above the table size into QPNs (table: 2^10 here) */
-	CHECK_EQ(rawhost_create_qp(&a, &aqp, 0x5a3100, &qa), 0);
-	CHECK_EQ(rawhost_create_qp(&b, &bqp, 0xfb2148, &qa), 0);
+	CHECK_EQ(rawhost_create_qp(&p.a, &p.aqp, 0x5a3100, &qa), 0);
+	CHECK_EQ(rawhost_create_qp(&p.b, &p.bqp, 0xfb2148, &qa), 0);
 	CHECK_EQ(G(queue_pair_ee_context_entry, local_qpn_een,
-		   rawhost_ptr(&b, b.qpc.pa + 0x148 * 256)), 0xfb2148);
+		   rawhost_ptr(&p.b, p.b.qpc.pa + 0x148 * 256)), 0xfb2148);
 	/* an aliasing QPN (same low bits) cannot be created while that context is in use */
-	CHECK_EQ(rawhost_create_qp(&b, &alias, 0x002148, &qa), 0x10);
-	tx = rawhost_alloc(&a, 64, 64);
-	rawhost_post_recv(&b, &bqp, rawhost_alloc(&b, 2048, 64), 2048, 0);
-	rawhost_post_ud(&a, &aqp, &d, tx, 8, 0);
-	rawhost_run(&a, &b);
-	CHECK_EQ(rawhost_poll_cq(&a, &acq, cqe), 1);
+	CHECK_EQ(rawhost_create_qp(&p.b, &alias, 0x002148, &qa), 0x10);
+	tx = rawhost_alloc(&p.a, 64, 64);
+	rawhost_post_recv(&p.b, &p.bqp, rawhost_alloc(&p.b, 2048, 64), 2048, 0);
+	rawhost_post_ud(&p.a, &p.aqp, &d, tx, 8, 0);
+	rawhost_run(&p.a, &p.b);
+	CHECK_EQ(rawhost_poll_cq(&p.a, &p.acq, cqe), 1);
 	CHECK_EQ(G(completion_queue_entry, qpn, cqe), 0x5a3100);
-	CHECK_EQ(rawhost_poll_cq(&b, &bcq, cqe), 1);
+	CHECK_EQ(rawhost_poll_cq(&p.b, &p.bcq, cqe), 1);
 	CHECK_EQ(G(completion_queue_entry, qpn, cqe), 0xfb2148);
 	CHECK_EQ(G(completion_queue_entry, srq_rqpn, cqe), 0x5a3100);
 	/* a stale peer's QPN with other high bits does not reach this QP */
 	d.dqpn = 0x002148;
-	rawhost_post_recv(&b, &bqp, rawhost_alloc(&b, 2048, 64), 2048, 0);
-	rawhost_post_ud(&a, &aqp, &d, tx, 8, 0);
-	rawhost_run(&a, &b);
-	CHECK_EQ(rawhost_poll_cq(&b, &bcq, cqe), 0);
-	CHECK_EQ(hcasim_port_stats(b.h, 1, &st), 0);
+	rawhost_post_recv(&p.b, &p.bqp, rawhost_alloc(&p.b, 2048, 64), 2048, 0);
+	rawhost_post_ud(&p.a, &p.aqp, &d, tx, 8, 0);
+	rawhost_run(&p.a, &p.b);
+	CHECK_EQ(rawhost_poll_cq(&p.b, &p.bcq, cqe), 0);
+	CHECK_EQ(hcasim_port_stats(p.b.h, 1, &st), 0);
 	CHECK_EQ(st.rx_no_qp, 1);
-	rawhost_fini(&a);
-	rawhost_fini(&b);
+	rawhost_pair_down(&p);
 }
 
 TEST(hcasim_ud_loopback_cable_between_the_two_ports)
@@ -379,7 +347,7 @@ TEST(hcasim_ud_loopback_cable_between_the_two_ports)
 
 TEST(hcasim_ud_inline_data_segment)
 {
-	struct pair p;
+	struct rawhost_pair p;
 	uint8_t cqe[32], *w;
 	uint64_t rx;
 	uint8_t db[4] = { 0 };
@@ -412,12 +380,12 @@ TEST(hcasim_ud_inline_data_segment)
 	CHECK_EQ(rawhost_poll_cq(&p.b, &p.bcq, cqe), 1);
 	CHECK_EQ(G(completion_queue_entry, byte_cnt, cqe), 40 + 11);
 	CHECK_MEM((uint8_t *)rawhost_ptr(&p.b, rx) + 40, "inline data", 11);
-	pair_down(&p);
+	rawhost_pair_down(&p);
 }
 
 TEST(hcasim_ud_pma_counters_count_real_traffic)
 {
-	struct pair p;
+	struct rawhost_pair p;
 	struct rawhost_ud_dest d = { .dlid = 0x22, .dqpn = 0x200, .qkey = 0x1111 };
 	struct iblib_mad_hdr hd = { .base_version = 1, .mgmt_class = IBLIB_MCLASS_PERF,
 				    .class_version = 1, .method = IBLIB_METHOD_GET,
@@ -443,5 +411,5 @@ TEST(hcasim_ud_pma_counters_count_real_traffic)
 	CHECK_EQ(rawhost_mad_ifc(&p.b, 1, mad, resp), 0);
 	iblib_port_counters_get(resp + 64, &rx1);
 	CHECK(rx1.rcv_pkts >= 1);
-	pair_down(&p);
+	rawhost_pair_down(&p);
 }
