@@ -34,74 +34,7 @@ static uint16_t csum_fold(uint32_t sum)
 	return (uint16_t)~sum;
 }
 
-static uint32_t udp_pseudo(uint32_t src, uint32_t dst, size_t ulen)
-{
-	uint8_t ph[12];
-	iblib_put_be32(ph, src);
-	iblib_put_be32(ph + 4, dst);
-	ph[8] = 0;
-	ph[9] = 17;
-	iblib_put_be16(ph + 10, (uint16_t)ulen);
-	return csum_add(0, ph, sizeof ph);
-}
-
-size_t udp_build(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst, uint16_t sport,
-		 uint16_t dport, const uint8_t *data, size_t len, uint16_t ip_id)
-{
-	size_t total = 20 + 8 + len;
-	if (total > cap || total > 0xFFFF)
-		return 0;
-	memset(buf, 0, 28);
-	buf[0] = 0x45;
-	iblib_put_be16(buf + 2, (uint16_t)total);
-	iblib_put_be16(buf + 4, ip_id);
-	buf[8] = 64;
-	buf[9] = 17;
-	iblib_put_be32(buf + 12, src);
-	iblib_put_be32(buf + 16, dst);
-	iblib_put_be16(buf + 10, csum_fold(csum_add(0, buf, 20)));
-	uint8_t *u = buf + 20;
-	iblib_put_be16(u, sport);
-	iblib_put_be16(u + 2, dport);
-	iblib_put_be16(u + 4, (uint16_t)(8 + len));
-	memcpy(u + 8, data, len);
-	uint16_t c = csum_fold(csum_add(udp_pseudo(src, dst, 8 + len), u, 8 + len));
-	iblib_put_be16(u + 6, c ? c : 0xFFFF);   /* RFC 768: 0 means "no checksum" */
-	return total;
-}
-
-int udp_parse(const uint8_t *buf, size_t len, struct udp_dgram *u, const char **why)
-{
-	if (len < 20 || buf[0] >> 4 != 4)
-		return fail(why, "not an IPv4 datagram", -EINVAL);
-	size_t ihl = (size_t)(buf[0] & 15) * 4, total = iblib_get_be16(buf + 2);
-	if (ihl < 20 || total < ihl || total > len)
-		return fail(why, "IPv4 lengths inconsistent", -EINVAL);
-	if (csum_fold(csum_add(0, buf, ihl)) != 0)
-		return fail(why, "IPv4 header checksum wrong", -EBADMSG);
-	if (iblib_get_be16(buf + 6) & 0x3FFF)
-		return fail(why, "IPv4 fragment (not reassembled here)", -EINVAL);
-	if (buf[9] != 17)
-		return fail(why, "not UDP", -EPROTONOSUPPORT);
-	const uint8_t *p = buf + ihl;
-	size_t plen = total - ihl;
-	if (plen < 8 || iblib_get_be16(p + 4) < 8 || iblib_get_be16(p + 4) > plen)
-		return fail(why, "UDP length inconsistent", -EINVAL);
-	size_t ulen = iblib_get_be16(p + 4);
-	u->src = iblib_get_be32(buf + 12);
-	u->dst = iblib_get_be32(buf + 16);
-	if (iblib_get_be16(p + 6) != 0 &&
-	    csum_fold(csum_add(udp_pseudo(u->src, u->dst, ulen), p, ulen)) != 0)
-		return fail(why, "UDP checksum wrong", -EBADMSG);
-	u->sport = iblib_get_be16(p);
-	u->dport = iblib_get_be16(p + 2);
-	u->data = p + 8;
-	u->len = ulen - 8;
-	return 0;
-}
-
-/* ---------------------------------------------------------------- TCP */
-
+/* The pseudo-header UDP and TCP checksums cover (RFC 768, RFC 793 §3.1). */
 static uint32_t l4_pseudo(uint32_t src, uint32_t dst, uint8_t proto, size_t len)
 {
 	uint8_t ph[12];
@@ -113,22 +46,95 @@ static uint32_t l4_pseudo(uint32_t src, uint32_t dst, uint8_t proto, size_t len)
 	return csum_add(0, ph, sizeof ph);
 }
 
+/* A 20-byte IPv4 header (TTL 64, no options) with its checksum. */
+static void ipv4_build(uint8_t *buf, size_t total, uint16_t ip_id, bool df, uint8_t proto,
+		       uint32_t src, uint32_t dst)
+{
+	memset(buf, 0, 20);
+	buf[0] = 0x45;
+	iblib_put_be16(buf + 2, (uint16_t)total);
+	iblib_put_be16(buf + 4, ip_id);
+	iblib_put_be16(buf + 6, df ? 0x4000 : 0);
+	buf[8] = 64;
+	buf[9] = proto;
+	iblib_put_be32(buf + 12, src);
+	iblib_put_be32(buf + 16, dst);
+	iblib_put_be16(buf + 10, csum_fold(csum_add(0, buf, 20)));
+}
+
+/* An IPv4 datagram carrying `proto`: lengths and header checksum checked; *payload and *plen
+ * are what follows the header. -EPROTONOSUPPORT for a valid datagram of another protocol. */
+static int ipv4_parse(const uint8_t *buf, size_t len, uint8_t proto, uint32_t *src, uint32_t *dst,
+		      const uint8_t **payload, size_t *plen, const char **why)
+{
+	if (len < 20 || buf[0] >> 4 != 4)
+		return fail(why, "not an IPv4 datagram", -EINVAL);
+	size_t ihl = (size_t)(buf[0] & 15) * 4, total = iblib_get_be16(buf + 2);
+	if (ihl < 20 || total < ihl || total > len)
+		return fail(why, "IPv4 lengths inconsistent", -EINVAL);
+	if (csum_fold(csum_add(0, buf, ihl)) != 0)
+		return fail(why, "IPv4 header checksum wrong", -EBADMSG);
+	if (iblib_get_be16(buf + 6) & 0x3FFF)   /* a TCP fragment would fail its checksum too */
+		return fail(why, "IPv4 fragment (not reassembled here)", -EINVAL);
+	if (buf[9] != proto)
+		return fail(why, proto == 17 ? "not UDP" : "not TCP", -EPROTONOSUPPORT);
+	*src = iblib_get_be32(buf + 12);
+	*dst = iblib_get_be32(buf + 16);
+	*payload = buf + ihl;
+	*plen = total - ihl;
+	return 0;
+}
+
+size_t udp_build(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst, uint16_t sport,
+		 uint16_t dport, const uint8_t *data, size_t len, uint16_t ip_id)
+{
+	size_t total = 20 + 8 + len;
+	if (total > cap || total > 0xFFFF)
+		return 0;
+	ipv4_build(buf, total, ip_id, false, 17, src, dst);
+	uint8_t *u = buf + 20;
+	memset(u, 0, 8);
+	iblib_put_be16(u, sport);
+	iblib_put_be16(u + 2, dport);
+	iblib_put_be16(u + 4, (uint16_t)(8 + len));
+	memcpy(u + 8, data, len);
+	uint16_t c = csum_fold(csum_add(l4_pseudo(src, dst, 17, 8 + len), u, 8 + len));
+	iblib_put_be16(u + 6, c ? c : 0xFFFF);   /* RFC 768: 0 means "no checksum" */
+	return total;
+}
+
+int udp_parse(const uint8_t *buf, size_t len, struct udp_dgram *u, const char **why)
+{
+	const uint8_t *p;
+	size_t plen;
+	int rc = ipv4_parse(buf, len, 17, &u->src, &u->dst, &p, &plen, why);
+
+	if (rc)
+		return rc;
+	if (plen < 8 || iblib_get_be16(p + 4) < 8 || iblib_get_be16(p + 4) > plen)
+		return fail(why, "UDP length inconsistent", -EINVAL);
+	size_t ulen = iblib_get_be16(p + 4);
+	if (iblib_get_be16(p + 6) != 0 &&
+	    csum_fold(csum_add(l4_pseudo(u->src, u->dst, 17, ulen), p, ulen)) != 0)
+		return fail(why, "UDP checksum wrong", -EBADMSG);
+	u->sport = iblib_get_be16(p);
+	u->dport = iblib_get_be16(p + 2);
+	u->data = p + 8;
+	u->len = ulen - 8;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- TCP */
+
 size_t tcp_build(uint8_t *buf, size_t cap, const struct tcp_seg *s, uint16_t ip_id)
 {
 	size_t hl = s->mss ? 24 : 20, total = 20 + hl + s->len;
 	if (total > cap || total > 0xFFFF)
 		return 0;
-	memset(buf, 0, 20 + hl);
-	buf[0] = 0x45;
-	iblib_put_be16(buf + 2, (uint16_t)total);
-	iblib_put_be16(buf + 4, ip_id);
-	iblib_put_be16(buf + 6, 0x4000);   /* DF: TCP does its own segmentation */
-	buf[8] = 64;
-	buf[9] = 6;
-	iblib_put_be32(buf + 12, s->src);
-	iblib_put_be32(buf + 16, s->dst);
-	iblib_put_be16(buf + 10, csum_fold(csum_add(0, buf, 20)));
+	/* DF: TCP does its own segmentation */
+	ipv4_build(buf, total, ip_id, true, 6, s->src, s->dst);
 	uint8_t *t = buf + 20;
+	memset(t, 0, hl);
 	iblib_put_be16(t, s->sport);
 	iblib_put_be16(t + 2, s->dport);
 	iblib_put_be32(t + 4, s->seq);
@@ -149,21 +155,14 @@ size_t tcp_build(uint8_t *buf, size_t cap, const struct tcp_seg *s, uint16_t ip_
 
 int tcp_parse(const uint8_t *buf, size_t len, struct tcp_seg *s, const char **why)
 {
-	if (len < 20 || buf[0] >> 4 != 4)
-		return fail(why, "not an IPv4 datagram", -EINVAL);
-	size_t ihl = (size_t)(buf[0] & 15) * 4, total = iblib_get_be16(buf + 2);
-	if (ihl < 20 || total < ihl || total > len)
-		return fail(why, "IPv4 lengths inconsistent", -EINVAL);
-	if (csum_fold(csum_add(0, buf, ihl)) != 0)
-		return fail(why, "IPv4 header checksum wrong", -EBADMSG);
-	if (buf[9] != 6)
-		return fail(why, "not TCP", -EPROTONOSUPPORT);
-	const uint8_t *t = buf + ihl;
-	size_t tlen = total - ihl;
+	const uint8_t *t;
+	size_t tlen;
+	int rc = ipv4_parse(buf, len, 6, &s->src, &s->dst, &t, &tlen, why);
+
+	if (rc)
+		return rc;
 	if (tlen < 20 || (size_t)(t[12] >> 4) * 4 < 20 || (size_t)(t[12] >> 4) * 4 > tlen)
 		return fail(why, "TCP header length inconsistent", -EINVAL);
-	s->src = iblib_get_be32(buf + 12);
-	s->dst = iblib_get_be32(buf + 16);
 	if (csum_fold(csum_add(l4_pseudo(s->src, s->dst, 6, tlen), t, tlen)) != 0)
 		return fail(why, "TCP checksum wrong", -EBADMSG);
 	size_t hl = (size_t)(t[12] >> 4) * 4;
