@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include <ibboot/hermon_prm.h>
+#include <ibboot/hermon_syndrome.h>
 #include "hcasim.h"
 
 /* Short spellings of the generated accessors: PRM_GET(mpt, lr, buf) is
@@ -121,16 +122,11 @@ enum {
 	EV_WQ_ACCESS_ERR = 0x11, EV_PORT_MGMT_CHANGE = 0x1d,
 };
 
-/* CQE opcodes and error syndromes (the names Linux mlx4 uses) */
+/* CQE opcodes (the names Linux mlx4 uses); error syndromes: <ibboot/hermon_syndrome.h> */
 #define CQE_OPCODE_ERROR 0x1e
 #define CQE_RECV_SEND 0x02
 #define CQE_RECV_SEND_IMM 0x03
 #define CQE_RECV_RDMA_WRITE_IMM 0x00
-enum {
-	SYND_LOCAL_LENGTH = 0x01, SYND_LOCAL_QP_OP = 0x02, SYND_LOCAL_PROT = 0x04,
-	SYND_WR_FLUSH = 0x05, SYND_BAD_RESP = 0x10, SYND_LOCAL_ACCESS = 0x11,
-	SYND_REMOTE_INVAL_REQ = 0x12, SYND_REMOTE_ACCESS = 0x13, SYND_REMOTE_OP = 0x14,
-};
 
 /* Send WQE opcodes (ctrl segment) */
 enum { WQE_NOP = 0x00, WQE_RDMA_WRITE = 0x08, WQE_RDMA_WRITE_IMM = 0x09, WQE_SEND = 0x0a,

@@ -111,7 +111,7 @@ int hcasim_rc_send(struct hcasim *h, uint32_t qpn, uint8_t *qpc, const uint8_t *
 		off += HERMONPRM_WQE_SEGMENT_REMOTE_ADDRESS_ST_BYTES;
 		break;
 	default:
-		hcasim_sq_complete(h, qpn, qpc, wqe, 0, SYND_LOCAL_QP_OP);
+		hcasim_sq_complete(h, qpn, qpc, wqe, 0, HERMON_SYND_LOCAL_QP_OP);
 		hcasim_qp_to_error(h, qpn, qpc, "RC opcode not modelled");
 		return XMIT_ERROR;
 	}
@@ -126,7 +126,7 @@ int hcasim_rc_send(struct hcasim *h, uint32_t qpn, uint8_t *qpc, const uint8_t *
 	}
 	if (rc) {
 		free(msg);
-		hcasim_sq_complete(h, qpn, qpc, wqe, 0, rc == GATHER_LENGTH ? SYND_LOCAL_LENGTH : SYND_LOCAL_PROT);
+		hcasim_sq_complete(h, qpn, qpc, wqe, 0, rc == GATHER_LENGTH ? HERMON_SYND_LOCAL_LENGTH : HERMON_SYND_LOCAL_PROT);
 		hcasim_qp_to_error(h, qpn, qpc, "RC request gather failed");
 		return XMIT_ERROR;
 	}
@@ -183,16 +183,16 @@ static void rc_response(struct hcasim *h, uint32_t qpn, uint8_t *qpc, const stru
 		return;
 	}
 	if (nak) {
-		synd = p->aeth.syndrome == IBLIB_AETH_NAK_REMOTE_ACCESS ? SYND_REMOTE_ACCESS :
-		       p->aeth.syndrome == IBLIB_AETH_NAK_INVALID_REQ ? SYND_REMOTE_INVAL_REQ :
-		       (p->aeth.syndrome & 0x60) == 0x20 ? 0x16 /* RNR retry exceeded */ : SYND_REMOTE_OP;
+		synd = p->aeth.syndrome == IBLIB_AETH_NAK_REMOTE_ACCESS ? HERMON_SYND_REMOTE_ACCESS :
+		       p->aeth.syndrome == IBLIB_AETH_NAK_INVALID_REQ ? HERMON_SYND_REMOTE_INVAL_REQ :
+		       (p->aeth.syndrome & 0x60) == 0x20 ? HERMON_SYND_RNR_RETRY : HERMON_SYND_REMOTE_OP;
 	} else if (is_read_response(p->bth.opcode)) {
 		size_t ds = HERMONPRM_WQE_SEGMENT_CTRL_SEND_ST_BYTES + HERMONPRM_WQE_SEGMENT_REMOTE_ADDRESS_ST_BYTES;
 		size_t dlen = PRM_GET(wqe_segment_ctrl_send, ds, wqe) * 16u;
 
 		if (hcasim_scatter(h, qpc, wqe + ds, (dlen > ds ? dlen : ds) - ds, buf + p->payload_off,
 				   p->payload_len, (size_t)idx * mtu, NULL))
-			synd = SYND_LOCAL_PROT;
+			synd = HERMON_SYND_LOCAL_PROT;
 		else if (p->bth.psn != last)
 			return; /* more response packets to come */
 	}
@@ -246,7 +246,7 @@ static uint8_t rc_recv_send(struct hcasim *h, uint32_t qpn, uint8_t *qpc, const 
 	bool last = op != IBLIB_OP_RC_SEND_FIRST && op != IBLIB_OP_RC_SEND_MIDDLE;
 	uint8_t rnr = IBLIB_AETH_RNR_NAK(PRM_GET(queue_pair_ee_context_entry, min_rnr_nak, qpc));
 	struct hcasim_rc_rx *r = rx_slot(h, qpn, first);
-	struct hcasim_cqe_info ci = { .qpn = qpn, .error = true, .syndrome = SYND_LOCAL_PROT };
+	struct hcasim_cqe_info ci = { .qpn = qpn, .error = true, .syndrome = HERMON_SYND_LOCAL_PROT };
 
 	*advance = false;
 	if (!r)

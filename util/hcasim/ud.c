@@ -109,7 +109,7 @@ int hcasim_ud_send(struct hcasim *h, uint32_t qpn, uint8_t *qpc, const uint8_t *
 
 	if (len < 16 + HERMONPRM_WQE_SEGMENT_UD_ST_BYTES || (opcode != WQE_SEND && opcode != WQE_SEND_IMM)) {
 		hcasim_refuse(h, "QP %#x: UD WQE opcode %#x / size %zu invalid", qpn, opcode, len);
-		hcasim_sq_complete(h, qpn, qpc, wqe, 0, SYND_LOCAL_QP_OP);
+		hcasim_sq_complete(h, qpn, qpc, wqe, 0, HERMON_SYND_LOCAL_QP_OP);
 		hcasim_qp_to_error(h, qpn, qpc, "bad UD WQE");
 		return XMIT_ERROR;
 	}
@@ -118,14 +118,14 @@ int hcasim_ud_send(struct hcasim *h, uint32_t qpn, uint8_t *qpc, const uint8_t *
 	if (PRM_GET(ud_address_vector, pd, av) != PRM_GET(queue_pair_ee_context_entry, pd, qpc)) {
 		hcasim_refuse(h, "QP %#x: address vector PD %#x is not the QP's PD %#x", qpn,
 			      PRM_GET(ud_address_vector, pd, av), PRM_GET(queue_pair_ee_context_entry, pd, qpc));
-		hcasim_sq_complete(h, qpn, qpc, wqe, 0, SYND_LOCAL_PROT);
+		hcasim_sq_complete(h, qpn, qpc, wqe, 0, HERMON_SYND_LOCAL_PROT);
 		hcasim_qp_to_error(h, qpn, qpc, "UD address vector in another PD");
 		return XMIT_ERROR;
 	}
 	rc = hcasim_gather(h, qpc, wqe, 16 + HERMONPRM_WQE_SEGMENT_UD_ST_BYTES, len, payload,
 			   hcasim_mtu_bytes(PRM_GET(queue_pair_ee_context_entry, mtu, qpc)), &plen);
 	if (rc) {
-		hcasim_sq_complete(h, qpn, qpc, wqe, 0, rc == GATHER_LENGTH ? SYND_LOCAL_LENGTH : SYND_LOCAL_PROT);
+		hcasim_sq_complete(h, qpn, qpc, wqe, 0, rc == GATHER_LENGTH ? HERMON_SYND_LOCAL_LENGTH : HERMON_SYND_LOCAL_PROT);
 		hcasim_qp_to_error(h, qpn, qpc, rc == GATHER_LENGTH ? "UD message longer than the MTU"
 								 : "gather protection error");
 		if (rc == GATHER_ICM)
@@ -162,7 +162,7 @@ int hcasim_ud_send(struct hcasim *h, uint32_t qpn, uint8_t *qpc, const uint8_t *
 	n = iblib_pkt_build(pkt, sizeof(pkt), &p, payload, plen);
 	if (n < 0) {
 		hcasim_refuse(h, "QP %#x: UD packet not buildable: %s", qpn, iblib_strerror(n));
-		hcasim_sq_complete(h, qpn, qpc, wqe, 0, SYND_LOCAL_LENGTH);
+		hcasim_sq_complete(h, qpn, qpc, wqe, 0, HERMON_SYND_LOCAL_LENGTH);
 		return XMIT_DONE;
 	}
 	hcasim_wire_out(h, port, pkt, (size_t)n);
@@ -181,7 +181,7 @@ int hcasim_mlx_send(struct hcasim *h, uint32_t qpn, uint8_t *qpc, const uint8_t 
 	rc = hcasim_gather(h, qpc, wqe, HERMONPRM_WQE_SEGMENT_CTRL_MLX_ST_BYTES, len, pkt,
 			   IBLIB_PKT_MAX - IBLIB_VCRC_BYTES, &n);
 	if (rc || n < IBLIB_LRH_BYTES + IBLIB_BTH_BYTES + IBLIB_ICRC_BYTES) {
-		hcasim_sq_complete(h, qpn, qpc, wqe, 0, rc == GATHER_PROT ? SYND_LOCAL_PROT : SYND_LOCAL_LENGTH);
+		hcasim_sq_complete(h, qpn, qpc, wqe, 0, rc == GATHER_PROT ? HERMON_SYND_LOCAL_PROT : HERMON_SYND_LOCAL_LENGTH);
 		hcasim_qp_to_error(h, qpn, qpc, "MLX WQE gather failed");
 		return XMIT_ERROR;
 	}
@@ -197,7 +197,7 @@ int hcasim_mlx_send(struct hcasim *h, uint32_t qpn, uint8_t *qpc, const uint8_t 
 		rc = iblib_pkt_seal(pkt, n - IBLIB_ICRC_BYTES, IBLIB_PKT_MAX);
 		if (rc < 0) {
 			hcasim_refuse(h, "QP %#x: MLX headers invalid: %s", qpn, iblib_strerror(rc));
-			hcasim_sq_complete(h, qpn, qpc, wqe, 0, SYND_LOCAL_LENGTH);
+			hcasim_sq_complete(h, qpn, qpc, wqe, 0, HERMON_SYND_LOCAL_LENGTH);
 			return XMIT_DONE;
 		}
 		n = (size_t)rc;
@@ -226,7 +226,7 @@ int hcasim_xport_send(struct hcasim *h, uint32_t qpn, uint8_t *qpc, const uint8_
 	case QPST_RC:
 		return hcasim_rc_send(h, qpn, qpc, wqe, len);
 	}
-	hcasim_sq_complete(h, qpn, qpc, wqe, 0, SYND_LOCAL_QP_OP);
+	hcasim_sq_complete(h, qpn, qpc, wqe, 0, HERMON_SYND_LOCAL_QP_OP);
 	hcasim_qp_to_error(h, qpn, qpc, "transport not modelled");
 	return XMIT_ERROR;
 }
@@ -302,7 +302,7 @@ static void ud_deliver(struct hcasim *h, unsigned port, const struct iblib_pkt *
 	ci.wqe_counter = counter;
 	if (rc) {
 		ci.error = true;
-		ci.syndrome = rc == GATHER_LENGTH ? SYND_LOCAL_LENGTH : SYND_LOCAL_PROT;
+		ci.syndrome = rc == GATHER_LENGTH ? HERMON_SYND_LOCAL_LENGTH : HERMON_SYND_LOCAL_PROT;
 		hcasim_cq_post(h, PRM_GET(queue_pair_ee_context_entry, cqn_rcv, qpc), &ci);
 		hcasim_qp_to_error(h, qpn, qpc, "receive scatter failed");
 		return;

@@ -213,7 +213,7 @@ void hcasim_qp_to_error(struct hcasim *h, uint32_t qpn, uint8_t *qpc, const char
 	PRM_SET(queue_pair_ee_context_entry, state, qpc, QPS_ERR);
 	posted = hcasim_rq_posted(h, qpc);
 	for (int i = 0; i < posted; i++) {
-		struct hcasim_cqe_info ci = { .qpn = qpn, .error = true, .syndrome = SYND_WR_FLUSH };
+		struct hcasim_cqe_info ci = { .qpn = qpn, .error = true, .syndrome = HERMON_SYND_WR_FLUSH };
 
 		ci.wqe_counter = (uint16_t)PRM_GET(queue_pair_ee_context_entry, rq_wqe_counter, qpc);
 		PRM_SET(queue_pair_ee_context_entry, rq_wqe_counter, qpc, (uint16_t)(ci.wqe_counter + 1));
@@ -304,7 +304,7 @@ void hcasim_sq_run(struct hcasim *h, uint32_t qpn)
 			return;
 		}
 		if (state == QPS_ERR) {
-			hcasim_sq_complete(h, qpn, qpc, wqe, 0, SYND_WR_FLUSH);
+			hcasim_sq_complete(h, qpn, qpc, wqe, 0, HERMON_SYND_WR_FLUSH);
 			continue;
 		}
 		rc = hcasim_xport_send(h, qpn, qpc, wqe, len);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Hermon: reset, bring-up and full teardown (the PCI and IB-core glue is in hermon_ib.c).
+ * Hermon: reset, bring-up and full teardown (the IB-core and PCI glue is in hermon_ib.c).
  *
- * Bring-up (hermon-interface.md §1(b)): reset → QUERY_FW → MAP_FA → RUN_FW → QUERY_DEV_CAP →
+ * Bring-up (PRM "Initialization"): reset → QUERY_FW → MAP_FA → RUN_FW → QUERY_DEV_CAP →
  * SET_ICM_SIZE → MAP_ICM_AUX → MAP_ICM → INIT_HCA → SW2HW_MPT → SW2HW_EQ → MAP_EQ →
  * CONF_SPECIAL_QP; ports are opened separately (SET_PORT → INIT_PORT). Each failing step unwinds
  * what came before it, in reverse order, and ends with a reset, so a failed probe leaves the HCA
@@ -181,10 +181,13 @@ err_firmware:
  * the orphan lists (freed after the reset) instead of issuing commands that cannot work. */
 static void hermon_abandon_queues(struct hermon *h)
 {
-	while (h->qps) {
-		struct hermon_qp *qp = h->qps;
+	for (unsigned i = 0; i < ARRAY_SIZE(h->qp_table); i++) {
+		struct hermon_qp *qp = h->qp_table[i];
 
-		h->qps = qp->next_qp;
+		if (!qp)
+			continue;
+		h->qp_table[i] = NULL;
+		qp->ibqp = NULL;
 		qp->next_qp = h->orphan_qps;
 		h->orphan_qps = qp;
 	}
@@ -200,13 +203,21 @@ static void hermon_abandon_queues(struct hermon *h)
 		h->eq.orphan = true;
 	}
 	for (unsigned p = 0; p < HERMON_MAX_PORTS; p++)
-		h->port[p].open = h->port[p].set = h->port[p].attr_valid = false;
+		h->port[p].open = h->port[p].set = false;
 	h->stage = HERMON_STAGE_RESET;
+}
+
+static bool hermon_has_qps(const struct hermon *h)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(h->qp_table); i++)
+		if (h->qp_table[i])
+			return true;
+	return false;
 }
 
 void hermon_quiesce(struct hermon *h)
 {
-	if (h->stage == HERMON_STAGE_RESET && !h->qps && !h->cqs)
+	if (h->stage == HERMON_STAGE_RESET && !hermon_has_qps(h) && !h->cqs)
 		return;
 	if (h->catastrophic) {
 		hermon_info(h, "quiescing after a catastrophic error: straight to reset");
@@ -214,8 +225,9 @@ void hermon_quiesce(struct hermon *h)
 		hermon_reset_and_release(h);
 		return;
 	}
-	while (h->qps)
-		hermon_destroy_qp(h, h->qps);   /* 2RST: no more DMA from any QP */
+	for (unsigned i = 0; i < ARRAY_SIZE(h->qp_table); i++)
+		if (h->qp_table[i])
+			hermon_destroy_qp(h, h->qp_table[i]);   /* 2RST: no more DMA from any QP */
 	while (h->cqs)
 		hermon_destroy_cq(h, h->cqs);
 	for (unsigned p = 1; p <= h->num_ports; p++)
@@ -227,14 +239,6 @@ void hermon_quiesce(struct hermon *h)
 	hermon_unmap_icm(h);
 	hermon_stop_firmware(h);
 	hermon_reset_and_release(h);
-}
-
-void hermon_poll(struct hermon *h)
-{
-	if (h->stage != HERMON_STAGE_RUNNING)
-		return;
-	hermon_poll_eq(h);
-	hermon_port_poll(h);
 }
 
 int hermon_init(struct hermon *h, struct pci_device *pci)

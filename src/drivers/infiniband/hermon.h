@@ -6,10 +6,14 @@
  *
  * Files: hermon_cmd.c (HCR and one wrapper per firmware command), hermon_icm.c (ICM sizing and
  * MAP_FA / MAP_ICM_AUX / MAP_ICM), hermon_mr.c (MPT, MTT), hermon_eq.c, hermon_cq.c, hermon_qp.c
- * (queues and fastpath), hermon_mcast.c (MCG hash chains), hermon_port.c (SET_PORT, INIT_PORT,
- * MAD_IFC), hermon.c (reset, bring-up, teardown), hermon_dump.c (fwdump), hermon_ib.c (the IB
- * core's ops table, PCI glue, the `fwdump` command). Tests: tests/ (make check-driver,
- * check-driver-qemu).
+ * (queues and the fastpath ops), hermon_mcast.c (MCG hash chains), hermon_port.c (SET_PORT,
+ * INIT_PORT), hermon.c (reset, bring-up, teardown), hermon_dump.c (fwdump), hermon_ib.c (the IB
+ * core's ops table, registration, PCI glue, the `fwdump` command).
+ *
+ * The driver works in the IB core's types (<ibboot/ib.h>): a CQE is decoded straight into a
+ * struct ib_wc, a send takes the core's address vector, events are struct ib_event. The core owns
+ * the work requests (which buffer each ring slot holds) and decodes port attributes; the driver
+ * keeps only what the hardware needs (ring producer counters, QPNs, CQNs).
  *
  * Services used from the platform: dma_alloc/dma_free/virt_to_bus, kzalloc/kfree, readl_be/
  * writel_be on struct mmio, PCI config access, udelay/mdelay/clock_ms, plat_counter, kprintf.
@@ -18,6 +22,7 @@
 #define IBBOOT_HERMON_H
 
 #include <ibboot/compiler.h>
+#include <ibboot/ib.h>
 #include <ibboot/mmio.h>
 
 struct pci_device;
@@ -39,7 +44,6 @@ struct pci_device;
 #define HERMON_RESET_WAIT_MS      1000
 #define HERMON_RESET_POLL_MS      2000
 #define HERMON_SEM_TIMEOUT_MS     1000
-#define HERMON_LINK_POLL_MS       500   /* MAD_IFC while DOWN: at most this often (iPXE PR #242) */
 #define HERMON_SENSE_PORT_MS      500
 #define HERMON_SENSE_PORT_POLL_MS 50
 #define HERMON_PORT_TYPE_UNKNOWN  0
@@ -68,11 +72,9 @@ struct pci_device;
 #define HERMON_GLOBAL_PD      0x000c1d
 #define HERMON_CMPT_MAX_ENTRIES (1ull << 24)
 #define HERMON_SEND_WQE_SIZE  128
-#define HERMON_RECV_WQE_SIZE  32    /* two scatter entries */
-#define HERMON_GRH_SIZE       40
+#define HERMON_RECV_WQE_SIZE  16    /* one scatter entry: the core's GRH slot + payload */
 #define HERMON_SQ_HEADROOM    2048  /* HW prefetches past the producer (PRM "send queue") */
 #define HERMON_INVALID_LKEY   0x00000100u
-#define HERMON_GSI_QKEY       0x80010000u
 
 /* Transport service types in the QPC (PRM "QP context"). */
 #define HERMON_ST_RC   0x0
@@ -98,7 +100,7 @@ struct pci_device;
 #define HERMON_EV_WQ_CATAS_ERROR    0x05
 #define HERMON_EV_WQ_ACCESS_ERROR   0x11
 
-/* Firmware commands (hermon-interface.md §1(b)). */
+/* Firmware commands (PRM "Command Interface" opcodes). */
 enum hermon_opcode {
 	HERMON_CMD_QUERY_DEV_CAP = 0x003, HERMON_CMD_QUERY_FW = 0x004,
 	HERMON_CMD_QUERY_ADAPTER = 0x006,
@@ -189,8 +191,6 @@ struct hermon_eq {
 };
 
 /* ---- completion queue ---- */
-struct hermon_qp;
-
 struct hermon_cq {
 	unsigned cqn;
 	unsigned num_cqes;
@@ -200,114 +200,41 @@ struct hermon_cq {
 	struct hermon_mtt mtt;
 	uint32_t next;          /* consumer counter */
 	unsigned errors;
-	void *owner;            /* the IB core's object for it */
+	struct ib_cq *ibcq;     /* the IB core's object for it */
 	struct hermon_cq *next_cq;
 };
 
 /* ---- queue pair ---- */
-enum hermon_qp_type { HERMON_QPT_SMI, HERMON_QPT_GSI, HERMON_QPT_UD };
-enum hermon_qp_state { HERMON_QPS_RESET, HERMON_QPS_INIT, HERMON_QPS_RTR, HERMON_QPS_RTS,
-		       HERMON_QPS_ERR };
 
-/* Where a send goes (UD address vector). */
-struct hermon_av {
-	uint32_t qpn, qkey;
-	uint16_t lid;
-	uint8_t sl, rate;        /* rate: IBA StaticRate enum (2 = 2.5 Gb/s ...); 0 = port rate */
-	bool gid_present;
-	uint8_t gid[16];
-	uint16_t pkey;           /* MLX (QP0/QP1) only: BTH P_Key */
-	uint8_t hop_limit, tclass;   /* GRH fields when gid_present (hop limit 0 = 255) */
-	uint32_t flow_label;
-};
-
-struct hermon_wq_slot {
-	void *cookie;            /* caller's handle; NULL = free */
-	void *buf;
-	size_t len;
-	uint8_t *grh;            /* receive: where the HCA writes the 40-byte GRH area */
-};
-
-struct hermon_qp_params {
-	enum hermon_qp_type type;
-	unsigned port;           /* 1-based */
-	unsigned num_send, num_recv;   /* powers of two */
-	struct hermon_cq *send_cq, *recv_cq;
-	uint32_t qkey;
-	/* > 0: the driver allocates num_recv buffers of this size once, posts them, and reposts each
-	 * after its completion callback returns (no per-packet allocation). 0: the caller posts. */
-	size_t recv_buf_size;
-};
-
+/* The hardware side of one of the core's QPs. The core decides what each ring slot carries; the
+ * driver keeps the producer counters and where the rings are. */
 struct hermon_qp {
-	enum hermon_qp_type type;
+	enum ib_qp_type type;
 	unsigned port;
 	uint32_t qpn;            /* hardware QPN */
 	uint32_t ext_qpn;        /* what the fabric sees: 0/1 for SMI/GSI */
-	enum hermon_qp_state state;
+	enum ib_qp_state state;  /* the hardware's, as the driver moved it */
 	uint32_t qkey;
 	struct hermon_cq *send_cq, *recv_cq;
-	void *wqe;               /* SQ | RQ | GRH ring, one buffer */
+	void *wqe;               /* SQ | RQ ring, one buffer */
 	size_t wqe_len;
 	struct hermon_mtt mtt;
 	struct {
 		uint8_t *wqe;
 		unsigned num_wqes;       /* hardware ring incl. headroom (power of two) */
-		unsigned num_slots;      /* what the caller may have outstanding */
 		uint32_t next;           /* producer counter */
-		unsigned outstanding;
-		struct hermon_wq_slot *slot;
 		uint64_t doorbell_off;   /* in BAR2 */
 	} send;
 	struct {
 		uint8_t *wqe;
 		unsigned num_wqes;
 		uint32_t next;
-		unsigned outstanding;
-		uint8_t *grh;            /* num_wqes x 40 bytes */
-		struct hermon_wq_slot *slot;
 		uint32_t *doorbell;      /* receive doorbell record */
 	} recv;
-	uint8_t *recv_pool;
-	size_t recv_buf_size, recv_pool_len;
-	uint8_t *mlx_hdr;        /* MLX QPs: one 128-byte header slot per send WQE */
+	uint8_t *mlx_hdr;        /* MLX QPs: one header slot per send WQE */
 	unsigned mcast_groups;
-	void *owner;             /* the IB core's object for it */
+	struct ib_qp *ibqp;      /* the IB core's object for it */
 	struct hermon_qp *next_qp;
-};
-
-/* One completion, as the poll loop reports it. */
-struct hermon_completion {
-	struct hermon_qp *qp;
-	bool is_send;
-	int status;              /* 0, or -EIO for an error CQE */
-	void *cookie;
-	void *buf;
-	size_t len;              /* receive: payload bytes (GRH area removed) */
-	unsigned wqe_index;
-	uint8_t syndrome, vendor_syndrome;
-	/* receive, UD/MLX: */
-	uint32_t src_qpn;
-	uint16_t slid;
-	uint8_t sl;
-	bool grh_present;
-	const uint8_t *grh;      /* 40 bytes, valid until the buffer is reposted */
-};
-
-typedef void (*hermon_complete_fn)(void *ctx, const struct hermon_completion *c);
-
-/* ---- port attributes read through MAD_IFC (SubnGet NodeInfo/PortInfo/GUIDInfo/PKeyTable) ---- */
-struct hermon_port_attr {
-	uint8_t state;           /* IBA PortState: 1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE */
-	uint8_t phys_state;
-	uint16_t lid, sm_lid;
-	uint8_t sm_sl, lmc;
-	uint8_t mtu_cap, active_mtu;   /* IBA MTU enum (1 = 256 ... 5 = 4096) */
-	uint8_t link_width_active, link_speed_active;
-	uint32_t cap_mask;
-	uint64_t gid_prefix, port_guid, node_guid;
-	uint16_t pkey[32];       /* P_KeyTable block 0 */
-	uint8_t gid[16];
 };
 
 struct hermon_port {
@@ -316,27 +243,7 @@ struct hermon_port {
 	bool ib;                 /* QUERY_PORT says IB */
 	uint8_t max_mtu, max_vl, vl_cap;
 	unsigned log_max_pkey, log_max_gid;
-	uint64_t last_link_poll_ms;
-	struct hermon_port_attr attr;
-	struct hermon_port_attr ev_attr;   /* as of the last port event: what the next one changed */
-	bool attr_valid;
 	unsigned state_events, mgmt_events;
-};
-
-/* What changed in a port's attributes across a port management event. NONE_VISIBLE: the event
- * came but nothing we can read changed — e.g. the SM set ClientReregister. */
-#define HERMON_PORT_CHANGED_LID   0x01u
-#define HERMON_PORT_CHANGED_SM    0x02u
-#define HERMON_PORT_CHANGED_PKEY  0x04u
-#define HERMON_PORT_CHANGED_GID   0x08u
-#define HERMON_PORT_CHANGED_NONE_VISIBLE 0x10u
-
-/* An asynchronous event, as handed to the event sink. */
-struct hermon_event {
-	unsigned type;           /* HERMON_EV_* */
-	unsigned port;           /* port events */
-	uint32_t qn;             /* CQN / QPN for queue errors */
-	uint32_t info;           /* port management: HERMON_PORT_CHANGED_*; errors: syndrome */
 };
 
 /* Bring-up progress: teardown undoes exactly what is set, in reverse order. */
@@ -386,7 +293,7 @@ struct hermon {
 
 	struct hermon_eq eq;
 	struct hermon_cq *cqs;
-	struct hermon_qp *qps;
+	struct hermon_qp *qp_table[HERMON_NUM_SPECIAL_QPS + HERMON_MAX_QPS];   /* by QPN - base */
 	/* Queues the hardware would not give back (HW2SW/2RST failed): their memory may still be
 	 * written by the HCA, so it is freed only after the next successful reset. */
 	struct hermon_cq *orphan_cqs;
@@ -394,10 +301,15 @@ struct hermon {
 	struct hermon_port port[HERMON_MAX_PORTS];
 	unsigned num_ports;
 
-	/* Optional: called from hermon_poll_eq for every event (after port attributes are re-read). */
-	void (*event)(void *ctx, const struct hermon_event *ev);
-	void *event_ctx;
+	/* The device as the IB core knows it (hermon_ib.c registers it; drv_priv points here). */
+	struct ib_device ib;
+	char ibname[24];
 };
+
+static inline struct hermon *hermon_of(struct ib_device *dev)
+{
+	return dev->drv_priv;
+}
 
 /* ---- hermon_cmd.c ---- */
 const char *hermon_status_name(unsigned status);
@@ -473,34 +385,28 @@ uint64_t hermon_random(struct hermon *h);
 /* ---- hermon_eq.c ---- */
 int hermon_create_eq(struct hermon *h);
 void hermon_destroy_eq(struct hermon *h);
-void hermon_poll_eq(struct hermon *h);
+/* The core's poll_eq op: up to max events decoded from the EQ into ev[]; returns how many. */
+int hermon_poll_eq(struct ib_device *dev, struct ib_event *ev, unsigned max);
 
 /* ---- hermon_cq.c ---- */
 int hermon_create_cq(struct hermon *h, unsigned num_cqes, struct hermon_cq **out);
 void hermon_destroy_cq(struct hermon *h, struct hermon_cq *cq);
 void hermon_free_cq_memory(struct hermon *h, struct hermon_cq *cq);   /* after a reset only */
-/* Consumes up to max software-owned CQEs (0 = all); returns how many. */
-int hermon_poll_cq(struct hermon *h, struct hermon_cq *cq, unsigned max, hermon_complete_fn fn,
-		   void *ctx);
+/* The core's poll_cq op: up to max CQEs decoded into wc[]; returns how many. */
+int hermon_poll_cq(struct ib_device *dev, struct ib_cq *cq, struct ib_wc *wc, unsigned max);
 
 /* ---- hermon_qp.c ---- */
-int hermon_create_qp(struct hermon *h, const struct hermon_qp_params *p, struct hermon_qp **out);
+/* The hardware QP for the core's ibqp (type, port, ring sizes, CQs, Q_Key), left in INIT. */
+int hermon_create_qp(struct hermon *h, struct ib_qp *ibqp, struct hermon_qp **out);
 /* INIT → RTR → RTS as needed, then the Q_Key (RTS2RTS). mtu: IBA enum; pkey_index into table. */
 int hermon_modify_qp(struct hermon *h, struct hermon_qp *qp, uint32_t qkey, unsigned mtu,
 		     unsigned pkey_index);
 void hermon_destroy_qp(struct hermon *h, struct hermon_qp *qp);
 void hermon_free_qp_memory(struct hermon_qp *qp);   /* after a reset only */
-int hermon_post_send(struct hermon *h, struct hermon_qp *qp, const struct hermon_av *av,
-		     const void *buf, size_t len, void *cookie);
-/* The GRH area goes to the QP's own GRH ring; buf receives the payload only. */
-int hermon_post_recv(struct hermon *h, struct hermon_qp *qp, void *buf, size_t len, void *cookie);
-/* The first 40 bytes of buf receive the GRH area, the payload follows (IBA 11.4.1.2 layout). */
-int hermon_post_recv_grh(struct hermon *h, struct hermon_qp *qp, void *buf, size_t len,
-			 void *cookie);
+/* The core's post ops (fastpath). */
+int hermon_post_send(struct ib_device *dev, struct ib_qp *qp, const struct ib_send_wr *wr);
+int hermon_post_recv(struct ib_device *dev, struct ib_qp *qp, const struct ib_recv_wr *wr);
 struct hermon_qp *hermon_find_qp(struct hermon *h, uint32_t qpn);
-/* Builds LRH(+GRH)+BTH+DETH for an MLX (QP0/QP1) send; returns header length. */
-size_t hermon_build_mlx_headers(struct hermon *h, const struct hermon_qp *qp,
-				const struct hermon_av *av, size_t payload_len, uint8_t *hdr);
 
 /* ---- hermon_mcast.c ---- */
 int hermon_mcast_attach(struct hermon *h, struct hermon_qp *qp, const uint8_t gid[16]);
@@ -509,13 +415,6 @@ int hermon_mcast_detach(struct hermon *h, struct hermon_qp *qp, const uint8_t gi
 /* ---- hermon_port.c ---- */
 int hermon_open_port(struct hermon *h, unsigned port);
 void hermon_close_port(struct hermon *h, unsigned port);
-/* 256-byte MAD through the firmware (op_mod: skip M_Key/B_Key checks). */
-int hermon_mad(struct hermon *h, unsigned port, const void *mad_in, void *mad_out);
-int hermon_query_port_attr(struct hermon *h, unsigned port, struct hermon_port_attr *attr);
-/* An SM's SubnSet(PortInfo / P_KeyTable) that arrived on QP0, handed to the firmware SMA. */
-int hermon_forward_smp(struct hermon *h, unsigned port, const void *smp, void *reply);
-/* Link polling while DOWN (throttled) — from the poll loop. */
-void hermon_port_poll(struct hermon *h);
 
 /* ---- hermon.c ---- */
 int hermon_reset(struct hermon *h);
@@ -525,7 +424,12 @@ int hermon_start(struct hermon *h);
 void hermon_quiesce(struct hermon *h);
 int hermon_init(struct hermon *h, struct pci_device *pci);
 void hermon_fini(struct hermon *h);
-void hermon_poll(struct hermon *h);
+
+/* ---- hermon_ib.c ---- */
+/* Registers a brought-up HCA with the IB core (ports opened, read by local MAD). */
+int hermon_ib_register(struct hermon *h);
+/* Unregisters (the core destroys its QPs and CQs and closes the ports). */
+void hermon_ib_unregister(struct hermon *h);
 
 /* ---- hermon_dump.c ---- */
 /* Prints the catastrophic-error buffer and the driver's view of every queue (console `fwdump`). */

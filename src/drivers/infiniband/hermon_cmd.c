@@ -2,7 +2,7 @@
 /*
  * The HCA command register (HCR, BAR0 + 0x80680) and one small wrapper per firmware command.
  *
- * Protocol (PRM "HCA Command Register"; hermon-interface.md §1(c)): wait until go = 0 and the
+ * Protocol (PRM "HCA Command Register"): wait until go = 0 and the
  * toggle bit matches ours, flip our toggle, write dwords 0..6 with dword 6 last (go = 1, t = new
  * toggle), poll every 10 µs until go = 0 and t = toggle (10 s timeout, the PRM's figure), then read
  * the status. Outputs of up to 8 bytes come back in dwords 3-4, larger ones in the out mailbox.

@@ -3,17 +3,23 @@
  * Completion queues and the completion half of the fastpath.
  *
  * A CQE at consumer count c is software's when its owner bit equals (c / size) & 1: the hardware
- * writes the pass parity, so no CQE is mistaken for a new one after the ring wraps. After each CQE
- * the consumer count goes to the CQ doorbell record in host memory (update_ci); the CQ is never
- * armed, so completions raise no events.
+ * writes the pass parity, so no CQE is mistaken for a new one after the ring wraps. The CQ is
+ * never armed, so completions raise no events.
  *
- * Error CQEs carry opcode 0x1E in the 5-bit opcode field (Linux MLX4_CQE_OPCODE_ERROR); they are
- * reported with QPN, syndrome and WQE index and handed up as failures — never as success.
+ * hermon_poll_cq is the core's poll_cq op: each CQE is decoded straight into the core's struct
+ * ib_wc - the QP it names, which work request (wqe_counter), status and, for a receive, the byte
+ * count as the HCA wrote it (the 40-byte GRH slot included: the core strips it) and the sender.
+ * Which buffer the work request carried is the core's record, not the driver's.
+ *
+ * Error CQEs carry opcode 0x1E in the 5-bit opcode field (Linux MLX4_CQE_OPCODE_ERROR): their
+ * syndrome becomes the completion's status (the core reports it with the QPN); a CQE with an
+ * opcode we never asked for is reported here and handed up as a failure - never as a success.
  */
 #include <ibboot/console.h>
 #include <ibboot/dma.h>
 #include <ibboot/errno.h>
 #include <ibboot/hermon_prm.h>
+#include <ibboot/hermon_syndrome.h>
 #include <ibboot/string.h>
 #include "hermon.h"
 
@@ -21,28 +27,24 @@
 #define HERMON_CQ_ST_FIRED 0xa
 #define HERMON_CQ_CI_MASK 0x00ffffffu
 
-static const struct { uint8_t syndrome; const char *name; } hermon_syndromes[] = {
-	{ 0x01, "local length error" },
-	{ 0x02, "local QP operation error" },
-	{ 0x04, "local protection error" },
-	{ 0x05, "work request flushed" },
-	{ 0x06, "memory window bind error" },
-	{ 0x10, "bad response" },
-	{ 0x11, "local access error" },
-	{ 0x12, "remote invalid request" },
-	{ 0x13, "remote access error" },
-	{ 0x14, "remote operation error" },
-	{ 0x15, "transport retry counter exceeded" },
-	{ 0x16, "RNR retry counter exceeded" },
-	{ 0x22, "remote aborted" },
-};
-
-static const char *hermon_syndrome_name(unsigned syndrome)
+/* What each syndrome means to the IB core (IBA 11.4.2.1 completion statuses). */
+static enum ib_wc_status hermon_wc_status(unsigned syndrome)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(hermon_syndromes); i++)
-		if (hermon_syndromes[i].syndrome == syndrome)
-			return hermon_syndromes[i].name;
-	return "unknown syndrome";
+	switch (syndrome) {
+	case HERMON_SYND_LOCAL_LENGTH: return IB_WC_LOC_LEN_ERR;
+	case HERMON_SYND_LOCAL_QP_OP: return IB_WC_LOC_QP_OP_ERR;
+	case HERMON_SYND_LOCAL_PROT: return IB_WC_LOC_PROT_ERR;
+	case HERMON_SYND_WR_FLUSH: return IB_WC_WR_FLUSH_ERR;
+	case HERMON_SYND_MW_BIND: return IB_WC_MW_BIND_ERR;
+	case HERMON_SYND_BAD_RESP: return IB_WC_BAD_RESP_ERR;
+	case HERMON_SYND_LOCAL_ACCESS: return IB_WC_LOC_ACCESS_ERR;
+	case HERMON_SYND_REMOTE_INVAL_REQ: return IB_WC_REM_INV_REQ_ERR;
+	case HERMON_SYND_REMOTE_ACCESS: return IB_WC_REM_ACCESS_ERR;
+	case HERMON_SYND_REMOTE_OP: return IB_WC_REM_OP_ERR;
+	case HERMON_SYND_TRANSPORT_RETRY: return IB_WC_RETRY_EXC_ERR;
+	case HERMON_SYND_RNR_RETRY: return IB_WC_RNR_RETRY_EXC_ERR;
+	default: return IB_WC_GENERAL_ERR;
+	}
 }
 
 int hermon_create_cq(struct hermon *h, unsigned num_cqes, struct hermon_cq **out)
@@ -153,124 +155,80 @@ void hermon_free_cq_memory(struct hermon *h, struct hermon_cq *cq)
 	kfree(cq);
 }
 
-static void hermon_report_cqe_error(struct hermon *h, const struct hermon_cq *cq,
-				    const struct hermon_completion *c)
-{
-	hermon_err(h, "CQ 0x%x: %s completion error on QP 0x%x, WQE %u: syndrome 0x%02x (%s), "
-		   "vendor syndrome 0x%02x", cq->cqn, c->is_send ? "send" : "receive",
-		   c->qp ? c->qp->qpn : 0, c->wqe_index, c->syndrome,
-		   hermon_syndrome_name(c->syndrome), c->vendor_syndrome);
-}
-
-/* Turns one CQE into a completion for the owner of the work request; frees its slot. */
-static int hermon_complete(struct hermon *h, struct hermon_cq *cq, const uint8_t *cqe,
-			   struct hermon_completion *c)
+/* One CQE into *wc. -ENOENT (nothing to hand up) when it names no QP of ours. */
+static int hermon_decode_cqe(struct hermon *h, struct hermon_cq *cq, const uint8_t *cqe,
+			     struct ib_wc *wc)
 {
 	unsigned opcode = hermonprm_completion_queue_entry_st_get_opcode(cqe);
 	uint32_t qpn = hermonprm_completion_queue_entry_st_get_qpn(cqe);
-	struct hermon_wq_slot *slot;
-	struct hermon_qp *qp;
-	unsigned idx;
+	bool is_send = hermonprm_completion_queue_entry_st_get_s_r(cqe);
+	unsigned counter = hermonprm_completion_queue_entry_st_get_wqe_counter(cqe);
+	struct hermon_qp *qp = hermon_find_qp(h, qpn);
 
-	memset(c, 0, sizeof(*c));
-	c->is_send = hermonprm_completion_queue_entry_st_get_s_r(cqe);
-	c->wqe_index = hermonprm_completion_queue_entry_st_get_wqe_counter(cqe);
-	qp = hermon_find_qp(h, qpn);
-	c->qp = qp;
-	if (opcode == HERMON_OPCODE_CQE_ERROR) {
-		c->status = -EIO;
-		c->syndrome = (uint8_t)hermonprm_completion_with_error_st_get_syndrome(cqe);
-		c->vendor_syndrome =
-			(uint8_t)hermonprm_completion_with_error_st_get_vendor_error_syndrome(cqe);
-		cq->errors++;
-		/* The HCA moved the QP to the error state; stop refilling it. */
-		if (qp)
-			qp->state = HERMON_QPS_ERR;
-		hermon_report_cqe_error(h, cq, c);
-	} else if (c->is_send ? opcode != HERMON_OPCODE_SEND && opcode != HERMON_OPCODE_NOP
-			    : opcode != HERMON_CQE_RECV_SEND && opcode != HERMON_CQE_RECV_SEND_IMM) {
-		/* Not a completion we can have asked for: never let it pass as a success. */
-		c->status = -EIO;
-		cq->errors++;
-		hermon_err(h, "CQ 0x%x: %s CQE with unexpected opcode 0x%02x on QP 0x%x, WQE %u — "
-			   "treated as an error", cq->cqn, c->is_send ? "send" : "receive", opcode,
-			   qpn, c->wqe_index);
-	}
 	if (!qp) {
+		cq->errors++;
 		hermon_err(h, "CQ 0x%x: completion for unknown QP 0x%x (opcode 0x%02x) dropped",
 			   cq->cqn, qpn, opcode);
 		return -ENOENT;
 	}
-	if (c->is_send) {
-		idx = c->wqe_index & (qp->send.num_wqes - 1);
-		slot = &qp->send.slot[idx];
-	} else {
-		idx = c->wqe_index & (qp->recv.num_wqes - 1);
-		slot = &qp->recv.slot[idx];
-	}
-	if (!slot->cookie) {
-		hermon_err(h, "CQ 0x%x: QP 0x%x %s WQE %u completed but none is outstanding",
-			   cq->cqn, qp->qpn, c->is_send ? "send" : "receive", c->wqe_index);
-		return -ENOENT;
-	}
-	c->cookie = slot->cookie;
-	c->buf = slot->buf;
-	c->len = slot->len;
-	slot->cookie = NULL;
-	if (c->is_send) {
-		qp->send.outstanding--;
+	if (opcode == HERMON_OPCODE_CQE_ERROR) {
+		uint8_t synd = (uint8_t)hermonprm_completion_with_error_st_get_syndrome(cqe);
+
+		*wc = (struct ib_wc){
+			.qp = qp->ibqp, .is_send = is_send, .wqe_index = counter,
+			.status = hermon_wc_status(synd), .syndrome = synd,
+			.vendor_syndrome = (uint8_t)
+				hermonprm_completion_with_error_st_get_vendor_error_syndrome(cqe),
+		};
+		cq->errors++;
+		qp->state = IB_QPS_ERR;   /* the HCA moved the QP to the error state */
 		return 0;
 	}
-	qp->recv.outstanding--;
-	if (c->status == 0) {
-		size_t len = hermonprm_completion_queue_entry_st_get_byte_cnt(cqe);
-
-		/* UD/MLX receives start with the 40-byte GRH area (scatter entry 0), present or not. */
-		len = len >= HERMON_GRH_SIZE ? len - HERMON_GRH_SIZE : 0;
-		if (len > slot->len) {
-			hermon_err(h, "QP 0x%x: received %zu bytes into a %zu-byte buffer",
-				   qp->qpn, len, slot->len);
-			c->status = -ERANGE;
-			len = slot->len;
-		}
-		c->len = len;
-		c->src_qpn = hermonprm_completion_queue_entry_st_get_srq_rqpn(cqe);
-		c->slid = (uint16_t)hermonprm_completion_queue_entry_st_get_slid_smac47_32(cqe);
-		c->sl = (uint8_t)hermonprm_completion_queue_entry_st_get_sl(cqe);
-		c->grh_present = hermonprm_completion_queue_entry_st_get_g(cqe);
-		c->grh = slot->grh;
+	if (is_send ? opcode != HERMON_OPCODE_SEND && opcode != HERMON_OPCODE_NOP
+		    : opcode != HERMON_CQE_RECV_SEND && opcode != HERMON_CQE_RECV_SEND_IMM) {
+		cq->errors++;
+		hermon_err(h, "CQ 0x%x: %s CQE with unexpected opcode 0x%02x on QP 0x%x, WQE %u - "
+			   "treated as an error", cq->cqn, is_send ? "send" : "receive", opcode, qpn,
+			   counter);
+		*wc = (struct ib_wc){ .qp = qp->ibqp, .is_send = is_send, .wqe_index = counter,
+				      .status = IB_WC_GENERAL_ERR };
+		return 0;
 	}
+	if (is_send) {
+		*wc = (struct ib_wc){ .qp = qp->ibqp, .is_send = true, .wqe_index = counter };
+		return 0;
+	}
+	*wc = (struct ib_wc){
+		.qp = qp->ibqp, .wqe_index = counter,
+		.byte_len = hermonprm_completion_queue_entry_st_get_byte_cnt(cqe),
+		.src_qpn = hermonprm_completion_queue_entry_st_get_srq_rqpn(cqe),
+		.slid = (uint16_t)hermonprm_completion_queue_entry_st_get_slid_smac47_32(cqe),
+		.sl = (uint8_t)hermonprm_completion_queue_entry_st_get_sl(cqe),
+		.grh_present = hermonprm_completion_queue_entry_st_get_g(cqe),
+	};
 	return 0;
 }
 
-int hermon_poll_cq(struct hermon *h, struct hermon_cq *cq, unsigned max, hermon_complete_fn fn,
-		   void *ctx)
+int hermon_poll_cq(struct ib_device *dev, struct ib_cq *ibcq, struct ib_wc *wc, unsigned max)
 {
-	int count = 0;
+	struct hermon *h = hermon_of(dev);
+	struct hermon_cq *cq = ibcq->drv_priv;
+	uint32_t start = cq->next;
+	unsigned n = 0;
 
-	while (max == 0 || (unsigned)count < max) {
+	while (n < max) {
 		uint8_t *cqe = (uint8_t *)cq->cqe + (cq->next & (cq->num_cqes - 1)) * HERMON_CQE_SIZE;
-		unsigned sw_parity = (cq->next / cq->num_cqes) & 1;
-		struct hermon_completion c;
 
-		if (hermonprm_completion_queue_entry_st_get_owner(cqe) != sw_parity)
+		if (hermonprm_completion_queue_entry_st_get_owner(cqe) !=
+		    ((cq->next / cq->num_cqes) & 1))
 			break;
 		rmb();   /* the rest of the CQE only after its owner bit */
-		int rc = hermon_complete(h, cq, cqe, &c);
-
 		cq->next++;
-		count++;
-		if (rc == 0) {
-			if (fn)
-				fn(ctx, &c);
-			/* Driver-owned receive ring: the buffer goes straight back. */
-			if (!c.is_send && c.qp->recv_pool && c.qp->state != HERMON_QPS_ERR &&
-			    c.qp->state != HERMON_QPS_RESET)
-				hermon_post_recv(h, c.qp, c.buf, c.qp->recv_buf_size, c.buf);
-		}
+		if (hermon_decode_cqe(h, cq, cqe, &wc[n]) == 0)
+			n++;
 	}
 	/* One consumer-index update per poll: the HCA needs it only to see free CQ slots. */
-	if (count)
+	if (cq->next != start)
 		hermonprm_cq_db_record_st_set_update_ci(cq->doorbell, cq->next & HERMON_CQ_CI_MASK);
-	return count;
+	return (int)n;
 }

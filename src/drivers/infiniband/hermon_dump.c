@@ -16,7 +16,7 @@ static const char *const hermon_stage_names[] = {
 	"HCA initialised", "MPT set", "EQ set", "running",
 };
 
-static const char *const hermon_qp_type_names[] = { "SMI", "GSI", "UD" };
+static const char *const hermon_qp_type_names[] = { "SMI", "GSI", "UD", "RC" };
 static const char *const hermon_qp_state_names[] = { "RESET", "INIT", "RTR", "RTS", "ERR" };
 
 static void hermon_dump_error_buffer(struct hermon *h)
@@ -81,29 +81,31 @@ void hermon_dump(struct hermon *h)
 			    hermonprm_completion_queue_context_st_get_consumer_counter(ctx),
 			    hermonprm_completion_queue_context_st_get_st(ctx), cq->errors);
 	}
-	for (struct hermon_qp *qp = h->qps; qp; qp = qp->next_qp) {
+	for (unsigned i = 0; i < ARRAY_SIZE(h->qp_table); i++) {
+		const struct hermon_qp *qp = h->qp_table[i];
 		unsigned hw_state = 0xf;
 
+		if (!qp)
+			continue;
 		memset(ctx, 0, HERMONPRM_QP_EE_STATE_TRANSITIONS_ST_BYTES);
 		if (hermon_cmd_query_qp(h, qp->qpn, ctx) == 0)
 			hw_state = hermonprm_queue_pair_ee_context_entry_st_get_state(
 				hermonprm_qp_ee_state_transitions_st_qpc_eec_data(ctx));
-		hermon_info(h, "QP 0x%x (%s, port %u): driver %s, hw state %u; send %u posted, %u "
-			    "outstanding of %u (ring %u); recv %u posted, %u outstanding of %u; CQs "
-			    "0x%x/0x%x; %u multicast groups", qp->qpn, hermon_qp_type_names[qp->type],
-			    qp->port, hermon_qp_state_names[qp->state], hw_state, qp->send.next,
-			    qp->send.outstanding, qp->send.num_slots, qp->send.num_wqes, qp->recv.next,
-			    qp->recv.outstanding, qp->recv.num_wqes, qp->send_cq->cqn, qp->recv_cq->cqn,
-			    qp->mcast_groups);
+		hermon_info(h, "QP 0x%x (%s, port %u): driver %s, hw state %u; send %u posted (ring "
+			    "%u), recv %u posted (ring %u); CQs 0x%x/0x%x; %u multicast groups",
+			    qp->qpn, hermon_qp_type_names[qp->type], qp->port,
+			    hermon_qp_state_names[qp->state], hw_state, qp->send.next,
+			    qp->send.num_wqes, qp->recv.next, qp->recv.num_wqes, qp->send_cq->cqn,
+			    qp->recv_cq->cqn, qp->mcast_groups);
 	}
 	for (unsigned i = 0; i < h->num_ports; i++) {
 		const struct hermon_port *p = &h->port[i];
+		const struct ib_port_attr *a = &h->ib.port[i].attr;
 
 		hermon_info(h, "port %u: %s, state %u, LID 0x%x, SM LID 0x%x, MTU cap %u active %u, "
 			    "VL cap %u, %u state / %u management events", p->num,
-			    p->open ? "open" : "closed", p->attr.state, p->attr.lid, p->attr.sm_lid,
-			    p->max_mtu, p->attr.active_mtu, p->vl_cap, p->state_events,
-			    p->mgmt_events);
+			    p->open ? "open" : "closed", a->state, a->lid, a->sm_lid, p->max_mtu,
+			    a->neighbor_mtu, p->vl_cap, p->state_events, p->mgmt_events);
 	}
 	kfree(ctx);
 }

@@ -5,6 +5,10 @@
  *
  * Ownership: an EQE at consumer count c is software's when its owner bit equals (c / size) & 1 —
  * the hardware flips the bit it writes on every pass of the ring (PRM "EQ"; Linux mlx4 eq.c).
+ *
+ * hermon_poll_eq is the core's poll_eq op: each EQE becomes a struct ib_event. A port event says
+ * only which port; what changed the core finds out by reading PortInfo (Hermon's management
+ * change event does not say, and a ClientReregister shows in no attribute one can read).
  */
 #include <ibboot/console.h>
 #include <ibboot/dma.h>
@@ -96,61 +100,42 @@ void hermon_destroy_eq(struct hermon *h)
 		h->stage = HERMON_STAGE_MPT;
 }
 
-static void hermon_emit(struct hermon *h, unsigned type, unsigned port, uint32_t qn, uint32_t info)
+/* Port events name a port; one the HCA does not have means "look at them all". */
+static unsigned hermon_event_ports(struct hermon *h, unsigned port, enum ib_event_type type,
+				   struct ib_event *ev, unsigned room)
 {
-	struct hermon_event ev = { type, port, qn, info };
-
-	if (h->event)
-		h->event(h->event_ctx, &ev);
-}
-
-static uint32_t hermon_port_changes(const struct hermon_port_attr *a,
-				    const struct hermon_port_attr *b)
-{
-	uint32_t f = 0;
-
-	if (a->lid != b->lid || a->lmc != b->lmc)
-		f |= HERMON_PORT_CHANGED_LID;
-	if (a->sm_lid != b->sm_lid || a->sm_sl != b->sm_sl)
-		f |= HERMON_PORT_CHANGED_SM;
-	if (memcmp(a->pkey, b->pkey, sizeof(a->pkey)) != 0)
-		f |= HERMON_PORT_CHANGED_PKEY;
-	if (a->gid_prefix != b->gid_prefix || a->port_guid != b->port_guid)
-		f |= HERMON_PORT_CHANGED_GID;
-	return f ? f : HERMON_PORT_CHANGED_NONE_VISIBLE;
-}
-
-static void hermon_event_port(struct hermon *h, unsigned port, unsigned type)
-{
-	struct hermon_port *p;
-	uint32_t changes;
+	unsigned first = port, last = port, n = 0;
 
 	if (port < 1 || port > h->num_ports) {
-		/* Unknown port: refresh them all rather than guess. */
-		for (unsigned i = 1; i <= h->num_ports; i++)
-			hermon_event_port(h, i, type);
-		return;
+		first = 1;
+		last = h->num_ports;
 	}
-	p = &h->port[port - 1];
-	if (type == HERMON_EV_PORT_STATE_CHANGE)
-		p->state_events++;
-	else
-		p->mgmt_events++;
-	if (p->open)
-		hermon_query_port_attr(h, port, &p->attr);
-	/* Compared with the previous event's view, not the last read: a forwarded Set re-reads the
-	 * attributes before its event arrives. */
-	changes = hermon_port_changes(&p->ev_attr, &p->attr);
-	p->ev_attr = p->attr;
-	hermon_emit(h, type, port, 0, type == HERMON_EV_PORT_MGMNT_CHANGE ? changes : 0);
+	for (unsigned p = first; p <= last && n < room; p++) {
+		if (type == IB_EVENT_PORT_CHANGE)
+			h->port[p - 1].state_events++;
+		else
+			h->port[p - 1].mgmt_events++;
+		ev[n++] = (struct ib_event){ .type = type, .port = (uint8_t)p };
+	}
+	return n;
 }
 
-static void hermon_handle_event(struct hermon *h, const uint8_t *eqe)
+static struct ib_cq *hermon_ibcq(struct hermon *h, uint32_t cqn)
+{
+	for (struct hermon_cq *cq = h->cqs; cq; cq = cq->next_cq)
+		if (cq->cqn == cqn)
+			return cq->ibcq;
+	return NULL;
+}
+
+/* One EQE into ev[] (room >= HERMON_MAX_PORTS); returns how many events it made. */
+static unsigned hermon_handle_event(struct hermon *h, const uint8_t *eqe, struct ib_event *ev)
 {
 	unsigned type = hermonprm_event_queue_entry_st_get_event_type(eqe);
 	unsigned sub = hermonprm_event_queue_entry_st_get_event_sub_type(eqe);
 	uint32_t data0 = hermonprm_event_queue_entry_st_get_event_data(eqe, 0);
 	uint32_t data1 = hermonprm_event_queue_entry_st_get_event_data(eqe, 1);
+	uint32_t qn = data0 & HERMON_QN_MASK;
 
 	h->eq.events++;
 	h->eq.last_type = (uint8_t)type;
@@ -159,62 +144,65 @@ static void hermon_handle_event(struct hermon *h, const uint8_t *eqe)
 	case HERMON_EV_PORT_STATE_CHANGE: {
 		const void *d = hermonprm_port_state_change_event_st_data((void *)(uintptr_t)eqe);
 
-		hermon_event_port(h, hermonprm_port_state_change_st_get_p(d), type);
-		break;
+		return hermon_event_ports(h, hermonprm_port_state_change_st_get_p(d),
+					  IB_EVENT_PORT_CHANGE, ev, HERMON_MAX_PORTS);
 	}
 	case HERMON_EV_PORT_MGMNT_CHANGE:
 		/* iPXE's layout puts the port in EQE byte 7, Linux's in byte 6: trust it only when
-		 * it names a port we have; otherwise every port is refreshed. */
-		hermon_event_port(h, hermonprm_port_mgmnt_change_event_st_get_port(eqe), type);
-		break;
+		 * it names a port we have; otherwise every port is looked at. */
+		return hermon_event_ports(h, hermonprm_port_mgmnt_change_event_st_get_port(eqe),
+					  IB_EVENT_PORT_MGMT, ev, HERMON_MAX_PORTS);
 	case HERMON_EV_CATAS_ERROR:
 		h->catastrophic = true;
 		hermon_err(h, "catastrophic error event (sub-type 0x%02x) — run `fwdump`, then "
 			   "reset the HCA", sub);
-		hermon_emit(h, type, 0, 0, sub);
-		break;
+		ev[0] = (struct ib_event){ .type = IB_EVENT_CATASTROPHIC, .syndrome = sub };
+		return 1;
 	case HERMON_EV_CQ_ERROR:
-		hermon_err(h, "CQ 0x%x error (overrun or access error, syndrome 0x%x)",
-			   data0 & HERMON_QN_MASK, data1 & 0xff);
-		hermon_emit(h, type, 0, data0 & HERMON_QN_MASK, data1 & 0xff);
-		break;
+		hermon_err(h, "CQ 0x%x error (overrun or access error, syndrome 0x%x)", qn,
+			   data1 & 0xff);
+		ev[0] = (struct ib_event){ .type = IB_EVENT_CQ_ERROR, .cq = hermon_ibcq(h, qn),
+					   .syndrome = data1 & 0xff };
+		return 1;
 	case HERMON_EV_WQ_CATAS_ERROR:
 	case HERMON_EV_WQ_ACCESS_ERROR: {
-		struct hermon_qp *qp = hermon_find_qp(h, data0 & HERMON_QN_MASK);
+		struct hermon_qp *qp = hermon_find_qp(h, qn);
 
-		hermon_err(h, "QP 0x%x work queue %s error event (type 0x%02x)",
-			   data0 & HERMON_QN_MASK,
+		hermon_err(h, "QP 0x%x work queue %s error event (type 0x%02x)", qn,
 			   type == HERMON_EV_WQ_ACCESS_ERROR ? "access" : "catastrophic", type);
 		if (qp)
-			qp->state = HERMON_QPS_ERR;
-		hermon_emit(h, type, 0, data0 & HERMON_QN_MASK, sub);
-		break;
+			qp->state = IB_QPS_ERR;
+		ev[0] = (struct ib_event){ .type = IB_EVENT_QP_ERROR, .qp = qp ? qp->ibqp : NULL,
+					   .syndrome = sub };
+		return 1;
 	}
 	default:
 		h->eq.unknown_events++;
-		break;
+		return 0;
 	}
 }
 
-void hermon_poll_eq(struct hermon *h)
+int hermon_poll_eq(struct ib_device *dev, struct ib_event *ev, unsigned max)
 {
+	struct hermon *h = hermon_of(dev);
 	struct hermon_eq *eq = &h->eq;
-	bool consumed = false;
+	uint32_t start = eq->next;
+	unsigned n = 0;
 
 	if (!eq->sw2hw)
-		return;
-	for (;;) {
+		return 0;
+	/* An EQE can make an event per port: stop while there is room for that many. */
+	while (n + HERMON_MAX_PORTS <= max) {
 		uint8_t *eqe = (uint8_t *)eq->eqe + (eq->next % HERMON_NUM_EQES) * HERMON_EQE_SIZE;
 		unsigned sw_parity = (eq->next / HERMON_NUM_EQES) & 1;
 
 		if (hermonprm_event_queue_entry_st_get_owner(eqe) != sw_parity)
 			break;
 		rmb();   /* read the entry only after its owner bit */
-		hermon_handle_event(h, eqe);
+		n += hermon_handle_event(h, eqe, ev + n);
 		eq->next++;
-		consumed = true;
 	}
-	if (consumed) {
+	if (eq->next != start) {
 		/* Consumer index, never armed (bit 31 = 0): a polled EQ raises no interrupt. */
 		uint8_t db[HERMONPRM_EVENT_DB_REGISTER_ST_BYTES] = { 0 };
 
@@ -223,4 +211,5 @@ void hermon_poll_eq(struct hermon *h)
 		wmb();
 		writel_be(&h->uar, eq->doorbell_off, hermonprm_load_dword(db, 0));
 	}
+	return (int)n;
 }

@@ -5,7 +5,6 @@
 
 struct pci_device;
 struct ib_device;
-struct hermon;
 
 /* Brings the HCA up and registers it with the IB core (the PCI driver's probe). */
 int hermon_ib_probe(struct pci_device *pdev, struct ib_device **out);
@@ -15,6 +14,5 @@ void hermon_ib_remove(struct pci_device *pdev);
 void hermon_ib_dump(struct ib_device *dev);
 /* Dumps every registered Hermon device (the shell's `fwdump`); -ENODEV if there is none. */
 int hermon_fwdump_all(void);
-struct hermon *hermon_from_ib(struct ib_device *dev);
 
 #endif

@@ -161,6 +161,10 @@ int hermon_mcast_detach(struct hermon *h, struct hermon_qp *qp, const uint8_t gi
 	unsigned hash, members, i, hash_size = 1u << h->plan.log_mcg_hash, next;
 	int idx, prev, rc;
 
+	if (h->catastrophic) {   /* the firmware refuses everything until the reset */
+		rc = -EIO;
+		goto out;
+	}
 	if (!mcg || !next_mcg) {
 		rc = -ENOMEM;
 		goto out;

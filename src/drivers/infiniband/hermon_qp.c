@@ -4,8 +4,14 @@
  * the fastpath.
  *
  * One buffer holds the send ring (128-byte WQEs, plus 2 KiB of headroom because the HCA prefetches
- * past the producer), then the receive ring (32-byte WQEs: GRH scatter entry + packet entry), then
- * the GRH ring. The queue with the larger stride comes first (PRM; Linux mlx4 qp.c does the same).
+ * past the producer), then the receive ring (16-byte WQEs: one scatter entry, the core's buffer,
+ * whose first 40 bytes take the GRH area the HCA always writes for UD/MLX - IBA 11.4.1.2). The
+ * queue with the larger stride comes first (PRM; Linux mlx4 qp.c does the same).
+ *
+ * hermon_post_send and hermon_post_recv are the core's post ops. The core posts at most as many
+ * work requests as the QP has slots, in order, and keeps what each carries; the driver needs only
+ * its producer counters. MLX (QP0/QP1) headers come from the wire code's builder, with the port's
+ * LID, GID and P_Key as the core read them.
  *
  * Posting discipline: fill the WQE except its first dword, barrier, write opcode + owner (the pass
  * parity of the producer count), barrier, ring the doorbell. Nothing is allocated per packet.
@@ -15,6 +21,7 @@
 #include <ibboot/errno.h>
 #include <ibboot/hermon_prm.h>
 #include <ibboot/string.h>
+#include <ibboot/wire/packet.h>
 #include "hermon.h"
 
 #define DATA_SEG_BYTES HERMONPRM_WQE_SEGMENT_DATA_PTR_ST_BYTES
@@ -23,30 +30,30 @@
 #define MLX_HDR_SLOT 128   /* LRH 8 + GRH 40 + BTH 12 + DETH 8 = 68 at most */
 #define MLX_WQE_BYTES (CTRL_BYTES + 3 * DATA_SEG_BYTES)   /* ctrl, headers, payload, ICRC */
 
+/* QPNs of ours are one block: the special QPs, then the UD QPs (hermon_icm_plan). */
 struct hermon_qp *hermon_find_qp(struct hermon *h, uint32_t qpn)
 {
-	for (struct hermon_qp *qp = h->qps; qp; qp = qp->next_qp)
-		if (qp->qpn == qpn)
-			return qp;
-	return NULL;
+	uint32_t i = qpn - h->plan.special_qpn_base;
+
+	return i < ARRAY_SIZE(h->qp_table) ? h->qp_table[i] : NULL;
 }
 
-static int hermon_alloc_qpn(struct hermon *h, const struct hermon_qp_params *p, uint32_t *qpn)
+static int hermon_alloc_qpn(struct hermon *h, enum ib_qp_type type, unsigned port, uint32_t *qpn)
 {
 	unsigned special;
 	int slot;
 
-	switch (p->type) {
-	case HERMON_QPT_SMI:
-	case HERMON_QPT_GSI:
+	switch (type) {
+	case IB_QPT_SMI:
+	case IB_QPT_GSI:
 		/* The special block: QP0 of port 1, 2, then QP1 of port 1, 2 (CONF_SPECIAL_QP). */
-		special = (p->type == HERMON_QPT_GSI ? 2 : 0) + (p->port - 1);
+		special = (type == IB_QPT_GSI ? 2 : 0) + (port - 1);
 		if (h->special_qp_used[special])
 			return -EBUSY;
 		h->special_qp_used[special] = true;
 		*qpn = h->plan.special_qpn_base + special;
 		return 0;
-	case HERMON_QPT_UD:
+	case IB_QPT_UD:
 		slot = hermon_bitmap_alloc(h->qp_inuse, HERMON_MAX_QPS, 1);
 		if (slot < 0) {
 			hermon_err(h, "out of queue pairs (%u UD QPs in use)", HERMON_MAX_QPS);
@@ -54,13 +61,14 @@ static int hermon_alloc_qpn(struct hermon *h, const struct hermon_qp_params *p, 
 		}
 		*qpn = h->plan.qpn_base + (unsigned)slot;
 		return 0;
+	default:
+		return -ENOTSUP;
 	}
-	return -EINVAL;
 }
 
 static void hermon_free_qpn(struct hermon *h, const struct hermon_qp *qp)
 {
-	if (qp->type == HERMON_QPT_UD)
+	if (qp->type == IB_QPT_UD)
 		hermon_bitmap_free(h->qp_inuse, qp->qpn - h->plan.qpn_base, 1);
 	else
 		h->special_qp_used[qp->qpn - h->plan.special_qpn_base] = false;
@@ -68,7 +76,7 @@ static void hermon_free_qpn(struct hermon *h, const struct hermon_qp *qp)
 
 static unsigned hermon_sched_queue(const struct hermon_qp *qp)
 {
-	return (qp->type == HERMON_QPT_SMI ? HERMON_SCHED_QP0 : HERMON_SCHED_DEFAULT) |
+	return (qp->type == IB_QPT_SMI ? HERMON_SCHED_QP0 : HERMON_SCHED_DEFAULT) |
 	       ((qp->port - 1) << 6);
 }
 
@@ -78,52 +86,40 @@ static unsigned hermon_rate(unsigned iba_rate)
 	return (iba_rate >= 2 && iba_rate <= 10) ? iba_rate + 5 : 0;
 }
 
-static int hermon_qp_buffers(struct hermon *h, struct hermon_qp *qp,
-			     const struct hermon_qp_params *p)
+static int hermon_qp_buffers(struct hermon *h, struct hermon_qp *qp, unsigned num_send,
+			     unsigned num_recv)
 {
-	size_t sq_len, rq_len, grh_len;
+	size_t sq_len, rq_len;
 
-	qp->send.num_slots = p->num_send;
-	qp->send.num_wqes = 1u << hermon_log2_roundup(p->num_send + 1 +
+	qp->send.num_wqes = 1u << hermon_log2_roundup(num_send + 1 +
 						      HERMON_SQ_HEADROOM / HERMON_SEND_WQE_SIZE);
-	qp->recv.num_wqes = p->num_recv;
+	qp->recv.num_wqes = num_recv;
 	if (qp->send.num_wqes > (1u << h->caps.log_max_qp_sz) ||
 	    qp->recv.num_wqes > (1u << h->caps.log_max_qp_sz))
 		return -EINVAL;
 	sq_len = (size_t)qp->send.num_wqes * HERMON_SEND_WQE_SIZE;
 	rq_len = (size_t)qp->recv.num_wqes * HERMON_RECV_WQE_SIZE;
-	grh_len = (size_t)qp->recv.num_wqes * HERMON_GRH_SIZE;
-	qp->wqe_len = sq_len + rq_len + grh_len;
+	qp->wqe_len = sq_len + rq_len;
 	qp->wqe = dma_alloc(qp->wqe_len, HERMON_PAGE_SIZE);
 	if (!qp->wqe)
 		return -ENOMEM;
 	qp->send.wqe = qp->wqe;
 	qp->recv.wqe = (uint8_t *)qp->wqe + sq_len;
-	qp->recv.grh = (uint8_t *)qp->wqe + sq_len + rq_len;
-	/* Stamp the send ring so prefetched WQEs are invalid; terminate every scatter list. */
+	/* Stamp the send ring so prefetched WQEs are invalid; no receive WQE is valid yet. */
 	memset(qp->send.wqe, 0xff, sq_len);
-	memset(qp->recv.wqe, 0, rq_len + grh_len);
+	memset(qp->recv.wqe, 0, rq_len);
 	for (size_t off = 0; off < rq_len; off += DATA_SEG_BYTES)
 		hermonprm_wqe_segment_data_ptr_st_set_l_key(qp->recv.wqe + off, HERMON_INVALID_LKEY);
 
-	qp->send.slot = kzalloc(qp->send.num_wqes * sizeof(*qp->send.slot));
-	qp->recv.slot = kzalloc(qp->recv.num_wqes * sizeof(*qp->recv.slot));
 	qp->recv.doorbell = dma_alloc(4, 4);
-	if (!qp->send.slot || !qp->recv.slot || !qp->recv.doorbell)
+	if (!qp->recv.doorbell)
 		return -ENOMEM;
 	memset(qp->recv.doorbell, 0, 4);
 	qp->send.doorbell_off = (uint64_t)HERMON_UAR_NON_EQ_PAGE * HERMON_PAGE_SIZE +
 				HERMON_DB_POST_SND_OFFSET;
-	if (p->type != HERMON_QPT_UD) {
+	if (qp->type != IB_QPT_UD) {
 		qp->mlx_hdr = dma_alloc((size_t)qp->send.num_wqes * MLX_HDR_SLOT, MLX_HDR_SLOT);
 		if (!qp->mlx_hdr)
-			return -ENOMEM;
-	}
-	if (p->recv_buf_size) {
-		qp->recv_buf_size = p->recv_buf_size;
-		qp->recv_pool_len = p->recv_buf_size * qp->recv.num_wqes;
-		qp->recv_pool = dma_alloc(qp->recv_pool_len, 64);
-		if (!qp->recv_pool)
 			return -ENOMEM;
 	}
 	return 0;
@@ -133,12 +129,8 @@ static void hermon_qp_free_buffers(struct hermon_qp *qp)
 {
 	if (qp->mlx_hdr)
 		dma_free(qp->mlx_hdr, (size_t)qp->send.num_wqes * MLX_HDR_SLOT);
-	if (qp->recv_pool)
-		dma_free(qp->recv_pool, qp->recv_pool_len);
 	if (qp->recv.doorbell)
 		dma_free(qp->recv.doorbell, 4);
-	kfree(qp->recv.slot);
-	kfree(qp->send.slot);
 	if (qp->wqe)
 		dma_free(qp->wqe, qp->wqe_len);
 }
@@ -155,7 +147,7 @@ static int hermon_rst2init(struct hermon *h, struct hermon_qp *qp)
 	qpc = hermonprm_qp_ee_state_transitions_st_qpc_eec_data(ctx);
 	path = hermonprm_queue_pair_ee_context_entry_st_primary_address_path(qpc);
 	hermonprm_queue_pair_ee_context_entry_st_set_pm_state(qpc, HERMON_PM_STATE_MIGRATED);
-	hermonprm_queue_pair_ee_context_entry_st_set_st(qpc, qp->type == HERMON_QPT_UD ?
+	hermonprm_queue_pair_ee_context_entry_st_set_st(qpc, qp->type == IB_QPT_UD ?
 							HERMON_ST_UD : HERMON_ST_MLX);
 	hermonprm_queue_pair_ee_context_entry_st_set_pd(qpc, HERMON_GLOBAL_PD);
 	hermonprm_queue_pair_ee_context_entry_st_set_log_rq_size(qpc,
@@ -183,30 +175,32 @@ static int hermon_rst2init(struct hermon *h, struct hermon_qp *qp)
 	rc = hermon_cmd_rst2init_qp(h, qp->qpn, ctx);
 	kfree(ctx);
 	if (rc == 0)
-		qp->state = HERMON_QPS_INIT;
+		qp->state = IB_QPS_INIT;
 	return rc;
 }
 
-int hermon_create_qp(struct hermon *h, const struct hermon_qp_params *p, struct hermon_qp **out)
+int hermon_create_qp(struct hermon *h, struct ib_qp *ibqp, struct hermon_qp **out)
 {
+	unsigned port = ibqp->port->num;
 	struct hermon_qp *qp;
 	int rc;
 
-	if (p->port < 1 || p->port > h->num_ports || !p->send_cq || !p->recv_cq ||
-	    !IS_POW2(p->num_send) || !IS_POW2(p->num_recv))
+	if (port < 1 || port > h->num_ports || !ibqp->send.cq || !ibqp->recv.cq ||
+	    !IS_POW2(ibqp->send.num_wqes) || !IS_POW2(ibqp->recv.num_wqes))
 		return -EINVAL;
 	qp = kzalloc(sizeof(*qp));
 	if (!qp)
 		return -ENOMEM;
-	qp->type = p->type;
-	qp->port = p->port;
-	qp->send_cq = p->send_cq;
-	qp->recv_cq = p->recv_cq;
-	qp->qkey = p->type == HERMON_QPT_GSI ? HERMON_GSI_QKEY : p->qkey;
-	if ((rc = hermon_alloc_qpn(h, p, &qp->qpn)) != 0)
+	qp->type = ibqp->type;
+	qp->port = port;
+	qp->send_cq = ibqp->send.cq->drv_priv;
+	qp->recv_cq = ibqp->recv.cq->drv_priv;
+	qp->qkey = qp->type == IB_QPT_GSI ? IB_GSI_QKEY : ibqp->qkey;
+	qp->ibqp = ibqp;
+	if ((rc = hermon_alloc_qpn(h, qp->type, port, &qp->qpn)) != 0)
 		goto err_qpn;
-	qp->ext_qpn = p->type == HERMON_QPT_SMI ? 0 : p->type == HERMON_QPT_GSI ? 1 : qp->qpn;
-	if ((rc = hermon_qp_buffers(h, qp, p)) != 0) {
+	qp->ext_qpn = qp->type == IB_QPT_SMI ? 0 : qp->type == IB_QPT_GSI ? 1 : qp->qpn;
+	if ((rc = hermon_qp_buffers(h, qp, ibqp->send.num_wqes, ibqp->recv.num_wqes)) != 0) {
 		if (rc == -ENOMEM)
 			hermon_err(h, "cannot allocate QP 0x%x rings", qp->qpn);
 		goto err_buffers;
@@ -215,22 +209,10 @@ int hermon_create_qp(struct hermon *h, const struct hermon_qp_params *p, struct 
 		goto err_mtt;
 	if ((rc = hermon_rst2init(h, qp)) != 0)
 		goto err_rst2init;
-	qp->next_qp = h->qps;
-	h->qps = qp;
-	if (qp->recv_pool) {
-		for (unsigned i = 0; i < qp->recv.num_wqes; i++) {
-			void *buf = qp->recv_pool + i * qp->recv_buf_size;
-
-			if ((rc = hermon_post_recv(h, qp, buf, qp->recv_buf_size, buf)) != 0)
-				goto err_post;
-		}
-	}
+	h->qp_table[qp->qpn - h->plan.special_qpn_base] = qp;
 	*out = qp;
 	return 0;
 
-err_post:
-	h->qps = qp->next_qp;
-	hermon_cmd_2rst_qp(h, qp->qpn);
 err_rst2init:
 	hermon_free_mtt(h, &qp->mtt);
 err_mtt:
@@ -253,28 +235,28 @@ int hermon_modify_qp(struct hermon *h, struct hermon_qp *qp, uint32_t qkey, unsi
 		return -ENOMEM;
 	qpc = hermonprm_qp_ee_state_transitions_st_qpc_eec_data(ctx);
 	path = hermonprm_queue_pair_ee_context_entry_st_primary_address_path(qpc);
-	if (qp->type == HERMON_QPT_GSI)
-		qkey = HERMON_GSI_QKEY;
+	if (qp->type == IB_QPT_GSI)
+		qkey = IB_GSI_QKEY;
 	if (mtu < 1 || mtu > 5)
 		mtu = h->port[qp->port - 1].max_mtu ? h->port[qp->port - 1].max_mtu : 4;
-	if (qp->state == HERMON_QPS_INIT) {
+	if (qp->state == IB_QPS_INIT) {
 		hermonprm_queue_pair_ee_context_entry_st_set_mtu(qpc, mtu);
 		hermonprm_queue_pair_ee_context_entry_st_set_msg_max(qpc, 31);
 		hermonprm_address_path_st_set_sched_queue(path, hermon_sched_queue(qp));
 		hermonprm_address_path_st_set_pkey_index(path, pkey_index);
 		if ((rc = hermon_cmd_init2rtr_qp(h, qp->qpn, ctx)) != 0)
 			goto out;
-		qp->state = HERMON_QPS_RTR;
+		qp->state = IB_QPS_RTR;
 		memset(ctx, 0, HERMONPRM_QP_EE_STATE_TRANSITIONS_ST_BYTES);
 	}
-	if (qp->state == HERMON_QPS_RTR) {
+	if (qp->state == IB_QPS_RTR) {
 		hermonprm_queue_pair_ee_context_entry_st_set_next_send_psn(qpc, 0);
 		if ((rc = hermon_cmd_rtr2rts_qp(h, qp->qpn, ctx)) != 0)
 			goto out;
-		qp->state = HERMON_QPS_RTS;
+		qp->state = IB_QPS_RTS;
 		memset(ctx, 0, HERMONPRM_QP_EE_STATE_TRANSITIONS_ST_BYTES);
 	}
-	if (qp->state != HERMON_QPS_RTS) {
+	if (qp->state != IB_QPS_RTS) {
 		hermon_err(h, "QP 0x%x cannot be modified from state %u", qp->qpn, qp->state);
 		rc = -EINVAL;
 		goto out;
@@ -290,12 +272,10 @@ out:
 
 void hermon_destroy_qp(struct hermon *h, struct hermon_qp *qp)
 {
-	struct hermon_qp **pp;
-
-	for (pp = &h->qps; *pp && *pp != qp; pp = &(*pp)->next_qp)
-		;
-	if (*pp)
-		*pp = qp->next_qp;
+	/* From now on a late CQE of this QP is reported as one for an unknown QP, never handed to
+	 * the core's object, which is about to go. */
+	h->qp_table[qp->qpn - h->plan.special_qpn_base] = NULL;
+	qp->ibqp = NULL;
 	if (h->catastrophic || hermon_cmd_2rst_qp(h, qp->qpn) != 0) {
 		/* The HCA may still DMA into the rings: they wait for the reset. */
 		hermon_err(h, "QP 0x%x not returned to reset; its rings are kept until reset",
@@ -304,7 +284,7 @@ void hermon_destroy_qp(struct hermon *h, struct hermon_qp *qp)
 		h->orphan_qps = qp;
 		return;
 	}
-	qp->state = HERMON_QPS_RESET;
+	qp->state = IB_QPS_RESET;
 	hermon_free_mtt(h, &qp->mtt);
 	hermon_free_qpn(h, qp);
 	hermon_free_qp_memory(qp);
@@ -318,68 +298,46 @@ void hermon_free_qp_memory(struct hermon_qp *qp)
 
 /* ---- send ---- */
 
-static void hermon_fill_data_seg(void *seg, uint32_t lkey, const void *buf, size_t len)
+static void hermon_fill_data_seg(void *seg, uint32_t lkey, uint64_t bus, size_t len)
 {
-	uint64_t bus = virt_to_bus(buf);
-
 	hermonprm_wqe_segment_data_ptr_st_set_byte_count(seg, (uint32_t)len);
 	hermonprm_wqe_segment_data_ptr_st_set_l_key(seg, lkey);
 	hermonprm_wqe_segment_data_ptr_st_set_local_address_h(seg, (uint32_t)(bus >> 32));
 	hermonprm_wqe_segment_data_ptr_st_set_local_address_l(seg, (uint32_t)bus);
 }
 
-static void put_be16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
-static void put_be32(uint8_t *p, uint32_t v)
+/* LRH [GRH] BTH DETH of an MLX (QP0/QP1) send, from the wire code's builder (IBA 7.7, 8.3, 9.2,
+ * 9.3.3): the HCA sends them as they are, then the payload, and adds ICRC and VCRC. The source
+ * LID, GID and P_Key are the port's as the core read them. Returns the length or < 0. */
+static int hermon_mlx_headers(const struct hermon_qp *qp, const struct ib_port *port,
+			      const struct ib_address_vector *av, size_t len, uint8_t *hdr)
 {
-	p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
+	bool smi = qp->type == IB_QPT_SMI;
+	struct iblib_pkt pkt = {
+		.lrh = {
+			.vl = smi ? IBLIB_VL15 : 0, .sl = av->sl, .dlid = av->lid,
+			.slid = av->lid == IB_LID_PERMISSIVE ? IB_LID_PERMISSIVE : port->attr.lid,
+		},
+		.has_grh = av->gid_present && !smi,
+		.bth = {
+			.opcode = IBLIB_OP_UD_SEND_ONLY, .dest_qp = av->qpn & IB_QPN_MASK,
+			.pkey = (smi || !port->attr.pkey) ? IB_DEFAULT_PKEY : port->attr.pkey,
+		},
+		.deth = { .qkey = smi ? 0 : av->qkey, .src_qp = qp->ext_qpn },
+	};
 
-/* IBA 9.x/7.7: LRH, optional GRH, BTH (UD SEND only), DETH — the firmware adds ICRC and VCRC. */
-size_t hermon_build_mlx_headers(struct hermon *h, const struct hermon_qp *qp,
-				const struct hermon_av *av, size_t payload_len, uint8_t *hdr)
-{
-	const struct hermon_port_attr *attr = &h->port[qp->port - 1].attr;
-	bool smi = qp->type == HERMON_QPT_SMI, grh = av->gid_present && !smi;
-	size_t len = 8 + (grh ? 40 : 0) + 12 + 8;
-	size_t pad = (4 - (payload_len & 3)) & 3;
-	uint16_t slid = av->lid == 0xffff ? 0xffff : attr->lid;
-	uint8_t *p = hdr;
-
-	/* LRH: VL15 for SMPs, LNH 2 = BTH next, 3 = GRH next; length in words incl. ICRC. */
-	p[0] = (uint8_t)((smi ? 15 : 0) << 4);
-	p[1] = (uint8_t)((av->sl & 0xf) << 4 | (grh ? 3 : 2));
-	put_be16(p + 2, av->lid);
-	put_be16(p + 4, (uint16_t)((len + payload_len + pad + 4) / 4));
-	put_be16(p + 6, slid);
-	p += 8;
-	if (grh) {
-		put_be32(p, 6u << 28 | (uint32_t)av->tclass << 20 | (av->flow_label & 0xfffff));
-		put_be16(p + 4, (uint16_t)(12 + 8 + payload_len + pad + 4));
-		p[6] = 0x1b;   /* next header: BTH */
-		p[7] = av->hop_limit ? av->hop_limit : 0xff;
-		for (unsigned i = 0; i < 8; i++) {
-			p[8 + i] = (uint8_t)(attr->gid_prefix >> (56 - 8 * i));
-			p[16 + i] = (uint8_t)(attr->port_guid >> (56 - 8 * i));
-		}
-		memcpy(p + 24, av->gid, 16);
-		p += 40;
+	if (pkt.has_grh) {
+		pkt.grh.tclass = av->tclass;
+		pkt.grh.flow_label = av->flow_label;
+		pkt.grh.hop_limit = av->hop_limit ? av->hop_limit : 0xff;
+		memcpy(pkt.grh.sgid.raw, port->gid.raw, IB_GID_LEN);
+		memcpy(pkt.grh.dgid.raw, av->gid.raw, IB_GID_LEN);
 	}
-	/* BTH: opcode 0x64 = UD SEND only; pad count; P_Key; destination QP; PSN 0. */
-	p[0] = 0x64;
-	p[1] = (uint8_t)(pad << 4);
-	put_be16(p + 2, smi ? 0xffff : (av->pkey ? av->pkey : 0xffff));
-	put_be32(p + 4, av->qpn & 0x00ffffff);
-	put_be32(p + 8, 0);
-	p += 12;
-	/* DETH: Q_Key, source QP (0 or 1: what the fabric knows the special QPs as). */
-	put_be32(p, smi ? 0 : av->qkey);
-	put_be32(p + 4, qp->ext_qpn & 0x00ffffff);
-	return len;
+	return iblib_pkt_headers(hdr, MLX_HDR_SLOT, &pkt, len);
 }
 
 static void hermon_fill_ud_wqe(struct hermon *h, struct hermon_qp *qp, uint8_t *wqe,
-			       const struct hermon_av *av, const void *buf, size_t len)
+			       const struct ib_address_vector *av, const struct ib_buf *sge)
 {
 	uint8_t *ud = wqe + CTRL_BYTES;
 	void *avec = hermonprm_wqe_segment_ud_st_ud_address_vector(ud);
@@ -397,62 +355,64 @@ static void hermon_fill_ud_wqe(struct hermon *h, struct hermon_qp *qp, uint8_t *
 		hermonprm_ud_address_vector_st_set_hop_limit(avec, av->hop_limit ? av->hop_limit : 0xff);
 		hermonprm_ud_address_vector_st_set_tclass(avec, av->tclass);
 		hermonprm_ud_address_vector_st_set_flow_label(avec, av->flow_label);
-		hermonprm_ud_address_vector_st_set_rgid_127_96(avec, hermonprm_load_dword(av->gid, 0));
-		hermonprm_ud_address_vector_st_set_rgid_95_64(avec, hermonprm_load_dword(av->gid, 1));
-		hermonprm_ud_address_vector_st_set_rgid_63_32(avec, hermonprm_load_dword(av->gid, 2));
-		hermonprm_ud_address_vector_st_set_rgid_31_0(avec, hermonprm_load_dword(av->gid, 3));
+		hermonprm_ud_address_vector_st_set_rgid_127_96(avec, hermonprm_load_dword(av->gid.raw, 0));
+		hermonprm_ud_address_vector_st_set_rgid_95_64(avec, hermonprm_load_dword(av->gid.raw, 1));
+		hermonprm_ud_address_vector_st_set_rgid_63_32(avec, hermonprm_load_dword(av->gid.raw, 2));
+		hermonprm_ud_address_vector_st_set_rgid_31_0(avec, hermonprm_load_dword(av->gid.raw, 3));
 	}
 	hermonprm_wqe_segment_ud_st_set_destination_qp(ud, av->qpn);
 	hermonprm_wqe_segment_ud_st_set_q_key(ud, av->qkey);
-	hermon_fill_data_seg(ud + UD_SEG_BYTES, h->lkey, buf, len);
+	hermon_fill_data_seg(ud + UD_SEG_BYTES, h->lkey, sge->dma, sge->len);
 }
 
 /* MLX: headers from the QP's header ring, the payload, then a 4-byte inline segment for the ICRC
- * the HCA computes (as Linux mlx4 does) — the caller's buffer is never read past its end. */
-static void hermon_fill_mlx_wqe(struct hermon *h, struct hermon_qp *qp, uint8_t *wqe,
-				unsigned idx, const struct hermon_av *av, const void *buf, size_t len)
+ * the HCA computes (as Linux mlx4 does) - the caller's buffer is never read past its end. */
+static int hermon_fill_mlx_wqe(struct hermon *h, struct hermon_qp *qp, uint8_t *wqe,
+			       unsigned idx, const struct ib_address_vector *av,
+			       const struct ib_buf *sge)
 {
 	uint8_t *hdr = qp->mlx_hdr + (size_t)idx * MLX_HDR_SLOT;
-	size_t hdr_len = hermon_build_mlx_headers(h, qp, av, len, hdr);
+	int hdr_len = hermon_mlx_headers(qp, qp->ibqp->port, av, sge->len, hdr);
 	uint8_t *icrc = wqe + CTRL_BYTES + 2 * DATA_SEG_BYTES;
 
+	if (hdr_len < 0)
+		return -EINVAL;
 	hermonprm_wqe_segment_ctrl_mlx_st_set_ds(wqe, MLX_WQE_BYTES / 16);
 	hermonprm_wqe_segment_ctrl_mlx_st_set_c(wqe, 3);
 	hermonprm_wqe_segment_ctrl_mlx_st_set_icrc(wqe, 0);   /* HCA computes the ICRC */
 	hermonprm_wqe_segment_ctrl_mlx_st_set_sl(wqe, av->sl);
 	hermonprm_wqe_segment_ctrl_mlx_st_set_max_statrate(wqe, hermon_rate(av->rate));
-	hermonprm_wqe_segment_ctrl_mlx_st_set_slr(wqe, av->lid == 0xffff);   /* permissive DLID */
-	hermonprm_wqe_segment_ctrl_mlx_st_set_v15(wqe, qp->type == HERMON_QPT_SMI);
+	hermonprm_wqe_segment_ctrl_mlx_st_set_slr(wqe, av->lid == IB_LID_PERMISSIVE);
+	hermonprm_wqe_segment_ctrl_mlx_st_set_v15(wqe, qp->type == IB_QPT_SMI);
 	hermonprm_wqe_segment_ctrl_mlx_st_set_rlid(wqe, av->lid);
-	hermon_fill_data_seg(wqe + CTRL_BYTES, h->lkey, hdr, hdr_len);
-	hermon_fill_data_seg(wqe + CTRL_BYTES + DATA_SEG_BYTES, h->lkey, buf, len);
+	hermon_fill_data_seg(wqe + CTRL_BYTES, h->lkey, virt_to_bus(hdr), (size_t)hdr_len);
+	hermon_fill_data_seg(wqe + CTRL_BYTES + DATA_SEG_BYTES, h->lkey, sge->dma, sge->len);
 	hermonprm_wqe_segment_data_inline_st_set_always1(icrc, 1);
 	hermonprm_wqe_segment_data_inline_st_set_byte_count(icrc, 4);   /* 4 zero bytes follow */
+	return 0;
 }
 
-int hermon_post_send(struct hermon *h, struct hermon_qp *qp, const struct hermon_av *av,
-		     const void *buf, size_t len, void *cookie)
+/* The core's post_send op. It never has more sends outstanding than the QP's send slots, so the
+ * hardware ring (larger by the prefetch headroom) cannot overflow. */
+int hermon_post_send(struct ib_device *dev, struct ib_qp *ibqp, const struct ib_send_wr *wr)
 {
+	struct hermon *h = hermon_of(dev);
+	struct hermon_qp *qp = ibqp->drv_priv;
 	unsigned idx = qp->send.next & (qp->send.num_wqes - 1);
 	unsigned owner = (qp->send.next & qp->send.num_wqes) ? 1 : 0;
 	uint8_t *wqe = qp->send.wqe + (size_t)idx * HERMON_SEND_WQE_SIZE;
 	uint8_t db[HERMONPRM_SEND_DB_REGISTER_ST_BYTES] = { 0 };
 
-	if (!cookie || len > 0x7fffffff)
+	if (!wr->av || wr->sge.len > 0x7fffffff)
 		return -EINVAL;
-	if (qp->state != HERMON_QPS_RTS)
+	if (qp->state != IB_QPS_RTS)
 		return -EIO;
-	if (qp->send.outstanding >= qp->send.num_slots || qp->send.slot[idx].cookie)
-		return -ENOSPC;
-	qp->send.slot[idx] = (struct hermon_wq_slot){ cookie, (void *)(uintptr_t)buf, len, NULL };
-	qp->send.outstanding++;
-
 	/* Everything but the first dword (opcode + owner) first. */
 	memset(wqe + 4, 0, HERMON_SEND_WQE_SIZE - 4);
-	if (qp->type == HERMON_QPT_UD)
-		hermon_fill_ud_wqe(h, qp, wqe, av, buf, len);
-	else
-		hermon_fill_mlx_wqe(h, qp, wqe, idx, av, buf, len);
+	if (qp->type == IB_QPT_UD)
+		hermon_fill_ud_wqe(h, qp, wqe, wr->av, &wr->sge);
+	else if (hermon_fill_mlx_wqe(h, qp, wqe, idx, wr->av, &wr->sge) != 0)
+		return -EINVAL;
 	wmb();
 	{
 		uint8_t dw0[4] = { 0 };   /* not the stamp: its reserved bits must be 0 */
@@ -470,42 +430,23 @@ int hermon_post_send(struct hermon *h, struct hermon_qp *qp, const struct hermon
 
 /* ---- receive ---- */
 
-static int hermon_post_recv_to(struct hermon *h, struct hermon_qp *qp, uint8_t *grh, void *buf,
-				size_t len, void *cookie)
+/* The core's post_recv op: one scatter entry, the whole buffer - its first 40 bytes take the GRH
+ * area the HCA writes for every UD/MLX receive, present or not (IBA 11.4.1.2), the payload follows,
+ * so a full-MTU payload fits (iPXE e84c917f3 needed a second entry for that). */
+int hermon_post_recv(struct ib_device *dev, struct ib_qp *ibqp, const struct ib_recv_wr *wr)
 {
-	unsigned idx = qp->recv.next & (qp->recv.num_wqes - 1);
-	uint8_t *wqe = qp->recv.wqe + (size_t)idx * HERMON_RECV_WQE_SIZE;
+	struct hermon *h = hermon_of(dev);
+	struct hermon_qp *qp = ibqp->drv_priv;
+	uint8_t *wqe = qp->recv.wqe + (size_t)(qp->recv.next & (qp->recv.num_wqes - 1)) *
+				      HERMON_RECV_WQE_SIZE;
 
-	if (!cookie || !buf || len == 0 || len > 0x7fffffff)
+	if (wr->sge.len <= IB_GRH_LEN || wr->sge.len > 0x7fffffff)
 		return -EINVAL;
-	if (qp->state == HERMON_QPS_ERR || qp->state == HERMON_QPS_RESET)
+	if (qp->state == IB_QPS_ERR || qp->state == IB_QPS_RESET)
 		return -EIO;
-	if (qp->recv.slot[idx].cookie)
-		return -ENOSPC;
-	qp->recv.slot[idx] = (struct hermon_wq_slot){ cookie, buf, len, grh };
-	qp->recv.outstanding++;
-	/* Scatter entry 0: the GRH area (always written for UD/MLX, present or not); entry 1: the
-	 * packet — so a full-MTU payload fits its buffer (iPXE e84c917f3). */
-	hermon_fill_data_seg(wqe, h->lkey, grh, HERMON_GRH_SIZE);
-	hermon_fill_data_seg(wqe + DATA_SEG_BYTES, h->lkey, buf, len);
+	hermon_fill_data_seg(wqe, h->lkey, wr->sge.dma, wr->sge.len);
 	qp->recv.next++;
 	wmb();   /* WQE before the doorbell record that publishes it */
 	hermonprm_qp_db_record_st_set_receive_wqe_counter(qp->recv.doorbell, qp->recv.next & 0xffff);
 	return 0;
-}
-
-int hermon_post_recv(struct hermon *h, struct hermon_qp *qp, void *buf, size_t len, void *cookie)
-{
-	unsigned idx = qp->recv.next & (qp->recv.num_wqes - 1);
-
-	return hermon_post_recv_to(h, qp, qp->recv.grh + idx * HERMON_GRH_SIZE, buf, len, cookie);
-}
-
-int hermon_post_recv_grh(struct hermon *h, struct hermon_qp *qp, void *buf, size_t len,
-			 void *cookie)
-{
-	if (len <= HERMON_GRH_SIZE)
-		return -EINVAL;
-	return hermon_post_recv_to(h, qp, buf, (uint8_t *)buf + HERMON_GRH_SIZE,
-				   len - HERMON_GRH_SIZE, cookie);
 }

@@ -4,19 +4,23 @@
  * driver-independent IB core (src/net/infiniband), and the queue-pair API the core offers to the
  * upper layers (IPoIB, the MAD/SA client).
  *
- * Division of labour (design.md "Layers"; the ecore seed's core/OS split):
+ * Division of labour:
  *  - The driver owns hardware resources: it turns the core's requests (create a CQ of N entries, a
- *    UD QP with these rings, post this buffer) into firmware commands and WQEs, and reports
- *    completions and events as plain structs. It knows nothing of MADs above MAD_IFC, of IPoIB or
- *    of port policy.
+ *    UD QP with these rings, post this buffer) into firmware commands and WQEs, and decodes
+ *    completions and events straight into the core's structs (struct ib_wc, struct ib_event). It
+ *    knows nothing of MADs above MAD_IFC, of IPoIB or of port policy, and keeps no record of what
+ *    a work request carries (the core does: struct ib_wq_slot).
  *  - The core owns objects and policy: struct ib_device / ib_port / ib_cq / ib_qp are allocated and
  *    freed by the core (the driver hangs its shadow state on drv_priv), it reads port attributes
  *    through the driver's local MAD (MAD_IFC), decides which port to use, runs the GSI MAD/SA
  *    client, refills receive rings and dispatches completions to the QP's owner.
- *  - Everything is polled: ib_poll() walks each device's EQ, then its CQs, then refills receive
- *    rings, then runs timers. Nothing is allocated per packet: receive buffers are a ring the core
- *    allocates when the QP is created and reposts after the owner's callback returns; send buffers
- *    come from a per-QP pool allocated with the QP.
+ *  - Everything is polled: ib_poll() walks each device's EQ, then its CQs, then runs timers.
+ *    Nothing is allocated per packet: receive buffers are a ring the core allocates when the QP is
+ *    created and reposts as soon as the owner's callback returns; send buffers come from a per-QP
+ *    pool allocated with the QP.
+ *
+ * A received packet: driver poll_cq (CQE → struct ib_wc) → ib_complete_recv (the WR's buffer,
+ * minus the 40-byte GRH slot) → owner->recv (IPoIB, the MAD agent) → the protocol.
  *
  * Driver contract, in short:
  *   1. Allocate/prepare the HCA (reset, firmware, ICM, INIT_HCA, one memory key covering every
@@ -115,6 +119,7 @@ struct ib_port {
 	struct ib_sa_client *sa;     /* PathRecord cache, multicast groups (ib_sa.c) */
 	struct ib_port_policy *policy;
 	bool query_pending;          /* an event asked for PortInfo to be re-read */
+	bool mgmt_pending;           /* a management event that did not say what changed */
 };
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -167,9 +172,10 @@ struct ib_address_vector {
 
 /*
  * One work queue (send or receive) of a QP. num_wqes is a power of two chosen by the core; the core
- * posts at most num_wqes outstanding WRs, strictly in order, one WQE per WR. A completion names its
- * WR by wqe_index = (ordinal of the WR on this queue) mod num_wqes, which for Hermon is the CQE's
- * wqe_counter masked by num_wqes - 1, whatever size the driver's hardware ring has.
+ * posts at most num_wqes outstanding WRs, strictly in order, one WQE per WR, so a driver's ring of
+ * at least num_wqes entries never overflows. A completion names its WR by wqe_index = the ordinal
+ * of the WR on this queue modulo any multiple of num_wqes (the core masks it): for Hermon the CQE's
+ * wqe_counter as it is, whatever size the driver's hardware ring has.
  */
 struct ib_work_queue {
 	unsigned num_wqes;
@@ -252,7 +258,8 @@ struct ib_wc {
 	enum ib_wc_status status;
 	uint8_t syndrome;            /* raw hardware syndrome (errors only) */
 	uint8_t vendor_syndrome;
-	uint32_t byte_len;           /* receive: bytes written, including the 40-byte GRH slot */
+	uint32_t byte_len;           /* receive: bytes written, including the 40-byte GRH slot
+				      * (the core strips it, nobody else) */
 	uint32_t src_qpn;            /* receive (UD/GSI): the sender's QPN */
 	uint16_t slid;
 	uint8_t sl;
@@ -265,7 +272,10 @@ struct ib_wc {
 
 enum ib_event_type {
 	IB_EVENT_PORT_CHANGE = 1,    /* port state changed: the core re-reads PortInfo */
-	IB_EVENT_PORT_MGMT,          /* PortInfo attributes set by the SM (flags below) */
+	IB_EVENT_PORT_MGMT,          /* PortInfo attributes set by the SM (flags below; 0 = the
+				      * driver cannot tell: the core compares PortInfo with what it
+				      * read after the previous port event, and nothing changed
+				      * means ClientReregister) */
 	IB_EVENT_CQ_ERROR,           /* overrun or access error on a CQ */
 	IB_EVENT_QP_ERROR,           /* a QP entered the error state asynchronously */
 	IB_EVENT_CATASTROPHIC,       /* the HCA is dead; syndrome says why */
@@ -316,7 +326,8 @@ struct ib_device_ops {
 	/* Up to max completions into wc[]; returns how many (>= 0) or a negative error if the CQ is
 	 * unusable. Error CQEs come back as completions with status != IB_WC_SUCCESS. */
 	int (*poll_cq)(struct ib_device *dev, struct ib_cq *cq, struct ib_wc *wc, unsigned max);
-	/* Up to max asynchronous events into ev[]; returns how many. */
+	/* Up to max asynchronous events into ev[]; returns how many. The core calls it again until
+	 * it returns 0. */
 	int (*poll_eq)(struct ib_device *dev, struct ib_event *ev, unsigned max);
 
 	/* Attach/detach a UD QP to a multicast group by MGID (the MLID is the SM's business). */
@@ -377,6 +388,9 @@ uint64_t ib_now_ms(const struct ib_device *dev);
 
 struct ib_cq *ib_create_cq(struct ib_device *dev, unsigned num_cqes);
 void ib_destroy_cq(struct ib_cq *cq);
+/* Reaps one CQ (ib_poll_device does it for every CQ): each completion goes to its QP's owner,
+ * each receive buffer straight back to its ring. */
+void ib_poll_cq(struct ib_cq *cq);
 
 struct ib_qp_config {
 	enum ib_qp_type type;

@@ -36,6 +36,7 @@ struct ib_port_policy {
 	bool sm_warned;
 	uint64_t created_ms;         /* for "no link" when no port of any device comes up */
 	bool nolink_warned;
+	struct ib_port_attr event_attr;   /* as read after the last port event */
 };
 
 /* PortPhysicalState name (IBA 14.2.5.6): "Polling", "LinkUp", ... */

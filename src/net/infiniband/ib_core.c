@@ -544,14 +544,11 @@ void ib_mcast_detach(struct ib_qp *qp, const union ib_gid *mgid)
 
 /* ---- completions ---- */
 
-static bool ib_qp_on_device(struct ib_device *dev, const struct ib_qp *qp)
-{
-	for (struct ib_qp *q = dev->qps; q; q = q->next)
-		if (q == qp)
-			return true;
-	return false;
-}
-
+/*
+ * The driver decoded the CQE into *wc; what the work request carried is the core's record (the
+ * slot its ordinal names). A send gives its buffer back to the pool, a receive hands the owner the
+ * payload after the 40-byte GRH slot - the one place that slot is stripped.
+ */
 static void ib_complete_send(struct ib_qp *qp, const struct ib_wc *wc)
 {
 	unsigned idx = wc->wqe_index & (qp->send.num_wqes - 1);
@@ -594,36 +591,23 @@ static void ib_complete_recv(struct ib_qp *qp, const struct ib_wc *wc)
 	}
 	qp->recv.slot[idx].buf = NULL;
 	qp->recv.completed++;
+	va = buf->va;
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			kprintf("%s port %u: QP 0x%06x receive WQE %u failed: %s (syndrome "
 				"0x%02x, vendor syndrome 0x%02x)\n", qp->dev->name, qp->port->num,
 				qp->qpn, idx, ib_wc_status_name(wc->status), wc->syndrome,
 				wc->vendor_syndrome);
-		return;
-	}
-	if (wc->byte_len < IB_GRH_LEN || wc->byte_len > buf->len) {
+	} else if (wc->byte_len < IB_GRH_LEN || wc->byte_len > buf->len) {
 		kprintf("%s port %u: QP 0x%06x: receive of %u bytes does not fit a %zu-byte "
 			"buffer with its GRH slot - dropped\n", qp->dev->name, qp->port->num,
 			qp->qpn, (unsigned)wc->byte_len, buf->len);
-		return;
-	}
-	va = buf->va;
-	if (qp->owner && qp->owner->recv)
+	} else if (qp->owner && qp->owner->recv) {
 		qp->owner->recv(qp, wc, wc->grh_present ? va : NULL, va + IB_GRH_LEN,
 				wc->byte_len - IB_GRH_LEN);
-}
-
-static void ib_dispatch_wc(struct ib_device *dev, const struct ib_wc *wc)
-{
-	if (!wc->qp || !ib_qp_on_device(dev, wc->qp)) {
-		kprintf("%s: completion for an unknown queue pair - ignored\n", dev->name);
-		return;
 	}
-	if (wc->is_send)
-		ib_complete_send(wc->qp, wc);
-	else
-		ib_complete_recv(wc->qp, wc);
+	/* The buffer goes straight back: the ring was full, so the next post is this very slot. */
+	ib_refill_recv(qp);
 }
 
 static void ib_handle_event(struct ib_device *dev, const struct ib_event *ev)
@@ -638,10 +622,13 @@ static void ib_handle_event(struct ib_device *dev, const struct ib_event *ev)
 			port->query_pending = true;
 		break;
 	case IB_EVENT_PORT_MGMT:
-		if (port) {
-			port->query_pending = true;
+		if (!port)
+			break;
+		port->query_pending = true;
+		if (ev->flags)
 			ib_policy_event(port, ev->flags);
-		}
+		else
+			port->mgmt_pending = true;   /* the next PortInfo read says what changed */
 		break;
 	case IB_EVENT_CQ_ERROR:
 		kprintf("%s: completion queue 0x%x error (syndrome 0x%x)\n", dev->name,
@@ -663,27 +650,41 @@ static void ib_handle_event(struct ib_device *dev, const struct ib_event *ev)
 	}
 }
 
+/* Completions go straight from the driver's decoder to the QP's owner. */
+void ib_poll_cq(struct ib_cq *cq)
+{
+	struct ib_device *dev = cq->dev;
+	struct ib_wc wc[IB_POLL_BATCH];
+	int n;
+
+	do {
+		n = dev->ops->poll_cq(dev, cq, wc, IB_POLL_BATCH);
+		for (int i = 0; i < n; i++) {
+			if (wc[i].is_send)
+				ib_complete_send(wc[i].qp, &wc[i]);
+			else
+				ib_complete_recv(wc[i].qp, &wc[i]);
+		}
+	} while (n == IB_POLL_BATCH);
+}
+
 void ib_poll_device(struct ib_device *dev)
 {
 	struct ib_event ev[IB_POLL_BATCH];
-	struct ib_wc wc[IB_POLL_BATCH];
 	uint64_t now;
 	int n;
 
 	if (!dev->registered || dev->dead)
 		return;
-	n = dev->ops->poll_eq(dev, ev, IB_POLL_BATCH);
-	for (int i = 0; i < n && !dev->dead; i++)
-		ib_handle_event(dev, &ev[i]);
+	do {
+		n = dev->ops->poll_eq(dev, ev, IB_POLL_BATCH);
+		for (int i = 0; i < n && !dev->dead; i++)
+			ib_handle_event(dev, &ev[i]);
+	} while (n > 0 && !dev->dead);
 	if (dev->dead)
 		return;
-	for (struct ib_cq *cq = dev->cqs; cq; cq = cq->next) {
-		do {
-			n = dev->ops->poll_cq(dev, cq, wc, IB_POLL_BATCH);
-			for (int i = 0; i < n; i++)
-				ib_dispatch_wc(dev, &wc[i]);
-		} while (n == IB_POLL_BATCH);
-	}
+	for (struct ib_cq *cq = dev->cqs; cq; cq = cq->next)
+		ib_poll_cq(cq);
 	for (struct ib_qp *qp = dev->qps; qp; qp = qp->next)
 		ib_refill_recv(qp);
 	now = ib_now_ms(dev);

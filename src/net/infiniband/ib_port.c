@@ -198,6 +198,8 @@ void ib_policy_tick(struct ib_port *port, uint64_t now)
 	if (!pol)
 		return;
 	if (port->query_pending || (int64_t)(now - pol->next_query_ms) >= 0) {
+		bool after_event = port->query_pending;
+
 		old = port->attr;
 		port->query_pending = false;
 		if (ib_port_query(port) < 0) {
@@ -229,6 +231,17 @@ void ib_policy_tick(struct ib_port *port, uint64_t now)
 					 "the port's address changed");
 		if (st == IB_PORT_DOWN && old.state != IB_PORT_DOWN)
 			kprintf("%s port %u: link down\n", port->dev->name, port->num);
+		/* A management event that changed nothing one can read since the previous port
+		 * event: the SM set ClientReregister (IBA 14.4.11), the usual cause. A needless
+		 * rejoin costs one SA round trip, a missed one the multicast groups. */
+		if (port->mgmt_pending) {
+			port->mgmt_pending = false;
+			if (!ib_port_query_changes(port, &pol->event_attr) &&
+			    old.state == IB_PORT_ACTIVE && st == IB_PORT_ACTIVE)
+				port_rereg(port, "the subnet manager asked for re-registration");
+		}
+		if (after_event)
+			pol->event_attr = port->attr;
 		pol->last_state = st;
 	}
 	if (port->attr.state == IB_PORT_INIT || port->attr.state == IB_PORT_ARMED)

@@ -12,6 +12,8 @@
 #include <ibboot/pci.h>
 #include <ibboot/platform.h>
 #include <ibboot/timer.h>
+#include <ibboot/wire/attrs.h>
+#include <ibboot/wire/mad.h>
 #include "hermon_rig.h"
 
 #define RIG_MAX 4
@@ -238,6 +240,10 @@ static void rig_packet_out(void *ctx, unsigned port, const void *pkt, size_t len
 	struct rig *r = ctx;
 
 	r->packets_out++;
+	if (len <= sizeof(r->last)) {
+		memcpy(r->last, pkt, len);
+		r->last_len = len;
+	}
 	if (!r->cabled || r->npkts == RIG_MAX_PKTS || len > sizeof(r->pkts[0].data))
 		return;
 	r->pkts[r->npkts].port = port == 1 ? 2 : 1;
@@ -330,8 +336,69 @@ int rig_probe(struct rig *r)
 	return rc;
 }
 
+int rig_register(struct rig *r)
+{
+	int rc = hermon_ib_register(&r->h);
+
+	r->registered = rc == 0;
+	return rc;
+}
+
+int rig_up(struct rig *r)
+{
+	int rc;
+
+	rig_set_quiet(true);
+	rig_log_clear();
+	if ((rc = rig_create(r, 0, true)) != 0 || (rc = rig_probe(r)) != 0)
+		return rc;
+	return rig_register(r);
+}
+
+void rig_poll(struct rig *r, unsigned n)
+{
+	while (n--) {
+		rig_step(r);
+		if (r->registered)
+			ib_poll_device(&r->h.ib);
+		udelay(1000);
+	}
+}
+
+int rig_sm_set_port(struct rig *r, unsigned port, uint16_t lid, bool rereg)
+{
+	const struct ib_device *dev = &r->h.ib;
+	uint8_t mad[IB_MAD_SIZE], reply[IB_MAD_SIZE], *pi = mad + IBLIB_SMP_DATA_OFF;
+	int rc;
+
+	for (unsigned step = 0; step < 2; step++) {
+		memset(mad, 0, sizeof(mad));
+		mad[0] = IBLIB_MAD_BASE_VERSION;
+		mad[1] = IBLIB_MCLASS_SUBN_LID;
+		mad[2] = IBLIB_SMP_CLASS_VERSION;
+		mad[3] = IBLIB_METHOD_GET;
+		iblib_put_be16(mad + 16, IBLIB_SM_ATTR_PORT_INFO);
+		iblib_put_be32(mad + 20, port);
+		if ((rc = dev->ops->mad(&r->h.ib, port, mad, reply)) != 0)
+			return rc;
+		memcpy(pi, reply + IBLIB_SMP_DATA_OFF, IBLIB_SMP_DATA_BYTES);
+		mad[3] = IBLIB_METHOD_SET;
+		iblib_portinfo_set_lid(pi, lid);
+		iblib_portinfo_set_master_sm_lid(pi, 1);
+		iblib_portinfo_set_port_state(pi, step == 0 ? IB_PORT_ARMED : IB_PORT_ACTIVE);
+		iblib_portinfo_set_port_phys_state(pi, 0);   /* no change */
+		iblib_portinfo_set_client_reregister(pi, rereg && step == 1);
+		if ((rc = dev->ops->mad(&r->h.ib, port, mad, reply)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
 void rig_destroy(struct rig *r)
 {
+	if (r->registered)
+		hermon_ib_unregister(&r->h);
+	r->registered = false;
 	if (r->up)
 		hermon_fini(&r->h);
 	r->up = false;

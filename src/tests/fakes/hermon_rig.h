@@ -4,6 +4,10 @@
  * config, time, console), implemented over an in-process hcasim model. Time is virtual: every
  * delay the driver asks for advances the clock and runs the model, so the PRM's 1 s reset wait
  * costs nothing. "Physical" addresses are the process's virtual addresses.
+ *
+ * The driver is driven as production drives it: hermon_init() (the PCI probe's bring-up), then
+ * registration with the real IB core (hermon_ib_register), after which everything goes through
+ * the core and its ib_device_ops. Ports 1 and 2 of the model are cabled to each other.
  */
 #ifndef HERMON_RIG_H
 #define HERMON_RIG_H
@@ -29,16 +33,29 @@ struct rig {
 	struct rig_pkt pkts[RIG_MAX_PKTS];
 	uint64_t packets_out;
 	bool up;                   /* hermon_init succeeded */
+	bool registered;           /* and the IB core has it */
 	uint64_t dma_fail_lo, dma_fail_hi;   /* device writes into [lo, hi) fail (bus error) */
+	size_t last_len;           /* the last packet the HCA sent, as it went on the wire */
+	uint8_t last[4200];
 };
 
 /* Creates the model (device_id 0 = ConnectX-3) at bdf 01:00.0 + n. */
 int rig_create(struct rig *r, uint16_t device_id, bool cabled);
 /* hermon_init() + link up on cabled ports. */
 int rig_probe(struct rig *r);
+/* hermon_ib_register(): the IB core opens the ports and reads them by local MAD. */
+int rig_register(struct rig *r);
+/* rig_create (ConnectX-3, cabled) + rig_probe + rig_register, quietly. */
+int rig_up(struct rig *r);
+/* Unregisters (if registered), quiesces, frees the model. */
 void rig_destroy(struct rig *r);
 /* Runs the model (and the cable) until idle. */
 void rig_step(struct rig *r);
+/* n rounds of the model and the core's poll loop (ib_poll_device), 1 ms of virtual time each. */
+void rig_poll(struct rig *r, unsigned n);
+/* Plays the SM through the core's local MAD op (MAD_IFC): SubnSet(PortInfo) with the LID and SM
+ * LID 1, ARMED then ACTIVE; rereg sets ClientReregister (IBA 14.2.5.6). 0 or the MAD's error. */
+int rig_sm_set_port(struct rig *r, unsigned port, uint16_t lid, bool rereg);
 
 /* Console capture: everything the driver printed since the last rig_log_clear(). */
 const char *rig_log(void);

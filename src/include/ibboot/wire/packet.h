@@ -251,6 +251,14 @@ int iblib_pkt_build(uint8_t *buf, size_t cap, const struct iblib_pkt *h, const v
 		    size_t len);
 
 /*
+ * Only the headers of such a packet (LRH [GRH] BTH ETHs), with LNH, PktLen, GRH PayLen and PadCnt
+ * computed for a payload of len bytes that follows elsewhere, then pad, ICRC and VCRC: what an
+ * HCA's MLX (raw) send takes before the payload it gathers itself. Returns the header length or
+ * IBLIB_E_NOSPACE / IBLIB_E_INVAL / IBLIB_E_OPCODE.
+ */
+int iblib_pkt_headers(uint8_t *buf, size_t cap, const struct iblib_pkt *h, size_t len);
+
+/*
  * UD convenience: LRH [+GRH when grh != NULL] + BTH + DETH + payload + ICRC + VCRC.
  * bth->opcode must be a UD opcode (0x64; 0x65 carries `imm` - use iblib_pkt_build for that).
  */

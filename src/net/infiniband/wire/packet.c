@@ -380,11 +380,13 @@ int iblib_pkt_parse(const uint8_t *buf, size_t len, struct iblib_pkt *out, unsig
 	return 0;
 }
 
-int iblib_pkt_build(uint8_t *buf, size_t cap, const struct iblib_pkt *h, const void *payload,
-		    size_t len)
+/* Writes LRH [GRH] BTH ETHs for a payload of len bytes; returns the header length or an error.
+ * *total gets the whole packet's length (headers, payload, pad, ICRC, VCRC). */
+static int pkt_headers(uint8_t *buf, size_t cap, const struct iblib_pkt *h, size_t len,
+		       size_t *total)
 {
 	int ext = iblib_opcode_ext(h->bth.opcode);
-	size_t off = 0, hdr, pad, total;
+	size_t off = 0, hdr, pad;
 	struct iblib_lrh lrh = h->lrh;
 	struct iblib_bth bth = h->bth;
 
@@ -397,14 +399,14 @@ int iblib_pkt_build(uint8_t *buf, size_t cap, const struct iblib_pkt *h, const v
 	pad = (4 - (len & 3)) & 3;
 	if (len > IBLIB_PKT_MAX)
 		return IBLIB_E_INVAL;
-	total = hdr + len + pad + IBLIB_ICRC_BYTES + IBLIB_VCRC_BYTES;
-	if (total > IBLIB_PKT_MAX || (total - IBLIB_VCRC_BYTES) / 4 > 0x7FF)
+	*total = hdr + len + pad + IBLIB_ICRC_BYTES + IBLIB_VCRC_BYTES;
+	if (*total > IBLIB_PKT_MAX || (*total - IBLIB_VCRC_BYTES) / 4 > 0x7FF)
 		return IBLIB_E_INVAL;
-	if (total > cap)
+	if (hdr > cap)
 		return IBLIB_E_NOSPACE;
 
 	lrh.lnh = h->has_grh ? IBLIB_LNH_IBA_GLOBAL : IBLIB_LNH_IBA_LOCAL;
-	lrh.pktlen = (uint16_t)((total - IBLIB_VCRC_BYTES) / 4);
+	lrh.pktlen = (uint16_t)((*total - IBLIB_VCRC_BYTES) / 4);
 	iblib_lrh_put(buf, &lrh);
 	off = IBLIB_LRH_BYTES;
 	if (h->has_grh) {
@@ -412,7 +414,7 @@ int iblib_pkt_build(uint8_t *buf, size_t cap, const struct iblib_pkt *h, const v
 
 		grh.ipver = IBLIB_GRH_IPVER;
 		grh.nxthdr = IBLIB_GRH_NXTHDR_IBA;
-		grh.paylen = (uint16_t)(total - IBLIB_VCRC_BYTES - IBLIB_LRH_BYTES - IBLIB_GRH_BYTES);
+		grh.paylen = (uint16_t)(*total - IBLIB_VCRC_BYTES - IBLIB_LRH_BYTES - IBLIB_GRH_BYTES);
 		iblib_grh_put(buf + off, &grh);
 		off += IBLIB_GRH_BYTES;
 	}
@@ -420,6 +422,27 @@ int iblib_pkt_build(uint8_t *buf, size_t cap, const struct iblib_pkt *h, const v
 	iblib_bth_put(buf + off, &bth);
 	off += IBLIB_BTH_BYTES;
 	off += ext_put(buf + off, (unsigned)ext, h);
+	return (int)off;
+}
+
+int iblib_pkt_headers(uint8_t *buf, size_t cap, const struct iblib_pkt *h, size_t len)
+{
+	size_t total;
+
+	return pkt_headers(buf, cap, h, len, &total);
+}
+
+int iblib_pkt_build(uint8_t *buf, size_t cap, const struct iblib_pkt *h, const void *payload,
+		    size_t len)
+{
+	size_t total, off, pad = (4 - (len & 3)) & 3;
+	int hdr = pkt_headers(buf, cap, h, len, &total);
+
+	if (hdr < 0)
+		return hdr;
+	if (total > cap)
+		return IBLIB_E_NOSPACE;
+	off = (size_t)hdr;
 	if (len)
 		iblib_memcpy(buf + off, payload, len);
 	off += len;

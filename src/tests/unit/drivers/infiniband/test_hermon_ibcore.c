@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The driver under the real IB core (src/net/infiniband) on the model: registration opens both
- * ports, the core reads them by local MAD, core-level UD QPs carry a datagram from port 1 to
- * port 2 through the driver's fastpath, and unregistering quiesces the HCA.
+ * The driver as the PCI probe and the IB core see it: hermon_ib_probe registers the HCA, the core
+ * reads both ports by local MAD (PortInfo decoded once, in the core), port events from the EQ make
+ * the core read them again (a LID change, a ClientReregister nothing else shows), core-level UD
+ * QPs carry datagrams from port 1 to port 2, `fwdump` shows the queues, and removal quiesces.
  */
 #include <stdio.h>
 #include "test.h"
@@ -11,6 +12,8 @@
 #include <ibboot/timer.h>
 #include "hermon_rig.h"
 #include "hermon_ib.h"
+
+static bool log_has(const char *s) { return strstr(rig_log(), s) != NULL; }
 
 struct got {
 	unsigned recvs, sends, send_errors;
@@ -45,33 +48,54 @@ static void on_sent(struct ib_qp *qp, void *cookie, int status)
 
 static const struct ib_qp_owner_ops owner = { .recv = on_recv, .sent = on_sent };
 
-/* SubnSet(PortInfo) through the local MAD path: LID, then ARMED, then ACTIVE (the SM's job). */
-static int sm_activate(struct hermon *h, unsigned port, uint16_t lid)
+TEST(hermon_ibcore_ports_read_by_local_mad_and_port_events)
 {
-	uint8_t mad[256], reply[256];
-	int rc;
+	static const uint8_t zero[8];
+	struct rig r;
+	struct ib_device *dev = &r.h.ib;
 
-	for (unsigned step = 0; step < 2; step++) {
-		memset(mad, 0, sizeof(mad));
-		mad[0] = 1; mad[1] = 0x01; mad[2] = 1; mad[3] = 0x01;
-		mad[17] = 0x15;
-		mad[23] = (uint8_t)port;
-		if ((rc = hermon_mad(h, port, mad, reply)) != 0)
-			return rc;
-		memcpy(mad + 64, reply + 64, 64);
-		mad[3] = 0x02;
-		mad[64 + 16] = (uint8_t)(lid >> 8);
-		mad[64 + 17] = (uint8_t)lid;
-		mad[64 + 19] = 1;
-		mad[64 + 32] = (uint8_t)((mad[64 + 32] & 0xf0) | (step == 0 ? 3 : 4));
-		mad[64 + 33] &= 0x0f;
-		if ((rc = hermon_forward_smp(h, port, mad, reply)) != 0)
-			return rc;
-	}
-	return 0;
+	CHECK_EQ(rig_up(&r), 0);
+	rig_poll(&r, 3);
+	/* Link up, no SM yet. */
+	CHECK_EQ(dev->port[0].attr.state, IB_PORT_INIT);
+	CHECK_EQ(dev->port[1].attr.state, IB_PORT_INIT);
+	CHECK(memcmp(dev->node_guid, zero, 8) != 0);
+	CHECK(log_has("port 1: link up"));
+
+	CHECK_EQ(rig_sm_set_port(&r, 1, 0x11, false), 0);
+	CHECK_EQ(rig_sm_set_port(&r, 2, 0x22, false), 0);
+	rig_poll(&r, 3);
+	CHECK_EQ(dev->port[0].attr.state, IB_PORT_ACTIVE);
+	CHECK_EQ(dev->port[0].attr.lid, 0x11);
+	CHECK_EQ(dev->port[1].attr.lid, 0x22);
+	CHECK_EQ(dev->port[1].attr.sm_lid, 1);
+	CHECK(dev->port[1].attr.mtu_cap >= IB_MTU_2048);
+	CHECK_EQ(dev->port[0].gid.raw[0], 0xfe);
+	CHECK_EQ(dev->port[0].gid.raw[1], 0x80);
+	CHECK(log_has("port 1: ACTIVE, LID 0x0011"));
+
+	/* The SM gives port 1 a new LID: the EQ's management event makes the core read it. */
+	unsigned mgmt = r.h.port[0].mgmt_events;
+
+	rig_log_clear();
+	CHECK_EQ(rig_sm_set_port(&r, 1, 0x33, false), 0);
+	rig_poll(&r, 2);
+	CHECK(r.h.port[0].mgmt_events > mgmt);
+	CHECK_EQ(dev->port[0].attr.lid, 0x33);
+	CHECK(log_has("port 1: the port's address changed - joining groups again"));
+	CHECK(!log_has("re-registration"));
+
+	/* ClientReregister: an event, and nothing one can read changed - the core rejoins. */
+	rig_log_clear();
+	CHECK_EQ(rig_sm_set_port(&r, 1, 0x33, true), 0);
+	rig_poll(&r, 2);
+	CHECK(log_has("port 1: the subnet manager asked for re-registration - joining groups again"));
+	CHECK(!log_has("address changed"));
+	CHECK(!log_has("port 2:"));
+	rig_destroy(&r);
 }
 
-TEST(hermon_ibcore_register_send_receive_unregister)
+TEST(hermon_ibcore_probe_send_receive_fwdump_remove)
 {
 	struct rig r;
 	struct ib_device *dev = NULL;
@@ -82,6 +106,7 @@ TEST(hermon_ibcore_register_send_receive_unregister)
 	rig_set_quiet(true);
 	rig_log_clear();
 	CHECK_EQ(rig_create(&r, 0, true), 0);
+	/* The PCI driver's probe: bring-up and registration in one. */
 	CHECK_EQ(hermon_ib_probe(&r.pdev, &dev), 0);
 	if (!dev) {
 		rig_destroy(&r);
@@ -94,19 +119,30 @@ TEST(hermon_ibcore_register_send_receive_unregister)
 	CHECK(dev->port[0].open);
 	CHECK(dev->port[1].open);
 
-	struct hermon *h = hermon_from_ib(dev);
+	for (unsigned p = 1; p <= 2; p++) {
+		uint8_t mad[256] = { 1, 0x01, 1, 0x01 }, reply[256];
 
-	CHECK_EQ(sm_activate(h, 1, 0x11), 0);
-	CHECK_EQ(sm_activate(h, 2, 0x22), 0);
+		/* SubnSet(PortInfo) by the local MAD op: LID, then ACTIVE (the SM's job). */
+		mad[17] = 0x15;
+		mad[23] = (uint8_t)p;
+		for (unsigned step = 0; step < 2; step++) {
+			mad[3] = 0x01;
+			CHECK_EQ(dev->ops->mad(dev, p, mad, reply), 0);
+			memcpy(mad + 64, reply + 64, 64);
+			mad[3] = 0x02;
+			mad[64 + 17] = (uint8_t)(0x11 * p);
+			mad[64 + 19] = 1;
+			mad[64 + 32] = (uint8_t)((mad[64 + 32] & 0xf0) | (step == 0 ? 3 : 4));
+			mad[64 + 33] &= 0x0f;
+			CHECK_EQ(dev->ops->mad(dev, p, mad, reply), 0);
+		}
+	}
 	for (unsigned i = 0; i < 20; i++) {
 		ib_poll();
 		udelay(100);
 	}
-	CHECK_EQ(ib_port_query(&dev->port[0]), 0);
-	CHECK_EQ(ib_port_query(&dev->port[1]), 0);
 	CHECK_EQ(dev->port[0].attr.state, IB_PORT_ACTIVE);
 	CHECK_EQ(dev->port[1].attr.lid, 0x22);
-	CHECK(dev->port[1].attr.neighbor_mtu >= IB_MTU_2048 || dev->port[1].attr.mtu_cap >= 4);
 
 	cqa = ib_create_cq(dev, 16);
 	cqb = ib_create_cq(dev, 16);
@@ -152,18 +188,6 @@ TEST(hermon_ibcore_register_send_receive_unregister)
 	CHECK_EQ(ga.sends, 20);
 	CHECK_EQ(ga.send_errors, 0);
 
-	/* The SM gives port 1 a new LID: the core hears of it as a management event naming LID. */
-	struct ib_event ev[8];
-	int nev;
-	bool lid_event = false;
-
-	CHECK_EQ(sm_activate(h, 1, 0x33), 0);
-	nev = dev->ops->poll_eq(dev, ev, 8);
-	for (int i = 0; i < nev; i++)
-		if (ev[i].type == IB_EVENT_PORT_MGMT && ev[i].port == 1 && (ev[i].flags & IB_MGMT_LID))
-			lid_event = true;
-	CHECK(lid_event);
-
 	/* Multicast through the core: attach, then detach. */
 	union ib_gid mgid = { .raw = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0,
 				       0xff, 0xff, 0xff, 0xff } };
@@ -173,12 +197,13 @@ TEST(hermon_ibcore_register_send_receive_unregister)
 
 	rig_log_clear();
 	CHECK_EQ(hermon_fwdump_all(), 0);
-	CHECK(strstr(rig_log(), "fwdump: firmware") != NULL);
-	CHECK(strstr(rig_log(), "catastrophic error buffer") != NULL);
+	CHECK(log_has("fwdump: firmware"));
+	CHECK(log_has("catastrophic error buffer"));
 	char qline[48];
 
 	snprintf(qline, sizeof(qline), "QP 0x%x (UD, port 1)", ((struct hermon_qp *)qa->drv_priv)->qpn);
-	CHECK(strstr(rig_log(), qline) != NULL);
+	CHECK(log_has(qline));
+	CHECK(log_has("port 2: open, state 4, LID 0x22"));
 out:
 	hermon_ib_remove(&r.pdev);
 	CHECK(hcasim_quiesced(r.sim));
