@@ -241,6 +241,18 @@ void hermon_quiesce(struct hermon *h)
 	hermon_reset_and_release(h);
 }
 
+/* The mailboxes and BAR mappings hermon_init set up (any of them may be missing). */
+static void hermon_release_access(struct hermon *h)
+{
+	if (h->mbox_out)
+		dma_free(h->mbox_out, HERMON_MBOX_SIZE);
+	if (h->mbox_in)
+		dma_free(h->mbox_in, HERMON_MBOX_SIZE);
+	h->mbox_in = h->mbox_out = NULL;
+	plat_mmio_unmap(&h->uar);
+	plat_mmio_unmap(&h->config);
+}
+
 int hermon_init(struct hermon *h, struct pci_device *pci)
 {
 	int rc;
@@ -277,12 +289,8 @@ int hermon_init(struct hermon *h, struct pci_device *pci)
 err_start:
 err_reset:
 err_mbox:
-	if (h->mbox_out)
-		dma_free(h->mbox_out, HERMON_MBOX_SIZE);
-	if (h->mbox_in)
-		dma_free(h->mbox_in, HERMON_MBOX_SIZE);
-	h->mbox_in = h->mbox_out = NULL;
-	plat_mmio_unmap(&h->uar);
+	hermon_release_access(h);   /* mailboxes, BAR2, BAR0 */
+	return rc;
 err_uar:
 	plat_mmio_unmap(&h->config);
 	return rc;
@@ -291,11 +299,5 @@ err_uar:
 void hermon_fini(struct hermon *h)
 {
 	hermon_quiesce(h);
-	if (h->mbox_out)
-		dma_free(h->mbox_out, HERMON_MBOX_SIZE);
-	if (h->mbox_in)
-		dma_free(h->mbox_in, HERMON_MBOX_SIZE);
-	h->mbox_in = h->mbox_out = NULL;
-	plat_mmio_unmap(&h->uar);
-	plat_mmio_unmap(&h->config);
+	hermon_release_access(h);
 }

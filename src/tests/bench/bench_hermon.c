@@ -68,8 +68,8 @@ int main(int argc, char **argv)
 	struct ib_cq *cq1, *cq2;
 	struct ib_qp *a, *b;
 
-	if (rig_up(&r) || rig_sm_set_port(&r, 1, 0x11, false) ||
-	    rig_sm_set_port(&r, 2, 0x22, false)) {
+	if (rig_up(&r) || rig_sm_set_port(&r.h.ib, 1, 0x11, false) ||
+	    rig_sm_set_port(&r.h.ib, 2, 0x22, false)) {
 		fprintf(stderr, "bench-hermon: bring-up failed:\n%s", rig_log());
 		return 1;
 	}

@@ -365,9 +365,8 @@ void rig_poll(struct rig *r, unsigned n)
 	}
 }
 
-int rig_sm_set_port(struct rig *r, unsigned port, uint16_t lid, bool rereg)
+int rig_sm_set_port(struct ib_device *dev, unsigned port, uint16_t lid, bool rereg)
 {
-	const struct ib_device *dev = &r->h.ib;
 	uint8_t mad[IB_MAD_SIZE], reply[IB_MAD_SIZE], *pi = mad + IBLIB_SMP_DATA_OFF;
 	int rc;
 
@@ -379,7 +378,7 @@ int rig_sm_set_port(struct rig *r, unsigned port, uint16_t lid, bool rereg)
 		mad[3] = IBLIB_METHOD_GET;
 		iblib_put_be16(mad + 16, IBLIB_SM_ATTR_PORT_INFO);
 		iblib_put_be32(mad + 20, port);
-		if ((rc = dev->ops->mad(&r->h.ib, port, mad, reply)) != 0)
+		if ((rc = dev->ops->mad(dev, port, mad, reply)) != 0)
 			return rc;
 		memcpy(pi, reply + IBLIB_SMP_DATA_OFF, IBLIB_SMP_DATA_BYTES);
 		mad[3] = IBLIB_METHOD_SET;
@@ -388,10 +387,73 @@ int rig_sm_set_port(struct rig *r, unsigned port, uint16_t lid, bool rereg)
 		iblib_portinfo_set_port_state(pi, step == 0 ? IB_PORT_ARMED : IB_PORT_ACTIVE);
 		iblib_portinfo_set_port_phys_state(pi, 0);   /* no change */
 		iblib_portinfo_set_client_reregister(pi, rereg && step == 1);
-		if ((rc = dev->ops->mad(&r->h.ib, port, mad, reply)) != 0)
+		if ((rc = dev->ops->mad(dev, port, mad, reply)) != 0)
 			return rc;
 	}
 	return 0;
+}
+
+/* ---- a recording QP owner and a pair of UD QPs ---- */
+
+static void rig_on_recv(struct ib_qp *qp, const struct ib_wc *wc, const uint8_t *grh,
+			uint8_t *data, size_t len)
+{
+	struct rig_got *g = qp->owner_priv;
+
+	g->recvs++;
+	g->src_qpn = wc->src_qpn;
+	g->slid = wc->slid;
+	g->grh = grh != NULL;
+	if (grh)
+		memcpy(g->dgid, grh + 24, 16);
+	g->len = len;
+	memcpy(g->data, data, len < sizeof(g->data) ? len : sizeof(g->data));
+}
+
+static void rig_on_sent(struct ib_qp *qp, void *cookie, int status)
+{
+	struct rig_got *g = qp->owner_priv;
+
+	(void)cookie;
+	g->sends++;
+	if (status)
+		g->send_errors++;
+}
+
+const struct ib_qp_owner_ops rig_owner = { .recv = rig_on_recv, .sent = rig_on_sent };
+
+int rig_make_pair(struct ib_device *dev, struct rig_pair *p)
+{
+	struct ib_qp_config cfg = { .type = IB_QPT_UD, .qkey = 0x1234, .send_wqes = 4,
+				    .recv_wqes = 4, .recv_payload = 512, .send_bufs = 4,
+				    .send_buf_size = 512, .owner = &rig_owner };
+
+	memset(p, 0, sizeof(*p));
+	p->cqa = ib_create_cq(dev, 16);
+	p->cqb = ib_create_cq(dev, 16);
+	if (!p->cqa || !p->cqb)
+		return -ENOMEM;
+	cfg.send_cq = cfg.recv_cq = p->cqa;
+	cfg.owner_priv = &p->ga;
+	p->qa = ib_create_qp(&dev->port[0], &cfg);
+	cfg.send_cq = cfg.recv_cq = p->cqb;
+	cfg.owner_priv = &p->gb;
+	p->qb = ib_create_qp(&dev->port[1], &cfg);
+	if (!p->qa || !p->qb)
+		return -EIO;
+	p->to_b = (struct ib_address_vector){ .qpn = p->qb->qpn, .qkey = 0x1234,
+					      .lid = dev->port[1].attr.lid };
+	return 0;
+}
+
+int rig_send(struct ib_qp *qp, const struct ib_address_vector *av, const void *msg, size_t len)
+{
+	struct ib_buf *b = ib_send_buf_get(qp);
+
+	if (!b)
+		return -ENOSPC;
+	memcpy(b->va, msg, len);
+	return ib_post_send(qp, av, b, len, NULL);
 }
 
 void rig_destroy(struct rig *r)

@@ -55,7 +55,31 @@ void rig_step(struct rig *r);
 void rig_poll(struct rig *r, unsigned n);
 /* Plays the SM through the core's local MAD op (MAD_IFC): SubnSet(PortInfo) with the LID and SM
  * LID 1, ARMED then ACTIVE; rereg sets ClientReregister (IBA 14.2.5.6). 0 or the MAD's error. */
-int rig_sm_set_port(struct rig *r, unsigned port, uint16_t lid, bool rereg);
+int rig_sm_set_port(struct ib_device *dev, unsigned port, uint16_t lid, bool rereg);
+
+/* A QP owner (rig_owner) that records what the core hands it. */
+struct rig_got {
+	unsigned recvs, sends, send_errors;
+	uint32_t src_qpn;
+	uint16_t slid;
+	bool grh;
+	uint8_t dgid[16];            /* the GRH's DGID when there was one */
+	size_t len;
+	uint8_t data[512];
+};
+extern const struct ib_qp_owner_ops rig_owner;
+
+/* A UD QP on port 1 and one on port 2, each with its own 16-entry CQ, 4 send and 4 receive slots
+ * of 512 bytes and Q_Key 0x1234; ga/gb record what rig_owner saw; to_b addresses qb. */
+struct rig_pair {
+	struct ib_cq *cqa, *cqb;
+	struct ib_qp *qa, *qb;
+	struct rig_got ga, gb;
+	struct ib_address_vector to_b;
+};
+int rig_make_pair(struct ib_device *dev, struct rig_pair *p);
+/* Copies msg into a send buffer of qp and posts it to av (0, or what ib_post_send says). */
+int rig_send(struct ib_qp *qp, const struct ib_address_vector *av, const void *msg, size_t len);
 
 /* Console capture: everything the driver printed since the last rig_log_clear(). */
 const char *rig_log(void);

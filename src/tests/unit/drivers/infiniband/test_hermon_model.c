@@ -19,94 +19,30 @@
 
 static bool log_has(const char *s) { return strstr(rig_log(), s) != NULL; }
 
-/* ---- a QP owner that records what the core hands it ---- */
-
-struct got {
-	unsigned recvs, sends, send_errors;
-	uint32_t src_qpn;
-	uint16_t slid;
-	bool grh;
-	uint8_t dgid[16];
-	size_t len;
-	uint8_t data[512];
-};
-
-static void on_recv(struct ib_qp *qp, const struct ib_wc *wc, const uint8_t *grh, uint8_t *data,
-		    size_t len)
-{
-	struct got *g = qp->owner_priv;
-
-	g->recvs++;
-	g->src_qpn = wc->src_qpn;
-	g->slid = wc->slid;
-	g->grh = grh != NULL;
-	if (grh)
-		memcpy(g->dgid, grh + 24, 16);
-	g->len = len;
-	memcpy(g->data, data, len < sizeof(g->data) ? len : sizeof(g->data));
-}
-
-static void on_sent(struct ib_qp *qp, void *cookie, int status)
-{
-	struct got *g = qp->owner_priv;
-
-	(void)cookie;
-	g->sends++;
-	if (status)
-		g->send_errors++;
-}
-
-static const struct ib_qp_owner_ops owner = { .recv = on_recv, .sent = on_sent };
-
-/* A UD QP on each port, each with its own CQ (4 send and 4 receive slots, 256-byte payloads). */
-struct pair {
-	struct ib_cq *cqa, *cqb;
-	struct ib_qp *qa, *qb;
-	struct got ga, gb;
-};
-
-static int make_pair(struct rig *r, struct pair *p)
-{
-	struct ib_qp_config cfg = { .type = IB_QPT_UD, .qkey = 0x1234, .send_wqes = 4,
-				    .recv_wqes = 4, .recv_payload = 256, .send_bufs = 4,
-				    .send_buf_size = 256, .owner = &owner };
-
-	memset(p, 0, sizeof(*p));
-	p->cqa = ib_create_cq(&r->h.ib, 16);
-	p->cqb = ib_create_cq(&r->h.ib, 16);
-	if (!p->cqa || !p->cqb)
-		return -ENOMEM;
-	cfg.send_cq = cfg.recv_cq = p->cqa;
-	cfg.owner_priv = &p->ga;
-	p->qa = ib_create_qp(&r->h.ib.port[0], &cfg);
-	cfg.send_cq = cfg.recv_cq = p->cqb;
-	cfg.owner_priv = &p->gb;
-	p->qb = ib_create_qp(&r->h.ib.port[1], &cfg);
-	return p->qa && p->qb ? 0 : -EIO;
-}
-
-static int send_to(struct ib_qp *qp, const struct ib_address_vector *av, const void *msg,
-		   size_t len)
-{
-	struct ib_buf *b = ib_send_buf_get(qp);
-
-	if (!b)
-		return -ENOSPC;
-	memcpy(b->va, msg, len);
-	return ib_post_send(qp, av, b, len, NULL);
-}
-
 /* Registered, and the SM (played through the local MAD op) made both ports ACTIVE. */
 static int up_active(struct rig *r)
 {
 	int rc;
 
-	if ((rc = rig_up(r)) != 0 || (rc = rig_sm_set_port(r, 1, 0x11, false)) != 0 ||
-	    (rc = rig_sm_set_port(r, 2, 0x22, false)) != 0)
+	if ((rc = rig_up(r)) != 0 || (rc = rig_sm_set_port(&r->h.ib, 1, 0x11, false)) != 0 ||
+	    (rc = rig_sm_set_port(&r->h.ib, 2, 0x22, false)) != 0)
 		return rc;
 	rig_poll(r, 3);
 	return r->h.ib.port[0].attr.state == IB_PORT_ACTIVE &&
 	       r->h.ib.port[1].attr.state == IB_PORT_ACTIVE ? 0 : -EIO;
+}
+
+/* up_active and a pair of UD QPs (rig_make_pair); false (the rig destroyed) if that failed. */
+static bool up_pair(struct rig *r, struct rig_pair *p)
+{
+	int rc = up_active(r);
+
+	CHECK_EQ(rc, 0);
+	if (rc == 0)
+		CHECK_EQ(rc = rig_make_pair(&r->h.ib, p), 0);
+	if (rc != 0)
+		rig_destroy(r);
+	return rc == 0;
 }
 
 /* What the core's unregister and the driver's quiesce leave: nothing the HCA can reach. */
@@ -290,25 +226,21 @@ TEST(hermon_model_ud_loopback_between_ports)
 {
 	static uint8_t msg[200];
 	struct rig r;
-	struct pair p;
+	struct rig_pair p;
 
-	CHECK_EQ(up_active(&r), 0);
-	CHECK_EQ(r.h.ib.port[1].attr.lid, 0x22);
-	CHECK_EQ(make_pair(&r, &p), 0);
-	if (!p.qa || !p.qb) {
-		rig_destroy(&r);
+	if (!up_pair(&r, &p))
 		return;
-	}
+	CHECK_EQ(r.h.ib.port[1].attr.lid, 0x22);
 	CHECK_EQ(p.qb->recv.posted - p.qb->recv.completed, p.qb->recv.num_wqes);
 
-	struct ib_address_vector av = { .qpn = p.qb->qpn, .qkey = 0x1234, .lid = 0x22 };
+	const struct ib_address_vector *av = &p.to_b;
 
 	for (unsigned i = 0; i < sizeof(msg); i++)
 		msg[i] = (uint8_t)(i * 7 + 1);
 	/* More sends than ring slots and CQ entries: both rings wrap more than twice. */
 	for (unsigned round = 0; round < 40; round++) {
 		msg[0] = (uint8_t)round;
-		CHECK_EQ(send_to(p.qa, &av, msg, sizeof(msg)), 0);
+		CHECK_EQ(rig_send(p.qa, av, msg, sizeof(msg)), 0);
 		rig_poll(&r, 1);
 		if (p.ga.sends != round + 1 || p.gb.recvs != round + 1) {
 			test_fail(__FILE__, __LINE__, "round %u: %u sends / %u receives completed",
@@ -339,22 +271,18 @@ TEST(hermon_model_cqe_error_is_reported)
 {
 	static uint8_t msg[64];
 	struct rig r;
-	struct pair p;
+	struct rig_pair p;
 	char want[80];
 
-	CHECK_EQ(up_active(&r), 0);
-	CHECK_EQ(make_pair(&r, &p), 0);
-	if (!p.qa || !p.qb) {
-		rig_destroy(&r);
+	if (!up_pair(&r, &p))
 		return;
-	}
-	struct ib_address_vector av = { .qpn = p.qb->qpn, .qkey = 0x1234, .lid = 0x22 };
+	const struct ib_address_vector *av = &p.to_b;
 	/* A gather entry with a key that names no MPT: the HCA must fail the WQE. */
 	uint32_t good = r.h.lkey;
 
 	r.h.lkey = good ^ 0x00010000u;
 	rig_log_clear();
-	CHECK_EQ(send_to(p.qa, &av, msg, sizeof(msg)), 0);
+	CHECK_EQ(rig_send(p.qa, av, msg, sizeof(msg)), 0);
 	r.h.lkey = good;
 	rig_poll(&r, 3);
 	CHECK_EQ(p.ga.sends, 1);
@@ -373,7 +301,7 @@ TEST(hermon_model_cqe_error_is_reported)
 	CHECK_EQ(hqa->state, IB_QPS_ERR);
 	CHECK(!log_has("receive WQE"));
 	CHECK_EQ(p.qa->recv.posted, p.qa->recv.completed);
-	CHECK_EQ(send_to(p.qa, &av, msg, sizeof(msg)), -EIO);
+	CHECK_EQ(rig_send(p.qa, av, msg, sizeof(msg)), -EIO);
 	rig_destroy(&r);
 }
 
@@ -382,19 +310,15 @@ TEST(hermon_model_corrupt_cqe_is_an_error)
 {
 	static uint8_t msg[128];
 	struct rig r;
-	struct pair p;
+	struct rig_pair p;
 
-	CHECK_EQ(up_active(&r), 0);
-	CHECK_EQ(make_pair(&r, &p), 0);
-	if (!p.qa || !p.qb) {
-		rig_destroy(&r);
+	if (!up_pair(&r, &p))
 		return;
-	}
-	struct ib_address_vector av = { .qpn = p.qb->qpn, .qkey = 0x1234, .lid = 0x22 };
+	const struct ib_address_vector *av = &p.to_b;
 
 	rig_log_clear();
 	hcasim_fault_corrupt_next_cqe(r.sim);
-	CHECK_EQ(send_to(p.qa, &av, msg, sizeof(msg)), 0);
+	CHECK_EQ(rig_send(p.qa, av, msg, sizeof(msg)), 0);
 	rig_poll(&r, 3);
 	CHECK_EQ(p.ga.sends, 1);
 	/* Exactly one of the two completions (send or receive) came through as a success. */
@@ -404,7 +328,7 @@ TEST(hermon_model_corrupt_cqe_is_an_error)
 	/* The next one is clean again. */
 	memset(&p.ga, 0, sizeof(p.ga));
 	memset(&p.gb, 0, sizeof(p.gb));
-	CHECK_EQ(send_to(p.qa, &av, msg, sizeof(msg)), 0);
+	CHECK_EQ(rig_send(p.qa, av, msg, sizeof(msg)), 0);
 	rig_poll(&r, 3);
 	CHECK_EQ(p.ga.sends, 1);
 	CHECK_EQ(p.ga.send_errors, 0);
@@ -465,13 +389,13 @@ TEST(hermon_model_gsi_mlx_send_between_ports)
 TEST(hermon_model_multicast_chains_past_bucket_collisions)
 {
 	struct rig r;
-	struct pair p;
+	struct rig_pair p;
 	union ib_gid mgid = { .raw = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff } };
 	unsigned groups = (1u << HERMON_LOG_MCG_HASH) + 8;   /* more groups than buckets */
 
 	CHECK_EQ(rig_up(&r), 0);
-	CHECK_EQ(make_pair(&r, &p), 0);
-	if (!p.qa || !p.qb) {
+	if (rig_make_pair(&r.h.ib, &p) != 0) {
+		test_fail(__FILE__, __LINE__, "no QP pair");
 		rig_destroy(&r);
 		return;
 	}
@@ -514,16 +438,12 @@ TEST(hermon_model_multicast_delivery_through_chains)
 {
 	static uint8_t msg[100];
 	struct rig r;
-	struct pair p;
+	struct rig_pair p;
 	union ib_gid mgid = { .raw = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, [14] = 0x12 } };
 	unsigned groups = (1u << HERMON_LOG_MCG_HASH) + 4, got = 0;
 
-	CHECK_EQ(up_active(&r), 0);
-	CHECK_EQ(make_pair(&r, &p), 0);
-	if (!p.qa || !p.qb) {
-		rig_destroy(&r);
+	if (!up_pair(&r, &p))
 		return;
-	}
 	for (unsigned g = 0; g < groups; g++) {
 		mgid.raw[15] = (uint8_t)g;
 		CHECK_EQ(ib_mcast_attach(p.qb, &mgid), 0);
@@ -540,7 +460,7 @@ TEST(hermon_model_multicast_delivery_through_chains)
 		av.gid = mgid;
 		msg[0] = (uint8_t)g;
 		p.gb.recvs = 0;
-		CHECK_EQ(send_to(p.qa, &av, msg, sizeof(msg)), 0);
+		CHECK_EQ(rig_send(p.qa, &av, msg, sizeof(msg)), 0);
 		rig_poll(&r, 1);
 		if (p.gb.recvs != 1 || p.gb.data[0] != g || p.gb.len != sizeof(msg)) {
 			test_fail(__FILE__, __LINE__, "group %u: %u deliveries", g, p.gb.recvs);
@@ -558,7 +478,7 @@ TEST(hermon_model_multicast_delivery_through_chains)
 						.gid = mgid };
 
 		p.gb.recvs = 0;
-		CHECK_EQ(send_to(p.qa, &av, msg, sizeof(msg)), 0);
+		CHECK_EQ(rig_send(p.qa, &av, msg, sizeof(msg)), 0);
 		rig_poll(&r, 1);
 		CHECK_EQ(p.gb.recvs, 0);
 	}
@@ -574,7 +494,7 @@ TEST(hermon_model_queue_command_faults_unwind)
 		HERMON_CMD_INIT2RTR_QP, HERMON_CMD_RTR2RTS_QP, HERMON_CMD_RTS2RTS_QP,
 	};
 	struct ib_qp_config cfg = { .type = IB_QPT_UD, .qkey = 1, .send_wqes = 4, .recv_wqes = 4,
-				    .recv_payload = 128, .owner = &owner };
+				    .recv_payload = 128, .owner = &rig_owner };
 	struct rig r;
 
 	CHECK_EQ(rig_up(&r), 0);
@@ -630,7 +550,7 @@ TEST(hermon_model_eq_wraps_with_port_events)
 	CHECK_EQ(up_active(&r), 0);
 	before = r.h.port[0].mgmt_events;
 	for (unsigned i = 0; i < sets; i++) {
-		CHECK_EQ(rig_sm_set_port(&r, 1, (uint16_t)(0x100 + i), false), 0);
+		CHECK_EQ(rig_sm_set_port(&r.h.ib, 1, (uint16_t)(0x100 + i), false), 0);
 		if (i % 4 == 3)
 			rig_poll(&r, 1);
 	}
@@ -668,21 +588,17 @@ TEST(hermon_model_catastrophic_error_reported_and_dumped)
 {
 	static uint8_t msg[64];
 	struct rig r;
-	struct pair p;
+	struct rig_pair p;
 
-	CHECK_EQ(up_active(&r), 0);
-	CHECK_EQ(make_pair(&r, &p), 0);
-	if (!p.qa || !p.qb) {
-		rig_destroy(&r);
+	if (!up_pair(&r, &p))
 		return;
-	}
 	const struct hermon_cq *hcqb = p.cqb->drv_priv;
-	struct ib_address_vector av = { .qpn = p.qb->qpn, .qkey = 0x1234, .lid = 0x22 };
+	const struct ib_address_vector *av = &p.to_b;
 
 	r.dma_fail_lo = virt_to_bus(hcqb->cqe);
 	r.dma_fail_hi = r.dma_fail_lo + hcqb->cqe_len;
 	rig_log_clear();
-	CHECK_EQ(send_to(p.qa, &av, msg, sizeof(msg)), 0);
+	CHECK_EQ(rig_send(p.qa, av, msg, sizeof(msg)), 0);
 	rig_poll(&r, 3);
 	CHECK_EQ(p.gb.recvs, 0);
 	CHECK(r.h.catastrophic);
