@@ -177,8 +177,7 @@ static unsigned log2u(uint64_t v)
 	return l;
 }
 
-/* One MAP_FA / MAP_ICM_AUX / MAP_ICM entry for a naturally aligned power-of-two block. */
-static int map_block(struct rawhost *rh, unsigned opcode, uint64_t va, uint64_t pa, uint64_t bytes)
+int rawhost_map(struct rawhost *rh, unsigned opcode, uint64_t va, uint64_t pa, unsigned log2pages)
 {
 	uint8_t e[16] = { 0 };
 
@@ -186,8 +185,14 @@ static int map_block(struct rawhost *rh, unsigned opcode, uint64_t va, uint64_t 
 	S(virtual_physical_mapping, va_l, e, (uint32_t)va >> 12);
 	S(virtual_physical_mapping, pa_h, e, (uint32_t)(pa >> 32));
 	S(virtual_physical_mapping, pa_l, e, (uint32_t)pa >> 12);
-	S(virtual_physical_mapping, log2size, e, log2u(bytes / PAGE));
+	S(virtual_physical_mapping, log2size, e, log2pages);
 	return rawhost_cmd_mbox(rh, opcode, 0, 1, e, sizeof(e), NULL, 0, NULL);
+}
+
+/* A naturally aligned power-of-two block in one entry. */
+static int map_block(struct rawhost *rh, unsigned opcode, uint64_t va, uint64_t pa, uint64_t bytes)
+{
+	return rawhost_map(rh, opcode, va, pa, log2u(bytes / PAGE));
 }
 
 static void table(struct rawhost_table *t, uint64_t *next_va, unsigned log_num, unsigned entry_sz)
@@ -423,14 +428,27 @@ void rawhost_cable(struct rawhost *a, unsigned pa, struct rawhost *b, unsigned p
 	hcasim_port_set_link(b->h, pb, true);
 }
 
+int rawhost_up(struct rawhost *rh)
+{
+	return rawhost_init(rh, NULL) ? -1 : rawhost_bringup(rh);
+}
+
+int rawhost_up_with_qp(struct rawhost *rh, struct rawhost_cq *cq, struct rawhost_qp *qp,
+		       const struct rawhost_qp_attr *a)
+{
+	int st = rawhost_up(rh);
+
+	if (st || (st = rawhost_create_cq(rh, cq, 130, 3)))
+		return st;
+	return rawhost_create_qp(rh, qp, 0x100, a);
+}
+
 int rawhost_pair_up(struct rawhost_pair *p, const struct rawhost_pair_cfg *c)
 {
 	unsigned log_cq = c->log_cq ? c->log_cq : 3;
 	int st;
 
-	if (rawhost_init(&p->a, NULL) || rawhost_init(&p->b, NULL))
-		return -1;
-	if ((st = rawhost_bringup(&p->a)) || (st = rawhost_bringup(&p->b)))
+	if ((st = rawhost_up(&p->a)) || (st = rawhost_up(&p->b)))
 		return st;
 	rawhost_cable(&p->a, 1, &p->b, 1);
 	if ((st = rawhost_set_port(&p->a, 1, c->lid_a ? c->lid_a : 1, 4)) ||

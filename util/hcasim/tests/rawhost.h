@@ -93,6 +93,10 @@ int rawhost_cmd(struct rawhost *rh, unsigned opcode, unsigned op_mod, uint64_t i
 int rawhost_cmd_mbox(struct rawhost *rh, unsigned opcode, unsigned op_mod, uint32_t in_mod,
 		     const void *in, size_t in_len, void *out, size_t out_len, uint64_t *imm);
 
+/* One virtual_physical_mapping entry (MAP_FA 0xfff, MAP_ICM_AUX 0xffc, MAP_ICM 0xffa): 2^log2pages
+ * 4 KiB pages at pa, at ICM address va. Returns the HCR status. */
+int rawhost_map(struct rawhost *rh, unsigned opcode, uint64_t va, uint64_t pa, unsigned log2pages);
+
 /* The stock bring-up to INIT_HCA (fw, ICM, layout); then rawhost_bringup_rest() for MPT, EQ,
  * CONF_SPECIAL_QP and INIT_PORT on every port. rawhost_bringup() does both. Return 0 or the
  * first failing HCR status. */
@@ -155,6 +159,13 @@ int rawhost_reg_mr(struct rawhost *rh, uint32_t idx, uint64_t gpa, uint64_t va, 
  * SMA refused (MAD status != 0). */
 int rawhost_mad_ifc(struct rawhost *rh, unsigned port, const uint8_t *mad, uint8_t *resp);
 int rawhost_set_port(struct rawhost *rh, unsigned port, uint16_t lid, unsigned state);
+
+/* rawhost_init (default configuration) and rawhost_bringup: 0, -1 or the failing HCR status. */
+int rawhost_up(struct rawhost *rh);
+/* One model brought up with CQ 130 (2^3 entries) and QP 0x100 (attributes a). Returns 0, -1
+ * when the model could not be made, or the first failing HCR status. */
+int rawhost_up_with_qp(struct rawhost *rh, struct rawhost_cq *cq, struct rawhost_qp *qp,
+		       const struct rawhost_qp_attr *a);
 
 /* Two models cabled port 1 to port 1 and brought up: both ports ACTIVE (LIDs lid_a and lid_b,
  * default 1 and 2), CQ 130 of 2^log_cq entries (log_cq default 3) on each, and with qa QP 0x100

@@ -13,8 +13,7 @@ TEST(hcasim_bringup_full_sequence)
 	struct rawhost rh;
 	struct hcasim_mem_usage mu;
 
-	CHECK_EQ(rawhost_init(&rh, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&rh), 0);
+	CHECK_EQ(rawhost_up(&rh), 0);
 	hcasim_mem_usage(rh.h, &mu);
 	CHECK_EQ(mu.fa_bytes, 64 * 4096);
 	CHECK(mu.aux_bytes >= 4096);

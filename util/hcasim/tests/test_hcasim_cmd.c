@@ -10,18 +10,6 @@
 #define G(st, f, b) hermonprm_##st##_st_get_##f(b)
 #define S(st, f, b, v) hermonprm_##st##_st_set_##f((b), (v))
 
-static int vpm(struct rawhost *rh, unsigned opcode, uint64_t va, uint64_t pa, unsigned log2pages)
-{
-	uint8_t e[16] = { 0 };
-
-	S(virtual_physical_mapping, va_h, e, (uint32_t)(va >> 32));
-	S(virtual_physical_mapping, va_l, e, (uint32_t)va >> 12);
-	S(virtual_physical_mapping, pa_h, e, (uint32_t)(pa >> 32));
-	S(virtual_physical_mapping, pa_l, e, (uint32_t)pa >> 12);
-	S(virtual_physical_mapping, log2size, e, log2pages);
-	return rawhost_cmd_mbox(rh, opcode, 0, 1, e, sizeof(e), NULL, 0, NULL);
-}
-
 TEST(hcasim_cmd_query_fw_and_firmware_state_machine)
 {
 	struct rawhost rh;
@@ -43,10 +31,10 @@ TEST(hcasim_cmd_query_fw_and_firmware_state_machine)
 	CHECK_EQ(rawhost_cmd(&rh, 0xff6, 0, 0, 0, 0, NULL), 0x09);
 	/* misaligned / too small area */
 	pa = rawhost_alloc(&rh, 64 * 4096, 64 * 4096);
-	CHECK_EQ(vpm(&rh, 0xfff, 0, pa + 4096, 6), 0x03);
-	CHECK_EQ(vpm(&rh, 0xfff, 0, pa, 5), 0);
+	CHECK_EQ(rawhost_map(&rh, 0xfff, 0, pa + 4096, 6), 0x03);
+	CHECK_EQ(rawhost_map(&rh, 0xfff, 0, pa, 5), 0);
 	CHECK_EQ(rawhost_cmd(&rh, 0xff6, 0, 0, 0, 0, NULL), 0x09);
-	CHECK_EQ(vpm(&rh, 0xfff, 0, pa + 32 * 4096, 5), 0);
+	CHECK_EQ(rawhost_map(&rh, 0xfff, 0, pa + 32 * 4096, 5), 0);
 	CHECK_EQ(rawhost_cmd(&rh, 0xff6, 0, 0, 0, 0, NULL), 0);
 	/* the firmware stamped its area */
 	CHECK(memcmp(rawhost_ptr(&rh, pa), "hcasim fw image", 15) == 0);
@@ -143,7 +131,7 @@ TEST(hcasim_cmd_icm_size_aux_and_init_hca_checks)
 
 	CHECK_EQ(rawhost_init(&rh, NULL), 0);
 	fa = rawhost_alloc(&rh, 64 * 4096, 64 * 4096);
-	CHECK_EQ(vpm(&rh, 0xfff, 0, fa, 6), 0);
+	CHECK_EQ(rawhost_map(&rh, 0xfff, 0, fa, 6), 0);
 	CHECK_EQ(rawhost_cmd(&rh, 0xff6, 0, 0, 0, 0, NULL), 0);
 	S(mod_stat_cfg, log_pg_sz_m, msc, 1);
 	S(mod_stat_cfg, log_pg_sz, msc, 13);
@@ -156,7 +144,7 @@ TEST(hcasim_cmd_icm_size_aux_and_init_hca_checks)
 	CHECK_EQ(rawhost_cmd(&rh, 0xffd, 0, 1ull << 30, 0, 0, &imm), 0);
 	CHECK_EQ(imm, 16);
 	CHECK_EQ(rawhost_cmd(&rh, 0xffa, 0, rh.in_mbox, 1, 0, NULL), 0x04); /* ICM before AUX */
-	CHECK_EQ(vpm(&rh, 0xffc, 0, rawhost_alloc(&rh, 16 * 4096, 16 * 4096), 4), 0);
+	CHECK_EQ(rawhost_map(&rh, 0xffc, 0, rawhost_alloc(&rh, 16 * 4096, 16 * 4096), 4), 0);
 	CHECK_EQ(rawhost_cmd(&rh, 0xffd, 0, 1ull << 31, 0, 0, &imm), 0x09); /* AUX mapped */
 	/* version must be 2 */
 	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x007, 0, 0, init, sizeof(init), NULL, 0, NULL), 0x03);
@@ -196,18 +184,17 @@ TEST(hcasim_cmd_map_icm_limits_and_unmap)
 	struct hcasim_mem_usage before, after;
 	uint64_t pa;
 
-	CHECK_EQ(rawhost_init(&rh, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&rh), 0);
+	CHECK_EQ(rawhost_up(&rh), 0);
 	hcasim_mem_usage(rh.h, &before);
 	pa = rawhost_alloc(&rh, 4096, 4096);
 	/* overlapping an existing mapping: refused, nothing changes */
-	CHECK_EQ(vpm(&rh, 0xffa, rh.qpc.va, pa, 0), 0x03);
+	CHECK_EQ(rawhost_map(&rh, 0xffa, rh.qpc.va, pa, 0), 0x03);
 	/* beyond SET_ICM_SIZE */
-	CHECK_EQ(vpm(&rh, 0xffa, rh.icm_size + (1u << 20), pa, 0), 0x03);
+	CHECK_EQ(rawhost_map(&rh, 0xffa, rh.icm_size + (1u << 20), pa, 0), 0x03);
 	hcasim_mem_usage(rh.h, &after);
 	CHECK_EQ(after.icm_bytes, before.icm_bytes);
 	/* MAP_ICM works while the HCA is up (Linux maps ICM on demand) */
-	CHECK_EQ(vpm(&rh, 0xffa, rh.qpc.va - 4096, pa, 0), 0);
+	CHECK_EQ(rawhost_map(&rh, 0xffa, rh.qpc.va - 4096, pa, 0), 0);
 	hcasim_mem_usage(rh.h, &after);
 	CHECK_EQ(after.icm_bytes, before.icm_bytes + 4096);
 	CHECK_EQ(rawhost_cmd(&rh, 0xff9, 0, rh.qpc.va - 4096, 1, 0, NULL), 0);
@@ -222,8 +209,7 @@ TEST(hcasim_cmd_teardown_quiesces_and_no_dma_after_close)
 	struct rawhost rh;
 	struct rawhost_cq cq;
 
-	CHECK_EQ(rawhost_init(&rh, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&rh), 0);
+	CHECK_EQ(rawhost_up(&rh), 0);
 	CHECK_EQ(rawhost_create_cq(&rh, &cq, 128, 3), 0);
 	CHECK_EQ(rawhost_cmd(&rh, 0x017, 0, 0, 128, 0, NULL), 0);      /* HW2SW_CQ */
 	CHECK_EQ(rawhost_cmd(&rh, 0x012, 0, ~0ull, 1u << 31 | RAWHOST_EQN, 0, NULL), 0);

@@ -21,8 +21,7 @@ TEST(hcasim_ctx_cq_lands_in_icm_and_query_reads_it)
 	struct rawhost_cq cq;
 	uint8_t out[64], in[64] = { 0 };
 
-	CHECK_EQ(rawhost_init(&rh, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&rh), 0);
+	CHECK_EQ(rawhost_up(&rh), 0);
 	CHECK_EQ(rawhost_create_cq(&rh, &cq, 200, 4), 0);
 	/* the CQC is at cqc_base + 200 * 64, in the guest page MAP_ICM gave */
 	CHECK_EQ(G(completion_queue_context, log_cq_size, icm(&rh, &rh.cqc, 200)), 4);
@@ -50,8 +49,7 @@ TEST(hcasim_ctx_unmapped_icm_is_an_icm_error)
 	struct rawhost rh;
 	struct rawhost_cq cq;
 
-	CHECK_EQ(rawhost_init(&rh, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&rh), 0);
+	CHECK_EQ(rawhost_up(&rh), 0);
 	CHECK_EQ(rawhost_cmd(&rh, 0xff9, 0, rh.cqc.va, (uint32_t)(rh.cqc.bytes / 4096), 0, NULL), 0);
 	CHECK_EQ(rawhost_create_cq(&rh, &cq, 130, 3), 0x0c);
 	CHECK(strstr(hcasim_refused(rh.h, 0), "not mapped") != NULL);
@@ -68,8 +66,7 @@ TEST(hcasim_ctx_mpt_commands)
 	uint8_t out[64], m[64] = { 0 };
 	uint32_t key;
 
-	CHECK_EQ(rawhost_init(&rh, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&rh), 0);
+	CHECK_EQ(rawhost_up(&rh), 0);
 	/* the bring-up MR is at dmpt_base + 16 * 64, status 0 (hardware) */
 	CHECK_EQ(G(mpt, mem_key, icm(&rh, &rh.dmpt, 16)), 0x77000010u);
 	CHECK_EQ(G(mpt, status, icm(&rh, &rh.dmpt, 16)), 0);
@@ -110,8 +107,7 @@ TEST(hcasim_ctx_write_mtt_lands_in_icm)
 	uint8_t mb[32] = { 0 };
 	uint64_t off;
 
-	CHECK_EQ(rawhost_init(&rh, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&rh), 0);
+	CHECK_EQ(rawhost_up(&rh), 0);
 	off = rawhost_write_mtt(&rh, 0x12345000, 2);
 	CHECK(off != ~0ull);
 	CHECK_EQ(G(mtt, ptag_l, rawhost_ptr(&rh, rh.mtt.pa + off)), 0x12345000u >> 3);
@@ -131,8 +127,7 @@ TEST(hcasim_ctx_eq_commands_and_map_eq)
 	struct rawhost rh;
 	uint8_t out[64], in[64] = { 0 };
 
-	CHECK_EQ(rawhost_init(&rh, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&rh), 0);
+	CHECK_EQ(rawhost_up(&rh), 0);
 	CHECK_EQ(G(eqc, log_eq_size, icm(&rh, &rh.eqc, RAWHOST_EQN)), 3);
 	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x015, 0, RAWHOST_EQN, NULL, 0, out, sizeof(out), NULL), 0);
 	CHECK_MEM(out, icm(&rh, &rh.eqc, RAWHOST_EQN), 64);
@@ -156,10 +151,7 @@ TEST(hcasim_ctx_qp_state_machine)
 				     .cqn_snd = 130, .cqn_rcv = 130, .to_state = 1 };
 	uint8_t mb[512] = { 0 }, out[512];
 
-	CHECK_EQ(rawhost_init(&rh, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&rh), 0);
-	CHECK_EQ(rawhost_create_cq(&rh, &cq, 130, 3), 0);
-	CHECK_EQ(rawhost_create_qp(&rh, &qp, 0x100, &a), 0);
+	CHECK_EQ(rawhost_up_with_qp(&rh, &cq, &qp, &a), 0);
 	/* QPC in ICM at qpc_base + qpn * 256, state INIT, Q_Key as given */
 	{
 		uint8_t *q = icm(&rh, &rh.qpc, 0x100);
@@ -214,8 +206,7 @@ TEST(hcasim_ctx_port_commands)
 	struct rawhost rh;
 	uint8_t sp[116] = { 0 };
 
-	CHECK_EQ(rawhost_init(&rh, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&rh), 0);
+	CHECK_EQ(rawhost_up(&rh), 0);
 	S(set_port_ib, mmc, sp, 1);
 	S(set_port_ib, mtu_cap, sp, 4);
 	S(set_port_ib, mvc, sp, 1);

@@ -181,8 +181,7 @@ TEST(hcasim_diag_event_mode_command_completion)
 	struct rawhost rh;
 	uint8_t r[28] = { 0 }, eqe[32];
 
-	CHECK_EQ(rawhost_init(&rh, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&rh), 0);
+	CHECK_EQ(rawhost_up(&rh), 0);
 	S(hca_command_register, opcode, r, 0x031);
 	S(hca_command_register, token, r, 0xbeef);
 	S(hca_command_register, e, r, 1);
@@ -201,8 +200,7 @@ TEST(hcasim_diag_eq_overrun_drops_events)
 	uint8_t eqe[32];
 	unsigned n = 0;
 
-	CHECK_EQ(rawhost_init(&rh, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&rh), 0);
+	CHECK_EQ(rawhost_up(&rh), 0);
 	/* ten port up/down events into an 8-entry EQ nobody consumes */
 	for (unsigned i = 0; i < 5; i++) {
 		hcasim_port_set_link(rh.h, 1, true);
@@ -222,8 +220,7 @@ TEST(hcasim_diag_receive_fifo_limits)
 	struct hcasim_port_stats st;
 	static uint8_t big[5000];
 
-	CHECK_EQ(rawhost_init(&rh, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&rh), 0);
+	CHECK_EQ(rawhost_up(&rh), 0);
 	hcasim_packet_in(rh.h, 1, big, 100); /* no link yet */
 	hcasim_port_set_link(rh.h, 1, true);
 	hcasim_packet_in(rh.h, 1, big, sizeof(big));
@@ -244,8 +241,7 @@ TEST(hcasim_diag_armed_eq_raises_its_vector_once)
 	struct rawhost rh;
 	uint8_t db[4], eqe[32];
 
-	CHECK_EQ(rawhost_init(&rh, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&rh), 0);
+	CHECK_EQ(rawhost_up(&rh), 0);
 	CHECK_EQ(hcasim_irq_next(rh.h), -1);
 	/* arm EQ 32 (consumer index 0, a = 1); its EQC says vector 0 */
 	hermonprm_store_dword(db, 0, 0);

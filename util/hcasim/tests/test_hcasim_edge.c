@@ -11,18 +11,7 @@
 
 #define G(st, f, b) hermonprm_##st##_st_get_##f(b)
 #define S(st, f, b, v) hermonprm_##st##_st_set_##f((b), (v))
-
-static int vpm(struct rawhost *rh, uint64_t va, uint64_t pa, unsigned log2pages)
-{
-	uint8_t e[16] = { 0 };
-
-	S(virtual_physical_mapping, va_h, e, (uint32_t)(va >> 32));
-	S(virtual_physical_mapping, va_l, e, (uint32_t)va >> 12);
-	S(virtual_physical_mapping, pa_h, e, (uint32_t)(pa >> 32));
-	S(virtual_physical_mapping, pa_l, e, (uint32_t)pa >> 12);
-	S(virtual_physical_mapping, log2size, e, log2pages);
-	return rawhost_cmd_mbox(rh, 0xffa, 0, 1, e, sizeof(e), NULL, 0, NULL);
-}
+#define MAP_ICM 0xffa
 
 TEST(hcasim_edge_unmap_icm_splits_a_mapping)
 {
@@ -30,16 +19,15 @@ TEST(hcasim_edge_unmap_icm_splits_a_mapping)
 	struct hcasim_mem_usage u0, u;
 	uint64_t pa, va;
 
-	CHECK_EQ(rawhost_init(&rh, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&rh), 0);
+	CHECK_EQ(rawhost_up(&rh), 0);
 	hcasim_mem_usage(rh.h, &u0);
 	va = rh.qpc.va - 0x10000;
 	pa = rawhost_alloc(&rh, 0x4000, 0x4000);
-	CHECK_EQ(vpm(&rh, va, pa, 2), 0);
+	CHECK_EQ(rawhost_map(&rh, MAP_ICM, va, pa, 2), 0);
 	CHECK_EQ(rawhost_cmd(&rh, 0xff9, 0, va + 0x1000, 1, 0, NULL), 0);  /* middle page */
 	hcasim_mem_usage(rh.h, &u);
 	CHECK_EQ(u.icm_bytes, u0.icm_bytes + 0x3000);
-	CHECK_EQ(vpm(&rh, va + 0x1000, pa + 0x1000, 0), 0);                /* hole can be refilled */
+	CHECK_EQ(rawhost_map(&rh, MAP_ICM, va + 0x1000, pa + 0x1000, 0), 0); /* hole can be refilled */
 	CHECK_EQ(rawhost_cmd(&rh, 0xff9, 0, va, 1, 0, NULL), 0);           /* head */
 	CHECK_EQ(rawhost_cmd(&rh, 0xff9, 0, va + 0x3000, 1, 0, NULL), 0);  /* tail */
 	hcasim_mem_usage(rh.h, &u);
@@ -60,10 +48,7 @@ TEST(hcasim_edge_qp_optional_parameters_and_states)
 	uint8_t *path = hermonprm_queue_pair_ee_context_entry_st_primary_address_path(q);
 	uint8_t *icm;
 
-	CHECK_EQ(rawhost_init(&rh, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&rh), 0);
-	CHECK_EQ(rawhost_create_cq(&rh, &cq, 130, 3), 0);
-	CHECK_EQ(rawhost_create_qp(&rh, &qp, 0x100, &a), 0);
+	CHECK_EQ(rawhost_up_with_qp(&rh, &cq, &qp, &a), 0);
 	S(qp_ee_state_transitions, opt_param_mask, mb, 0x1f3ff);
 	S(queue_pair_ee_context_entry, rre, q, 1);
 	S(queue_pair_ee_context_entry, rwe, q, 1);
@@ -106,10 +91,7 @@ TEST(hcasim_edge_bad_wqes_and_doorbells)
 	uint8_t cqe[32], db[4] = { 0 }, *w;
 	unsigned refused;
 
-	CHECK_EQ(rawhost_init(&rh, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&rh), 0);
-	CHECK_EQ(rawhost_create_cq(&rh, &cq, 130, 3), 0);
-	CHECK_EQ(rawhost_create_qp(&rh, &qp, 0x100, &a), 0);
+	CHECK_EQ(rawhost_up_with_qp(&rh, &cq, &qp, &a), 0);
 	/* doorbell through another UAR page, and for a QP that does not exist */
 	refused = hcasim_refused_count(rh.h);
 	S(send_db_register, qn, db, 0x100);
@@ -149,10 +131,7 @@ TEST(hcasim_edge_ud_address_vector_in_other_pd)
 	struct rawhost_ud_dest d = { .dlid = 2, .dqpn = 0x200 };
 	uint8_t cqe[32], *w;
 
-	CHECK_EQ(rawhost_init(&rh, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&rh), 0);
-	CHECK_EQ(rawhost_create_cq(&rh, &cq, 130, 3), 0);
-	CHECK_EQ(rawhost_create_qp(&rh, &qp, 0x100, &a), 0);
+	CHECK_EQ(rawhost_up_with_qp(&rh, &cq, &qp, &a), 0);
 	w = (uint8_t *)rawhost_ptr(&rh, qp.buf);
 	rawhost_post_ud(&rh, &qp, &d, rawhost_alloc(&rh, 64, 64), 8, 0);
 	/* rewrite the PD in the already-posted WQE before the device runs it */

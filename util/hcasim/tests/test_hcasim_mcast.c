@@ -95,8 +95,7 @@ TEST(hcasim_mcast_command_checks)
 	uint8_t e[64];
 	uint32_t q[1] = { 0x200 };
 
-	CHECK_EQ(rawhost_init(&rh, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&rh), 0);
+	CHECK_EQ(rawhost_up(&rh), 0);
 	entry(e, mgid, q, 1, 0);
 	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x026, 0, 64, e, 64, NULL, 0, NULL), 0x0a);
 	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x025, 0, 64, NULL, 0, e, 64, NULL), 0x0a);

@@ -101,8 +101,7 @@ TEST(hcasim_reset_unreachable_then_power_on_state)
 	uint8_t v[4] = { 0x01, 0x00, 0x00, 0x01 }, d[4];
 	uint64_t imm;
 
-	CHECK_EQ(rawhost_init(&rh, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&rh), 0);
+	CHECK_EQ(rawhost_up(&rh), 0);
 	hcasim_cfg_write(rh.h, 0x18, 0xe0000000, 4);
 	hcasim_bar_write(rh.h, 0, 0xf0010, v, 4); /* iPXE's value, big-endian as bus bytes */
 	CHECK_EQ(hcasim_cfg_read(rh.h, 0x00, 4), 0xffffffffu);

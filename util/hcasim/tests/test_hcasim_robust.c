@@ -28,8 +28,7 @@ TEST(hcasim_robust_random_commands_keep_the_model_alive)
 	uint8_t mb[512], fw[256];
 
 	test_srand(0x5eed1);
-	CHECK_EQ(rawhost_init(&rh, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&rh), 0);
+	CHECK_EQ(rawhost_up(&rh), 0);
 	for (unsigned i = 0; i < 3000; i++) {
 		unsigned op = opcodes[test_rand() % (sizeof(opcodes) / sizeof(opcodes[0]))];
 		uint32_t mod = (uint32_t)test_rand();
@@ -63,8 +62,7 @@ TEST(hcasim_robust_random_wqes_doorbells_and_packets)
 	uint8_t pkt[600], fw[256];
 
 	test_srand(0x5eed2);
-	CHECK_EQ(rawhost_init(&rh, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&rh), 0);
+	CHECK_EQ(rawhost_up(&rh), 0);
 	rawhost_cable(&rh, 1, &rh, 2);
 	CHECK_EQ(rawhost_set_port(&rh, 1, 5, 4), 0);
 	CHECK_EQ(rawhost_set_port(&rh, 2, 6, 4), 0);

@@ -70,8 +70,7 @@ TEST(hcasim_smp_port_events_on_the_eq)
 	int ev;
 	unsigned port_change = 0, mgmt = 0;
 
-	CHECK_EQ(rawhost_init(&rh, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&rh), 0);
+	CHECK_EQ(rawhost_up(&rh), 0);
 	hcasim_port_set_link(rh.h, 2, true);
 	CHECK_EQ(rawhost_poll_eq(&rh, eqe), -1); /* reaching INIT makes no event */
 	CHECK_EQ(rawhost_set_port(&rh, 2, 0x33, 4), 0);
@@ -111,8 +110,7 @@ TEST(hcasim_smp_from_wire_answered_by_firmware_sma)
 	uint8_t mad[256];
 	struct iblib_pkt p;
 
-	CHECK_EQ(rawhost_init(&rh, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&rh), 0);
+	CHECK_EQ(rawhost_up(&rh), 0);
 	hcasim_port_set_link(rh.h, 1, true);
 	mad_init(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_GET, IBLIB_SM_ATTR_PORT_INFO, 1);
 	inject_mad(&rh, 1, 0, mad);
@@ -166,8 +164,7 @@ TEST(hcasim_smp_to_driver_qp0_and_mlx_send)
 	struct iblib_pkt p = { 0 }, parsed;
 	uint64_t rx, tx;
 
-	CHECK_EQ(rawhost_init(&rh, NULL), 0);
-	CHECK_EQ(rawhost_bringup(&rh), 0);
+	CHECK_EQ(rawhost_up(&rh), 0);
 	hcasim_port_set_link(rh.h, 1, true);
 	CHECK_EQ(rawhost_create_cq(&rh, &cq, 130, 3), 0);
 	CHECK_EQ(rawhost_create_qp(&rh, &qp0, rh.special_base, &qa), 0); /* QP0 of port 1, RTR */
