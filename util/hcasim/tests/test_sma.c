@@ -38,6 +38,14 @@ static void mk(uint8_t *mad, uint8_t mclass, uint8_t method, uint16_t attr, uint
 
 static uint16_t status(const uint8_t *resp) { return iblib_smp_status(resp); }
 
+/* The SMA's answer to mad (flags as hcasim_sma_mad takes them): its MAD status, or -1 when it
+ * gave none. */
+static int answer(struct hcasim_sma *s, unsigned port, const uint8_t *mad, uint8_t *resp,
+		  unsigned flags, unsigned *ev)
+{
+	return hcasim_sma_mad(s, port, mad, resp, flags, ev) == 1 ? status(resp) : -1;
+}
+
 /* PortInfo Get through MAD_IFC into out (64 B). */
 static void get_pi(struct hcasim_sma *s, unsigned port, uint8_t *out)
 {
@@ -45,8 +53,7 @@ static void get_pi(struct hcasim_sma *s, unsigned port, uint8_t *out)
 	unsigned ev = 0;
 
 	mk(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_GET, IBLIB_SM_ATTR_PORT_INFO, port);
-	CHECK_EQ(hcasim_sma_mad(s, port, mad, resp, IFC, &ev), 1);
-	CHECK_EQ(status(resp), 0);
+	CHECK_EQ(answer(s, port, mad, resp, IFC, &ev), 0);
 	CHECK_EQ(ev, 0);
 	memcpy(out, resp + 64, 64);
 }
@@ -60,10 +67,7 @@ static int set_pi(struct hcasim_sma *s, unsigned port, const uint8_t *pi, unsign
 	mk(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_SET, IBLIB_SM_ATTR_PORT_INFO, port);
 	memcpy(mad + 64, pi, 64);
 	*ev = 0;
-	int rc = hcasim_sma_mad(s, port, mad, resp ? resp : r, 0, ev);
-	if (rc != 1)
-		return -1;
-	return status(resp ? resp : r);
+	return answer(s, port, mad, resp ? resp : r, 0, ev);
 }
 
 TEST(node_info_and_description)
@@ -95,8 +99,7 @@ TEST(node_info_and_description)
 
 	/* NodeInfo is read-only */
 	mk(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_SET, IBLIB_SM_ATTR_NODE_INFO, 0);
-	CHECK_EQ(hcasim_sma_mad(s, 1, mad, resp, IFC, &ev), 1);
-	CHECK_EQ(status(resp), IBLIB_MAD_STATUS_UNSUP_METHOD_ATTR);
+	CHECK_EQ(answer(s, 1, mad, resp, IFC, &ev), IBLIB_MAD_STATUS_UNSUP_METHOD_ATTR);
 	hcasim_sma_destroy(s);
 }
 
@@ -304,15 +307,13 @@ TEST(pkey_table)
 	CHECK_EQ(hcasim_sma_pkey(s, 1, 1), 0);
 	CHECK_EQ(hcasim_sma_pkey_table_size(s), 128);
 	mk(mad, IBLIB_MCLASS_SUBN_DR, IBLIB_METHOD_GET, IBLIB_SM_ATTR_PKEY_TABLE, 0);
-	CHECK_EQ(hcasim_sma_mad(s, 1, mad, resp, IFC, &ev), 1);
-	CHECK_EQ(status(resp), 0);
+	CHECK_EQ(answer(s, 1, mad, resp, IFC, &ev), 0);
 	CHECK_EQ(iblib_pkey_table_get(resp + 64, 0), 0xFFFF);
 
 	mk(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_SET, IBLIB_SM_ATTR_PKEY_TABLE, 1);
 	iblib_pkey_table_set(mad + 64, 0, 0x8001);
 	iblib_pkey_table_set(mad + 64, 5, 0x0002);
-	CHECK_EQ(hcasim_sma_mad(s, 1, mad, resp, 0, &ev), 1);
-	CHECK_EQ(status(resp), 0);
+	CHECK_EQ(answer(s, 1, mad, resp, 0, &ev), 0);
 	CHECK_EQ(ev, HCASIM_SMA_EV_PORT_MGMT);
 	CHECK_EQ(hcasim_sma_pkey(s, 1, 32), 0x8001);
 	CHECK_EQ(hcasim_sma_pkey(s, 1, 37), 0x0002);
@@ -327,8 +328,7 @@ TEST(pkey_table)
 	CHECK(!hcasim_sma_pkey_match(s, 1, 0x8000));
 
 	mk(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_GET, IBLIB_SM_ATTR_PKEY_TABLE, 4);
-	CHECK_EQ(hcasim_sma_mad(s, 1, mad, resp, IFC, &ev), 1);
-	CHECK_EQ(status(resp), IBLIB_MAD_STATUS_INVALID_FIELD);
+	CHECK_EQ(answer(s, 1, mad, resp, IFC, &ev), IBLIB_MAD_STATUS_INVALID_FIELD);
 	hcasim_sma_destroy(s);
 }
 
@@ -348,18 +348,15 @@ TEST(guid_info_mlnx_ext_sl2vl_vlarb)
 	CHECK_EQ(iblib_guid_info_get(resp + 64, 0), NODE_GUID + 2);
 	CHECK_EQ(iblib_guid_info_get(resp + 64, 1), 0x2222);
 	mk(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_GET, IBLIB_SM_ATTR_GUID_INFO, 16);
-	CHECK_EQ(hcasim_sma_mad(s, 2, mad, resp, IFC, &ev), 1);
-	CHECK_EQ(status(resp), IBLIB_MAD_STATUS_INVALID_FIELD);
+	CHECK_EQ(answer(s, 2, mad, resp, IFC, &ev), IBLIB_MAD_STATUS_INVALID_FIELD);
 
 	/* OpenSM asks MlnxExtPortInfo of Mellanox vendor ids; all zero = no FDR10 */
 	mk(mad, IBLIB_MCLASS_SUBN_DR, IBLIB_METHOD_GET, IBLIB_SM_ATTR_MLNX_EXT_PORT_INFO, 1);
-	CHECK_EQ(hcasim_sma_mad(s, 1, mad, resp, IFC, &ev), 1);
-	CHECK_EQ(status(resp), 0);
+	CHECK_EQ(answer(s, 1, mad, resp, IFC, &ev), 0);
 	CHECK_EQ(iblib_mlnx_ext_portinfo_link_speed_supported(resp + 64), 0);
 	mk(mad, IBLIB_MCLASS_SUBN_DR, IBLIB_METHOD_SET, IBLIB_SM_ATTR_MLNX_EXT_PORT_INFO, 1);
 	iblib_mlnx_ext_portinfo_set_state_change_enable(mad + 64, 1);
-	CHECK_EQ(hcasim_sma_mad(s, 1, mad, resp, IFC, &ev), 1);
-	CHECK_EQ(status(resp), 0);
+	CHECK_EQ(answer(s, 1, mad, resp, IFC, &ev), 0);
 	CHECK_EQ(iblib_mlnx_ext_portinfo_state_change_enable(resp + 64), 1);
 
 	mk(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_SET, IBLIB_SM_ATTR_SL2VL_TABLE, 0);
@@ -370,14 +367,12 @@ TEST(guid_info_mlnx_ext_sl2vl_vlarb)
 	CHECK_EQ(iblib_sl2vl_get(resp + 64, 3), 2);
 	mk(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_SET, IBLIB_SM_ATTR_VLARB_TABLE, 2u << 16);
 	iblib_vlarb_set(mad + 64, 0, 1, 0x40);
-	CHECK_EQ(hcasim_sma_mad(s, 1, mad, resp, IFC, &ev), 1);
-	CHECK_EQ(status(resp), 0);
+	CHECK_EQ(answer(s, 1, mad, resp, IFC, &ev), 0);
 	mk(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_GET, IBLIB_SM_ATTR_VLARB_TABLE, 2u << 16);
 	CHECK_EQ(hcasim_sma_mad(s, 1, mad, resp, IFC, &ev), 1);
 	CHECK_EQ(iblib_vlarb_weight(resp + 64, 0), 0x40);
 	mk(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_GET, IBLIB_SM_ATTR_VLARB_TABLE, 3u << 16);
-	CHECK_EQ(hcasim_sma_mad(s, 1, mad, resp, IFC, &ev), 1);
-	CHECK_EQ(status(resp), IBLIB_MAD_STATUS_INVALID_FIELD);
+	CHECK_EQ(answer(s, 1, mad, resp, IFC, &ev), IBLIB_MAD_STATUS_INVALID_FIELD);
 	hcasim_sma_destroy(s);
 }
 
@@ -390,8 +385,7 @@ TEST(unsupported_attributes_methods_versions)
 	/* SMInfo: a CA runs no SM; the firmware passes it up, and answers 0x0C if asked itself */
 	mk(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_GET, IBLIB_SM_ATTR_SM_INFO, 0);
 	CHECK(hcasim_sma_for_driver(mad));
-	CHECK_EQ(hcasim_sma_mad(s, 1, mad, resp, IFC, &ev), 1);
-	CHECK_EQ(status(resp), IBLIB_MAD_STATUS_UNSUP_METHOD_ATTR);
+	CHECK_EQ(answer(s, 1, mad, resp, IFC, &ev), IBLIB_MAD_STATUS_UNSUP_METHOD_ATTR);
 	mk(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_GET, IBLIB_SM_ATTR_PORT_INFO, 0);
 	CHECK(!hcasim_sma_for_driver(mad));
 	mk(mad, IBLIB_MCLASS_SUBN_ADM, IBLIB_METHOD_GET, 0x35, 0);
@@ -399,20 +393,16 @@ TEST(unsupported_attributes_methods_versions)
 	CHECK_EQ(hcasim_sma_mad(s, 1, mad, resp, IFC, &ev), 0);  /* SA: not the firmware's */
 
 	mk(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_GET, IBLIB_SM_ATTR_SWITCH_INFO, 0);
-	CHECK_EQ(hcasim_sma_mad(s, 1, mad, resp, IFC, &ev), 1);
-	CHECK_EQ(status(resp), IBLIB_MAD_STATUS_UNSUP_METHOD_ATTR);
+	CHECK_EQ(answer(s, 1, mad, resp, IFC, &ev), IBLIB_MAD_STATUS_UNSUP_METHOD_ATTR);
 	mk(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_GET, 0x1234, 0);
 	mad[70] = 0x77;
-	CHECK_EQ(hcasim_sma_mad(s, 1, mad, resp, IFC, &ev), 1);
-	CHECK_EQ(status(resp), IBLIB_MAD_STATUS_UNSUP_METHOD_ATTR);
+	CHECK_EQ(answer(s, 1, mad, resp, IFC, &ev), IBLIB_MAD_STATUS_UNSUP_METHOD_ATTR);
 	CHECK_EQ(resp[70], 0x77);  /* failed Get returns the data as sent */
 	mk(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_SEND, IBLIB_SM_ATTR_NODE_INFO, 0);
-	CHECK_EQ(hcasim_sma_mad(s, 1, mad, resp, IFC, &ev), 1);
-	CHECK_EQ(status(resp), IBLIB_MAD_STATUS_UNSUP_METHOD);
+	CHECK_EQ(answer(s, 1, mad, resp, IFC, &ev), IBLIB_MAD_STATUS_UNSUP_METHOD);
 	mk(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_GET, IBLIB_SM_ATTR_NODE_INFO, 0);
 	mad[2] = 2;  /* class version */
-	CHECK_EQ(hcasim_sma_mad(s, 1, mad, resp, IFC, &ev), 1);
-	CHECK_EQ(status(resp), IBLIB_MAD_STATUS_BAD_VERSION);
+	CHECK_EQ(answer(s, 1, mad, resp, IFC, &ev), IBLIB_MAD_STATUS_BAD_VERSION);
 	/* a response or a trap repress: nothing to answer */
 	mk(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_GET_RESP, IBLIB_SM_ATTR_NODE_INFO, 0);
 	CHECK_EQ(hcasim_sma_mad(s, 1, mad, resp, IFC, &ev), 0);
@@ -420,8 +410,7 @@ TEST(unsupported_attributes_methods_versions)
 	CHECK_EQ(hcasim_sma_mad(s, 1, mad, resp, IFC, &ev), 0);
 	/* PortInfo of a port the CA does not have */
 	mk(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_GET, IBLIB_SM_ATTR_PORT_INFO, 3);
-	CHECK_EQ(hcasim_sma_mad(s, 1, mad, resp, IFC, &ev), 1);
-	CHECK_EQ(status(resp), IBLIB_MAD_STATUS_INVALID_FIELD);
+	CHECK_EQ(answer(s, 1, mad, resp, IFC, &ev), IBLIB_MAD_STATUS_INVALID_FIELD);
 	hcasim_sma_destroy(s);
 }
 
@@ -542,8 +531,7 @@ TEST(mkey_protection)
 	mk(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_SET, IBLIB_SM_ATTR_PORT_INFO, 1);
 	memcpy(mad + 64, pi, 64);
 	iblib_smp_set_mkey(mad, key);
-	CHECK_EQ(hcasim_sma_mad(s, 1, mad, resp, 0, &ev), 1);
-	CHECK_EQ(status(resp), 0);
+	CHECK_EQ(answer(s, 1, mad, resp, 0, &ev), 0);
 	mk(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_GET, IBLIB_SM_ATTR_NODE_INFO, 0);
 	CHECK_EQ(hcasim_sma_mad(s, 1, mad, resp, 0, &ev), HCASIM_SMA_E_MKEY);
 	iblib_smp_set_mkey(mad, key);
