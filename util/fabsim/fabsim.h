@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <poll.h>
 #include <stdio.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include "pkt.h"
 
@@ -175,6 +177,8 @@ void node_info_encode(const struct node *n, unsigned local_port, uint8_t out[64]
 
 /* ---- SM host: ibsim server front end (ibsim_server.c) ---- */
 int ibsim_server_open(struct fabric *f, const char *base, char *err, size_t errlen);
+/* The abstract AF_UNIX address umad2sim uses: fmt (with base and n) after a leading NUL. */
+socklen_t ibsim_abstract_addr(struct sockaddr_un *a, const char *fmt, const char *base, long n);
 void ibsim_server_receive(struct fabric *f, struct port *at, uint8_t *pkt, size_t len,
 			  const struct pkt_hdrs *h);
 int ibsim_server_pollfds(struct pollfd *pfd, int max);

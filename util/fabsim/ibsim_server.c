@@ -99,7 +99,7 @@ static struct {
 	struct sim_client cl[SIM_MAX_CLIENTS];
 } srv = { .ctl_fd = -1 };
 
-static socklen_t abstract_addr(struct sockaddr_un *a, const char *fmt, const char *base, long n)
+socklen_t ibsim_abstract_addr(struct sockaddr_un *a, const char *fmt, const char *base, long n)
 {
 	int len;
 
@@ -128,7 +128,7 @@ int ibsim_server_open(struct fabric *f, const char *base, char *err, size_t errl
 		snprintf(err, errlen, "socket: %s", strerror(errno));
 		return -errno;
 	}
-	alen = abstract_addr(&a, "%s:ctl", base, 0);
+	alen = ibsim_abstract_addr(&a, "%s:ctl", base, 0);
 	if (bind(srv.ctl_fd, (struct sockaddr *)&a, alen) < 0) {
 		int e = errno;
 
@@ -235,10 +235,10 @@ static bool ctl_connect(struct fabric *f, struct sim_ctl_msg *m)
 	c->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (c->fd < 0)
 		return false;
-	alen = abstract_addr(&a, "%s:out%ld", srv.base, slot);
+	alen = ibsim_abstract_addr(&a, "%s:out%ld", srv.base, slot);
 	if (bind(c->fd, (struct sockaddr *)&a, alen) < 0)
 		goto fail;
-	alen = abstract_addr(&a, "%s:in%ld", srv.base, (long)pid);
+	alen = ibsim_abstract_addr(&a, "%s:in%ld", srv.base, (long)pid);
 	if (connect(c->fd, (struct sockaddr *)&a, alen) < 0)
 		goto fail;
 	c->out = calloc(MAX_OUTSTANDING, sizeof(*c->out));

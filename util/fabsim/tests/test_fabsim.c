@@ -858,16 +858,6 @@ struct sim_cli {
 	uint32_t slot;
 };
 
-static socklen_t abstract(struct sockaddr_un *a, const char *fmt, const char *base, long n)
-{
-	int len;
-
-	memset(a, 0, sizeof(*a));
-	a->sun_family = AF_UNIX;
-	len = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 2, fmt, base, n);
-	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len + 1);
-}
-
 static void pump_ibsim(struct fabric *f, int ms)
 {
 	struct pollfd pfd[16];
@@ -951,9 +941,9 @@ TEST(ibsim_front_end_speaks_umad2sims_protocol)
 	CHECK_EQ(ibsim_server_open(&f, c.base, err, sizeof(err)), 0);
 	c.ctl = socket(AF_UNIX, SOCK_DGRAM, 0);
 	c.data = socket(AF_UNIX, SOCK_DGRAM, 0);
-	CHECK_EQ(bind(c.ctl, (struct sockaddr *)&a, abstract(&a, "%s:ctl%ld", c.base, pid)), 0);
-	CHECK_EQ(connect(c.ctl, (struct sockaddr *)&a, abstract(&a, "%s:ctl", c.base, 0)), 0);
-	CHECK_EQ(bind(c.data, (struct sockaddr *)&a, abstract(&a, "%s:in%ld", c.base, pid)), 0);
+	CHECK_EQ(bind(c.ctl, (struct sockaddr *)&a, ibsim_abstract_addr(&a, "%s:ctl%ld", c.base, pid)), 0);
+	CHECK_EQ(connect(c.ctl, (struct sockaddr *)&a, ibsim_abstract_addr(&a, "%s:ctl", c.base, 0)), 0);
+	CHECK_EQ(bind(c.data, (struct sockaddr *)&a, ibsim_abstract_addr(&a, "%s:in%ld", c.base, pid)), 0);
 	/* CONNECT as the SM at "smhost" */
 	memcpy(data, &pid, 4);
 	memcpy(data + 8, &(uint32_t){ 1 }, 4);
@@ -961,7 +951,7 @@ TEST(ibsim_front_end_speaks_umad2sims_protocol)
 	CHECK_EQ(sim_ctl(&f, &c, 1, data), 1);
 	memcpy(&c.slot, data, 4);
 	CHECK_EQ(c.slot, 0);
-	CHECK_EQ(connect(c.data, (struct sockaddr *)&a, abstract(&a, "%s:out%ld", c.base, 0)), 0);
+	CHECK_EQ(connect(c.data, (struct sockaddr *)&a, ibsim_abstract_addr(&a, "%s:out%ld", c.base, 0)), 0);
 	/* A second SM on the same port is refused; an unknown node too. */
 	{
 		struct sim_cli c2 = c;
