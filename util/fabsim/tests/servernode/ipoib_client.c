@@ -122,31 +122,40 @@ static int pump(struct client *c, uint64_t ms, bool (*done)(struct client *))
 
 static bool is_joined(struct client *c) { return ipoib_node_joined(c->node); }
 
-/* Next UDP datagram for `port` within `ms`, or NULL. Other datagrams are dropped. */
-static int recv_udp(struct client *c, uint16_t port, uint64_t ms, struct udp_dgram *u, struct rx_dgram *store)
+/* The next datagram received by `end` (copied to store): 1, 0 on timeout, -1 fabsim gone. */
+static int next_dgram(struct client *c, uint64_t end, struct rx_dgram *store)
 {
-	uint64_t end = now_ms() + ms;
-	for (;;) {
-		while (c->rx_count) {
-			struct rx_dgram *d = &c->rxq[c->rx_head];
-			c->rx_head = (c->rx_head + 1) % RXQ;
-			c->rx_count--;
-			const char *why = "";
-			*store = *d;
-			if (udp_parse(store->data, store->len, u, &why) < 0) {
-				if (c->verbose)
-					fprintf(stderr, "client: dropped a datagram: %s\n", why);
-				continue;
-			}
-			if (u->dport == port)
-				return 1;
-		}
+	while (!c->rx_count) {
 		uint64_t t = now_ms();
 		if (t >= end)
 			return 0;
 		if (pump(c, end - t, NULL) < 0)
 			return -1;
 	}
+	*store = c->rxq[c->rx_head];
+	c->rx_head = (c->rx_head + 1) % RXQ;
+	c->rx_count--;
+	return 1;
+}
+
+/* Next UDP datagram for `port` within `ms`: 1, 0 on timeout, -1 fabsim gone. Other datagrams
+ * are dropped. */
+static int recv_udp(struct client *c, uint16_t port, uint64_t ms, struct udp_dgram *u, struct rx_dgram *store)
+{
+	uint64_t end = now_ms() + ms;
+	int r;
+
+	while ((r = next_dgram(c, end, store)) == 1) {
+		const char *why = "";
+		if (udp_parse(store->data, store->len, u, &why) < 0) {
+			if (c->verbose)
+				fprintf(stderr, "client: dropped a datagram: %s\n", why);
+			continue;
+		}
+		if (u->dport == port)
+			return 1;
+	}
+	return r;
 }
 
 static void send_udp(struct client *c, uint32_t dst, uint16_t sport, uint16_t dport,
@@ -279,20 +288,12 @@ static int do_tftp(struct client *c, uint32_t server, const char *file, unsigned
 static int recv_tcp(struct client *c, uint16_t port, uint64_t ms, struct tcp_seg *t, struct rx_dgram *store)
 {
 	uint64_t end = now_ms() + ms;
-	for (;;) {
-		while (c->rx_count) {
-			*store = c->rxq[c->rx_head];
-			c->rx_head = (c->rx_head + 1) % RXQ;
-			c->rx_count--;
-			if (tcp_parse(store->data, store->len, t, NULL) == 0 && t->dport == port)
-				return 1;
-		}
-		uint64_t now = now_ms();
-		if (now >= end)
-			return 0;
-		if (pump(c, end - now, NULL) < 0)
-			return -1;
-	}
+	int r;
+
+	while ((r = next_dgram(c, end, store)) == 1)
+		if (tcp_parse(store->data, store->len, t, NULL) == 0 && t->dport == port)
+			return 1;
+	return r;
 }
 
 static void send_tcp(struct client *c, struct tcp_seg *s)
@@ -301,6 +302,17 @@ static void send_tcp(struct client *c, struct tcp_seg *s)
 	size_t n = tcp_build(dgram, sizeof dgram, s, ++c->ip_id);
 	if (n)
 		ipoib_node_send_ipv4(c->node, dgram, n, now_ms());
+}
+
+/* Segment s with len bytes of data (ACK|PSH); s carries no data again afterwards. */
+static void send_tcp_data(struct client *c, struct tcp_seg *s, const void *data, size_t len)
+{
+	s->flags = TCP_ACK | TCP_PSH;
+	s->data = data;
+	s->len = len;
+	send_tcp(c, s);
+	s->data = NULL;
+	s->len = 0;
 }
 
 /* HTTP/1.0 GET over a minimal TCP (in-order receive; duplicate ACKs ask for what is missing,
@@ -342,12 +354,7 @@ static int do_http(struct client *c, uint32_t server, const char *path, uint8_t 
 	out.ack = rcv_nxt;
 	out.flags = TCP_ACK;
 	send_tcp(c, &out);
-	out.flags = TCP_ACK | TCP_PSH;
-	out.data = (const uint8_t *)req;
-	out.len = (size_t)reqlen;
-	send_tcp(c, &out);
-	out.data = NULL;
-	out.len = 0;
+	send_tcp_data(c, &out, req, (size_t)reqlen);
 	bool request_acked = false;
 	tries = 0;
 	for (;;) {
@@ -358,12 +365,7 @@ static int do_http(struct client *c, uint32_t server, const char *path, uint8_t 
 			if (++tries > 10)
 				goto fail;
 			if (!request_acked) {   /* the request may have been lost: send it again */
-				out.flags = TCP_ACK | TCP_PSH;
-				out.data = (const uint8_t *)req;
-				out.len = (size_t)reqlen;
-				send_tcp(c, &out);
-				out.data = NULL;
-				out.len = 0;
+				send_tcp_data(c, &out, req, (size_t)reqlen);
 			}
 			continue;
 		}
