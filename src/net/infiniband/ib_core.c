@@ -650,10 +650,11 @@ static void ib_handle_event(struct ib_device *dev, const struct ib_event *ev)
 	}
 }
 
-/* Completions go straight from the driver's decoder to the QP's owner. */
-void ib_poll_cq(struct ib_cq *cq)
+/* Completions go straight from the driver's decoder to the QP's owner. Inlined into the poll
+ * loop: it runs for every CQ on every poll. */
+static inline __attribute__((always_inline)) void ib_reap_cq(struct ib_device *dev,
+							     struct ib_cq *cq)
 {
-	struct ib_device *dev = cq->dev;
 	struct ib_wc wc[IB_POLL_BATCH];
 	int n;
 
@@ -666,6 +667,11 @@ void ib_poll_cq(struct ib_cq *cq)
 				ib_complete_recv(wc[i].qp, &wc[i]);
 		}
 	} while (n == IB_POLL_BATCH);
+}
+
+void ib_poll_cq(struct ib_cq *cq)
+{
+	ib_reap_cq(cq->dev, cq);
 }
 
 void ib_poll_device(struct ib_device *dev)
@@ -684,9 +690,12 @@ void ib_poll_device(struct ib_device *dev)
 	if (dev->dead)
 		return;
 	for (struct ib_cq *cq = dev->cqs; cq; cq = cq->next)
-		ib_poll_cq(cq);
+		ib_reap_cq(dev, cq);
+	/* Receives are reposted as they complete; this only catches a ring a failed post left
+	 * short. */
 	for (struct ib_qp *qp = dev->qps; qp; qp = qp->next)
-		ib_refill_recv(qp);
+		if (qp->recv.posted - qp->recv.completed < qp->recv.num_wqes)
+			ib_refill_recv(qp);
 	now = ib_now_ms(dev);
 	for (unsigned p = 0; p < dev->num_ports; p++) {
 		ib_policy_tick(&dev->port[p], now);
