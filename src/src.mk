@@ -17,7 +17,7 @@ build/image/src/core/main.o build/hosted/src/core/main.o build/unit/src/core/mai
 # Platform-independent code: identical in the image, the hosted program and the tests.
 CORE_SRCS := src/core/fmt.c src/core/console.c src/core/errno.c src/core/timer.c \
 	src/core/physmem.c src/core/dma.c src/core/mmio.c src/core/shell.c src/core/commands.c src/core/diag.c \
-	src/core/hooks.c src/core/main.c
+	src/core/hooks.c src/core/main.c src/core/checksum.c src/core/hex.c
 BUS_SRCS := src/drivers/bus/pci.c src/drivers/bus/pci_driver.c src/drivers/bus/pci_print.c
 HOSTED_PLAT_SRCS := src/platform/hosted/platform.c src/platform/hosted/pci.c \
 	src/platform/hosted/soft_cfg.c src/platform/hosted/fakedev.c
@@ -56,7 +56,8 @@ bin/ibboot-hosted: $(HOSTED_OBJS) $(HOSTED_MODEL_LIBS)
 UNIT_LIB_SRCS := $(CORE_SRCS) $(BUS_SRCS) $(HOSTED_PLAT_SRCS)
 UNIT_TEST_SRCS := src/tests/framework/test_runner.c src/tests/unit/core/test_alloc.c \
 	src/tests/unit/core/test_fmt.c src/tests/unit/core/test_hooks.c src/tests/unit/core/test_shell.c \
-	src/tests/unit/core/test_timer.c src/tests/unit/drivers/bus/test_pci.c src/tests/unit/prm/test_prm.c
+	src/tests/unit/core/test_timer.c src/tests/unit/core/test_checksum.c src/tests/unit/core/test_hex.c \
+	src/tests/unit/drivers/bus/test_pci.c src/tests/unit/prm/test_prm.c
 UNIT_OBJS := $(patsubst %.c,build/unit/%.o,$(UNIT_TEST_SRCS) $(UNIT_LIB_SRCS))
 
 build/unit/%.o: %.c $(PRM_H)

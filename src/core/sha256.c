@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* SHA-256 per FIPS 180-4: constants §4.2.2, initial hash §5.3.3, padding §5.1.1, rounds §6.2.2. */
 #include <ibboot/sha256.h>
+#include <ibboot/byteorder.h>
 #include <ibboot/errno.h>
+#include <ibboot/hex.h>
 #include <ibboot/string.h>
 
 /* §4.2.2: first 32 bits of the fractional parts of the cube roots of the first 64 primes. */
@@ -26,8 +28,7 @@ static void sha256_block(uint32_t h[8], const uint8_t *p)
 	uint32_t w[64], a, b, c, d, e, f, g, hh;
 
 	for (int t = 0; t < 16; t++)
-		w[t] = (uint32_t)p[4 * t] << 24 | (uint32_t)p[4 * t + 1] << 16 |
-		       (uint32_t)p[4 * t + 2] << 8 | p[4 * t + 3];
+		w[t] = get_be32(p + 4 * t);
 	for (int t = 16; t < 64; t++) {
 		uint32_t s0 = ror(w[t - 15], 7) ^ ror(w[t - 15], 18) ^ (w[t - 15] >> 3);
 		uint32_t s1 = ror(w[t - 2], 17) ^ ror(w[t - 2], 19) ^ (w[t - 2] >> 10);
@@ -91,15 +92,10 @@ void sha256_final(struct sha256_ctx *c, uint8_t digest[SHA256_DIGEST_LEN])
 		c->fill = 0;
 	}
 	memset(c->block + c->fill, 0, 56 - c->fill);
-	for (int i = 0; i < 8; i++)
-		c->block[56 + i] = (uint8_t)(bits >> (56 - 8 * i));
+	put_be64(c->block + 56, bits);
 	sha256_block(c->h, c->block);
-	for (int i = 0; i < 8; i++) {
-		digest[4 * i] = (uint8_t)(c->h[i] >> 24);
-		digest[4 * i + 1] = (uint8_t)(c->h[i] >> 16);
-		digest[4 * i + 2] = (uint8_t)(c->h[i] >> 8);
-		digest[4 * i + 3] = (uint8_t)c->h[i];
-	}
+	for (int i = 0; i < 8; i++)
+		put_be32(digest + 4 * i, c->h[i]);
 }
 
 void sha256(const void *data, size_t len, uint8_t digest[SHA256_DIGEST_LEN])
@@ -113,36 +109,12 @@ void sha256(const void *data, size_t len, uint8_t digest[SHA256_DIGEST_LEN])
 
 void sha256_to_hex(const uint8_t digest[SHA256_DIGEST_LEN], char hex[2 * SHA256_DIGEST_LEN + 1])
 {
-	static const char digits[] = "0123456789abcdef";
-
-	for (int i = 0; i < SHA256_DIGEST_LEN; i++) {
-		hex[2 * i] = digits[digest[i] >> 4];
-		hex[2 * i + 1] = digits[digest[i] & 15];
-	}
-	hex[2 * SHA256_DIGEST_LEN] = '\0';
-}
-
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	hex_encode(digest, SHA256_DIGEST_LEN, 0, hex);
 }
 
 int sha256_from_hex(const char *hex, uint8_t digest[SHA256_DIGEST_LEN])
 {
 	if (strlen(hex) != 2 * SHA256_DIGEST_LEN)
 		return -EINVAL;
-	for (int i = 0; i < SHA256_DIGEST_LEN; i++) {
-		int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return -EINVAL;
-		digest[i] = (uint8_t)(hi << 4 | lo);
-	}
-	return 0;
+	return hex_decode(hex, digest, SHA256_DIGEST_LEN, 0) == SHA256_DIGEST_LEN ? 0 : -EINVAL;
 }

@@ -10,7 +10,8 @@
 APPS_CFLAGS   := $(HOST_CFLAGS) $(SAN_FLAGS) $(NET_CFLAGS) -Isrc/tests/framework -Isrc/tests/fakes
 # The stack as the tests need it: every src/net source plus ibcore's hosted test environment
 # (hand-moved clock, captured console).
-APPS_LIB_SRCS := $(NET_SRCS) $(NET_IBLIB_SRCS) src/tests/fakes/net_test_env.c src/tests/fakes/fake_ibdev.c
+APPS_LIB_SRCS := $(NET_SRCS) $(NET_IBLIB_SRCS) $(NET_CORE_SRCS) src/tests/fakes/net_test_env.c \
+		 src/tests/fakes/fake_ibdev.c
 APPS_LIB_OBJS := $(patsubst %.c,build/dhcp/san/%.o,$(APPS_LIB_SRCS))
 APPS_UNIT_SRCS := src/tests/unit/net/test_dhcp.c src/tests/unit/net/test_dns.c \
 		  src/tests/unit/net/test_tftp.c src/tests/fakes/fake_net.c \
@@ -24,10 +25,12 @@ build/dhcp/san/%.o: %.c | $(PRM_H)
 build/dhcp/apps-unit: $(APPS_UNIT_OBJS) $(APPS_LIB_OBJS)
 	$(HOST_CC) $(SAN_FLAGS) -o $@ $^
 
-build/dhcp/tun-client: build/dhcp/san/src/tests/e2e/tun/tun_client.o $(APPS_LIB_OBJS)
+build/dhcp/tun-client: build/dhcp/san/src/tests/e2e/tun/tun_client.o \
+		build/dhcp/san/src/tests/fakes/tun_netdev.o $(APPS_LIB_OBJS)
 	$(HOST_CC) $(SAN_FLAGS) -o $@ $^
 
--include $(APPS_LIB_OBJS:.o=.d) $(APPS_UNIT_OBJS:.o=.d) build/dhcp/san/src/tests/e2e/tun/tun_client.d
+-include $(APPS_LIB_OBJS:.o=.d) $(APPS_UNIT_OBJS:.o=.d) build/dhcp/san/src/tests/e2e/tun/tun_client.d \
+	build/dhcp/san/src/tests/fakes/tun_netdev.d
 
 # libFuzzer: the stack compiled once with clang into an archive, one small target per parser.
 APPS_FUZZ_CC    ?= clang

@@ -5,12 +5,15 @@
  * transaction (xid) at a time and ignores everything else.
  */
 #include <ibboot/dhcp.h>
-#include <ibboot/dns.h>
+#include <ibboot/byteorder.h>
+#include <ibboot/config.h>
 #include <ibboot/console.h>
+#include <ibboot/dma.h>
+#include <ibboot/dns.h>
 #include <ibboot/errno.h>
+#include <ibboot/hex.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
-#include <ibboot/wire/bytes.h>
 
 /* Fixed-header offsets (RFC 2131 §2, figure 1). */
 #define OFF_OP      0
@@ -55,7 +58,6 @@
 #define BOOTREQUEST 1
 #define BOOTREPLY   2
 #define BOOTP_MIN_MSG 300   /* RFC 1542 §2.1: some relays/servers drop shorter requests */
-#define DHCP_REPORT_MS 10000u
 #define DHCP_MAX_REQUESTS 4  /* REQUESTs sent before going back to DISCOVER (RFC 2131 §4.4.1) */
 
 static char why_buf[128];
@@ -125,15 +127,15 @@ static int parse_option(struct dhcp_msg *m, struct parse_state *ps, const char *
 		if (len != 4)
 			return fail_at(why, area, off, code, "length is not 4");
 		if (code == OPT_SERVER_ID)
-			m->server_id = iblib_get_be32(v);
+			m->server_id = get_be32(v);
 		else if (code == OPT_NETMASK)
-			m->netmask = iblib_get_be32(v);
+			m->netmask = get_be32(v);
 		else if (code == OPT_LEASE)
-			m->lease_s = iblib_get_be32(v);
+			m->lease_s = get_be32(v);
 		else if (code == OPT_T1)
-			m->t1_s = iblib_get_be32(v);
+			m->t1_s = get_be32(v);
 		else
-			m->t2_s = iblib_get_be32(v);
+			m->t2_s = get_be32(v);
 		break;
 	case OPT_ROUTER:
 	case OPT_DNS:
@@ -141,10 +143,10 @@ static int parse_option(struct dhcp_msg *m, struct parse_state *ps, const char *
 			return fail_at(why, area, off, code, "length is not a non-zero multiple of 4");
 		if (code == OPT_ROUTER) {
 			if (!m->router)
-				m->router = iblib_get_be32(v);
+				m->router = get_be32(v);
 		} else {
 			for (size_t i = 0; i < len && m->n_dns < DHCP_MAX_DNS; i += 4)
-				m->dns[m->n_dns++] = iblib_get_be32(v + i);
+				m->dns[m->n_dns++] = get_be32(v + i);
 		}
 		break;
 	case OPT_OVERLOAD:
@@ -240,7 +242,7 @@ int dhcp_parse(const uint8_t *buf, size_t len, struct dhcp_msg *out, const char 
 		*why = "shorter than a DHCP message (240 bytes with the magic cookie)";
 		return -EINVAL;
 	}
-	if (iblib_get_be32(buf + OFF_COOKIE) != DHCP_MAGIC) {
+	if (get_be32(buf + OFF_COOKIE) != DHCP_MAGIC) {
 		*why = "no DHCP magic cookie (a BOOTP-only server?)";
 		return -EINVAL;
 	}
@@ -251,12 +253,12 @@ int dhcp_parse(const uint8_t *buf, size_t len, struct dhcp_msg *out, const char 
 	}
 	out->htype = buf[OFF_HTYPE];
 	out->hlen = buf[OFF_HLEN];
-	out->xid = iblib_get_be32(buf + OFF_XID);
-	out->flags = iblib_get_be16(buf + OFF_FLAGS);
-	out->ciaddr = iblib_get_be32(buf + OFF_CIADDR);
-	out->yiaddr = iblib_get_be32(buf + OFF_YIADDR);
-	out->siaddr = iblib_get_be32(buf + OFF_SIADDR);
-	out->giaddr = iblib_get_be32(buf + OFF_GIADDR);
+	out->xid = get_be32(buf + OFF_XID);
+	out->flags = get_be16(buf + OFF_FLAGS);
+	out->ciaddr = get_be32(buf + OFF_CIADDR);
+	out->yiaddr = get_be32(buf + OFF_YIADDR);
+	out->siaddr = get_be32(buf + OFF_SIADDR);
+	out->giaddr = get_be32(buf + OFF_GIADDR);
 	/* RFC 2131 §4.1: options, then file, then sname when option 52 says they hold options. */
 	rc = parse_area(out, &ps, buf + OFF_OPTIONS, len - OFF_OPTIONS, "options", true, why);
 	if (rc < 0)
@@ -282,10 +284,10 @@ void dhcp_config_default(struct dhcp_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->client_id_form = DHCP_CLIENT_ID_FLEXBOOT;
-	cfg->first_timeout_ms = 1000;
-	cfg->max_timeout_ms = 8000;
-	cfg->total_timeout_ms = 30000;
-	cfg->max_naks = 3;
+	cfg->first_timeout_ms = DHCP_FIRST_TIMEOUT_MS;
+	cfg->max_timeout_ms = DHCP_MAX_TIMEOUT_MS;
+	cfg->total_timeout_ms = DHCP_TOTAL_TIMEOUT_MS;
+	cfg->max_naks = DHCP_MAX_NAKS;
 }
 
 int dhcp_make_client_id(const struct dhcp_config *cfg, const struct net_device *nd,
@@ -345,7 +347,7 @@ static uint8_t *put_opt32(uint8_t *p, uint8_t code, uint32_t v)
 {
 	uint8_t b[4];
 
-	iblib_put_be32(b, v);
+	put_be32(b, v);
 	return put_opt(p, code, b, 4);
 }
 
@@ -362,11 +364,11 @@ static int dhcp_send(struct dhcp_client *c, uint8_t type, uint64_t now)
 	msg[OFF_OP] = BOOTREQUEST;
 	msg[OFF_HTYPE] = DHCP_HTYPE_IB;   /* RFC 4390 §2.1: htype 32, hlen 0, chaddr zero */
 	msg[OFF_HLEN] = 0;
-	iblib_put_be32(msg + OFF_XID, c->xid);
-	iblib_put_be16(msg + OFF_SECS, (uint16_t)(secs > 0xffff ? 0xffff : secs));
+	put_be32(msg + OFF_XID, c->xid);
+	put_be16(msg + OFF_SECS, (uint16_t)(secs > 0xffff ? 0xffff : secs));
 	/* RFC 4390 §2.3: without a link address the server must broadcast its replies. */
-	iblib_put_be16(msg + OFF_FLAGS, DHCP_FLAG_BROADCAST);
-	iblib_put_be32(msg + OFF_COOKIE, DHCP_MAGIC);
+	put_be16(msg + OFF_FLAGS, DHCP_FLAG_BROADCAST);
+	put_be32(msg + OFF_COOKIE, DHCP_MAGIC);
 	p = msg + OFF_OPTIONS;
 	p = put_opt(p, OPT_MSG_TYPE, &type, 1);
 	p = put_opt(p, OPT_CLIENT_ID, c->client_id, c->client_id_len);
@@ -380,7 +382,7 @@ static int dhcp_send(struct dhcp_client *c, uint8_t type, uint64_t now)
 	if (max_size >= 576) {
 		uint8_t b[2];
 
-		iblib_put_be16(b, (uint16_t)max_size);
+		put_be16(b, (uint16_t)max_size);
 		p = put_opt(p, OPT_MAX_SIZE, b, 2);
 	}
 	/* option 67 is last in params: dropping it leaves the file field to the server */
@@ -564,7 +566,7 @@ int dhcp_start(struct dhcp_client *c, struct net_device *nd, const struct dhcp_c
 	else
 		dhcp_config_default(&c->cfg);
 	if (!c->cfg.first_timeout_ms)
-		c->cfg.first_timeout_ms = 1000;
+		c->cfg.first_timeout_ms = DHCP_FIRST_TIMEOUT_MS;
 	if (c->cfg.max_timeout_ms < c->cfg.first_timeout_ms)
 		c->cfg.max_timeout_ms = c->cfg.first_timeout_ms;
 	rc = dhcp_make_client_id(&c->cfg, nd, c->client_id, sizeof(c->client_id));
@@ -645,26 +647,19 @@ bool dhcp_step(struct dhcp_client *c, uint64_t now)
 static void print_client_id(const struct dhcp_client *c)
 {
 	char hex[3 * DHCP_CLIENT_ID_MAX + 1];
-	size_t n = 0;
 
-	for (size_t i = 0; i < c->client_id_len; i++)
-		n += (size_t)ksnprintf(hex + n, sizeof(hex) - n, i ? ":%02x" : "%02x",
-				       c->client_id[i]);
-	kprintf("%s: DHCP (client-id %s)\n", c->nd->name, hex);
+	kprintf("%s: DHCP (client-id %s)\n", c->nd->name,
+		hex_encode(c->client_id, c->client_id_len, ':', hex));
 }
 
-/* ${hwaddr}: the 8-byte port GUID, as iPXE/FlexBoot expose it (anchors.md §2 item 2). */
+/* ${hwaddr}: the 8-byte port GUID, as iPXE and FlexBoot expose it. */
 static void set_hwaddr_setting(const struct net_device *nd)
 {
 	char hex[3 * 8];
-	size_t n = 0;
 
 	if (nd->ll_addr_len < 8)
 		return;
-	for (unsigned i = 0; i < 8; i++)
-		n += (size_t)ksnprintf(hex + n, sizeof(hex) - n, i ? ":%02x" : "%02x",
-				       nd->ll_addr[nd->ll_addr_len - 8 + i]);
-	setting_set("hwaddr", hex);
+	netdev_setting_set(nd, "hwaddr", hex_encode(nd->ll_addr + nd->ll_addr_len - 8, 8, ':', hex));
 }
 
 int dhcp_run(struct net_device *nd, const struct dhcp_config *cfg, struct dhcp_lease *out)
@@ -689,9 +684,14 @@ int dhcp_run(struct net_device *nd, const struct dhcp_config *cfg, struct dhcp_l
 	if (c.lease.filename[0] || c.lease.next_server)
 		kprintf("%s: next-server %s filename \"%s\"\n", nd->name,
 			ipv4_ntoa(c.lease.next_server, a), c.lease.filename);
-	dhcp_lease_to_settings(&c.lease);
+	/* The lease belongs to the interface: its address, name servers and boot data. */
+	if (!nd->lease)
+		nd->lease = kzalloc(sizeof(*nd->lease));
+	if (nd->lease)
+		*nd->lease = c.lease;
+	dhcp_lease_to_settings(nd, &c.lease);
 	set_hwaddr_setting(nd);
-	dns_set_servers(c.lease.dns, c.lease.n_dns);
+	dns_set_servers(nd, c.lease.dns, c.lease.n_dns);
 	if (out)
 		*out = c.lease;
 	return 0;

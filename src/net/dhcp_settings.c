@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Named settings (ip, netmask, gateway, dns, next-server, filename, hostname, ...) as strings,
- * for the script layer's ${name} expansion. A small fixed table: nothing is allocated.
+ * for the script layer's ${name} expansion. A lease is recorded twice, as iPXE does: under the
+ * interface's name ("ib1/ip") and unqualified ("ip", the interface DHCP ran on last). A small
+ * fixed table: nothing is allocated.
  */
 #include <ibboot/dhcp.h>
 #include <ibboot/console.h>
 #include <ibboot/errno.h>
 #include <ibboot/string.h>
 
-#define SETTINGS_MAX 24
+/* A lease is 10 names, twice; two interfaces and a script's own names fit. */
+#define SETTINGS_MAX 64
 
 static struct {
 	char name[SETTING_NAME_MAX];
@@ -70,27 +73,41 @@ void setting_for_each(void (*fn)(const char *name, const char *value, void *ctx)
 			fn(settings[i].name, settings[i].value, ctx);
 }
 
-static void set_addr(const char *name, uint32_t a)
+int netdev_setting_set(const struct net_device *nd, const char *name, const char *value)
+{
+	char qualified[SETTING_NAME_MAX];
+	size_t ifl = strnlen(nd->name, sizeof(nd->name)), nl = strlen(name);
+
+	if (ifl + 1 + nl >= sizeof(qualified))
+		return -ERANGE;
+	memcpy(qualified, nd->name, ifl);
+	qualified[ifl] = '/';
+	memcpy(qualified + ifl + 1, name, nl + 1);
+	setting_set(qualified, value);
+	return setting_set(name, value);
+}
+
+static void set_addr(const struct net_device *nd, const char *name, uint32_t a)
 {
 	char buf[16];
 
-	setting_set(name, a ? ipv4_ntoa(a, buf) : NULL);
+	netdev_setting_set(nd, name, a ? ipv4_ntoa(a, buf) : NULL);
 }
 
-static void set_string(const char *name, const char *v)
+static void set_string(const struct net_device *nd, const char *name, const char *v)
 {
-	setting_set(name, v[0] ? v : NULL);
+	netdev_setting_set(nd, name, v[0] ? v : NULL);
 }
 
-void dhcp_lease_to_settings(const struct dhcp_lease *l)
+void dhcp_lease_to_settings(const struct net_device *nd, const struct dhcp_lease *l)
 {
-	set_addr("ip", l->ip);
-	set_addr("netmask", l->netmask);
-	set_addr("gateway", l->gateway);
-	set_addr("dns", l->n_dns ? l->dns[0] : 0);
-	set_addr("next-server", l->next_server);
-	set_addr("dhcp-server", l->server_id);
-	set_string("filename", l->filename);
-	set_string("hostname", l->hostname);
-	set_string("domain", l->domain);
+	set_addr(nd, "ip", l->ip);
+	set_addr(nd, "netmask", l->netmask);
+	set_addr(nd, "gateway", l->gateway);
+	set_addr(nd, "dns", l->n_dns ? l->dns[0] : 0);
+	set_addr(nd, "next-server", l->next_server);
+	set_addr(nd, "dhcp-server", l->server_id);
+	set_string(nd, "filename", l->filename);
+	set_string(nd, "hostname", l->hostname);
+	set_string(nd, "domain", l->domain);
 }

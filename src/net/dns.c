@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* DNS stub resolver (RFC 1035): A records over UDP, a small TTL cache. */
 #include <ibboot/dns.h>
+#include <ibboot/byteorder.h>
+#include <ibboot/config.h>
 #include <ibboot/console.h>
 #include <ibboot/errno.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
-#include <ibboot/wire/bytes.h>
 
 #define DNS_HDR_LEN     12
 #define DNS_TYPE_A      1
@@ -120,9 +121,9 @@ int dns_build_query(uint8_t *buf, size_t size, uint16_t id, const char *name)
 	if (size < DNS_HDR_LEN + nlen + 2 + 4)
 		return -ERANGE;
 	memset(buf, 0, DNS_HDR_LEN);
-	iblib_put_be16(buf, id);
-	iblib_put_be16(buf + 2, DNS_FLAG_RD);
-	iblib_put_be16(buf + 4, 1);
+	put_be16(buf, id);
+	put_be16(buf + 2, DNS_FLAG_RD);
+	put_be16(buf + 4, 1);
 	while (*label) {
 		const char *dot = strchr(label, '.');
 		size_t l = dot ? (size_t)(dot - label) : strlen(label);
@@ -137,8 +138,8 @@ int dns_build_query(uint8_t *buf, size_t size, uint16_t id, const char *name)
 			label++;
 	}
 	buf[pos++] = 0;
-	iblib_put_be16(buf + pos, DNS_TYPE_A);
-	iblib_put_be16(buf + pos + 2, DNS_CLASS_IN);
+	put_be16(buf + pos, DNS_TYPE_A);
+	put_be16(buf + pos + 2, DNS_CLASS_IN);
 	return (int)(pos + 4);
 }
 
@@ -162,9 +163,9 @@ int dns_parse_response(const uint8_t *buf, size_t len, uint16_t id, const char *
 		why = &dummy;
 	if (!buf || len < DNS_HDR_LEN)
 		return fail(why, "shorter than a DNS header", -EINVAL);
-	if (iblib_get_be16(buf) != id)
+	if (get_be16(buf) != id)
 		return fail(why, "id does not match the query", -EINVAL);
-	flags = iblib_get_be16(buf + 2);
+	flags = get_be16(buf + 2);
 	if (!(flags & DNS_FLAG_QR))
 		return fail(why, "not a response", -EINVAL);
 	if (flags & DNS_FLAG_TC)
@@ -175,8 +176,8 @@ int dns_parse_response(const uint8_t *buf, size_t len, uint16_t id, const char *
 		ksnprintf(why_buf, sizeof(why_buf), "server error (rcode %u)", flags & 0xfu);
 		return fail(why, why_buf, -EIO);
 	}
-	qd = iblib_get_be16(buf + 4);
-	an = iblib_get_be16(buf + 6);
+	qd = get_be16(buf + 4);
+	an = get_be16(buf + 6);
 	off = DNS_HDR_LEN;
 	for (unsigned i = 0; i < qd; i++) {
 		rc = read_name(buf, len, &off, owner, why);
@@ -204,9 +205,9 @@ int dns_parse_response(const uint8_t *buf, size_t len, uint16_t id, const char *
 				return rc;
 			if (off + 10 > len)
 				return fail(why, "answer record truncated", -EINVAL);
-			type = iblib_get_be16(buf + off);
-			class = iblib_get_be16(buf + off + 2);
-			rdlen = iblib_get_be16(buf + off + 8);
+			type = get_be16(buf + off);
+			class = get_be16(buf + off + 2);
+			rdlen = get_be16(buf + off + 8);
 			if (rdlen > len - off - 10)
 				return fail(why, "answer data length runs past the end", -EINVAL);
 			if (class == DNS_CLASS_IN && name_eq(owner, target)) {
@@ -214,8 +215,8 @@ int dns_parse_response(const uint8_t *buf, size_t len, uint16_t id, const char *
 					if (rdlen != 4)
 						return fail(why, "A record data is not 4 bytes",
 							    -EINVAL);
-					*addr = iblib_get_be32(buf + off + 10);
-					*ttl = iblib_get_be32(buf + off + 4);
+					*addr = get_be32(buf + off + 10);
+					*ttl = get_be32(buf + off + 4);
 					return 0;
 				}
 				if (type == DNS_TYPE_CNAME && !moved) {
@@ -237,21 +238,22 @@ int dns_parse_response(const uint8_t *buf, size_t len, uint16_t id, const char *
 
 /* ---- cache and servers ---- */
 
+/* Answers, each remembered with the interface whose servers gave it (two networks may name
+ * things differently). */
 static struct {
 	char name[DNS_NAME_MAX + 1];
+	const struct net_device *nd;
 	uint32_t addr;
 	uint64_t expires_ms;
 } cache[DNS_CACHE_SIZE];
 static unsigned cache_next;
-static uint32_t servers[DNS_MAX_SERVERS];
-static unsigned n_servers;
 
-void dns_set_servers(const uint32_t *s, unsigned n)
+void dns_set_servers(struct net_device *nd, const uint32_t *s, unsigned n)
 {
-	n_servers = 0;
-	for (unsigned i = 0; i < n && n_servers < DNS_MAX_SERVERS; i++)
+	nd->n_dns = 0;
+	for (unsigned i = 0; i < n && nd->n_dns < NET_MAX_DNS; i++)
 		if (s[i])
-			servers[n_servers++] = s[i];
+			nd->dns[nd->n_dns++] = s[i];
 }
 
 void dns_cache_flush(void)
@@ -259,10 +261,11 @@ void dns_cache_flush(void)
 	memset(cache, 0, sizeof(cache));
 }
 
-static bool cache_lookup(const char *name, uint32_t *addr, uint64_t now)
+static bool cache_lookup(const struct net_device *nd, const char *name, uint32_t *addr,
+			 uint64_t now)
 {
 	for (unsigned i = 0; i < DNS_CACHE_SIZE; i++) {
-		if (cache[i].name[0] && name_eq(cache[i].name, name) &&
+		if (cache[i].name[0] && cache[i].nd == nd && name_eq(cache[i].name, name) &&
 		    (int64_t)(cache[i].expires_ms - now) > 0) {
 			*addr = cache[i].addr;
 			return true;
@@ -271,14 +274,16 @@ static bool cache_lookup(const char *name, uint32_t *addr, uint64_t now)
 	return false;
 }
 
-static void cache_add(const char *name, uint32_t addr, uint32_t ttl, uint64_t now)
+static void cache_add(const struct net_device *nd, const char *name, uint32_t addr, uint32_t ttl,
+		      uint64_t now)
 {
 	unsigned slot = cache_next++ % DNS_CACHE_SIZE;
 
 	for (unsigned i = 0; i < DNS_CACHE_SIZE; i++)
-		if (cache[i].name[0] && name_eq(cache[i].name, name))
+		if (cache[i].name[0] && cache[i].nd == nd && name_eq(cache[i].name, name))
 			slot = i;
 	memcpy(cache[slot].name, name, strlen(name) + 1);
+	cache[slot].nd = nd;
 	cache[slot].addr = addr;
 	cache[slot].expires_ms = now + (uint64_t)(ttl < DNS_CACHE_MAX_TTL ? ttl : DNS_CACHE_MAX_TTL) * 1000;
 }
@@ -302,7 +307,7 @@ static void dns_sock_rx(struct udp_socket *s, uint32_t src, uint16_t sport,
 	if (q->rc != 1 || sport != DNS_PORT || src != q->server)
 		return;
 	rc = dns_parse_response(data, len, q->id, q->name, &q->addr, &q->ttl, &why);
-	if (rc == -EINVAL && len >= 2 && iblib_get_be16(data) != q->id)
+	if (rc == -EINVAL && len >= 2 && get_be16(data) != q->id)
 		return;   /* a stale answer to an earlier try */
 	if (rc < 0)
 		kprintf("dns: %s from %s: %s%s\n", q->name, ipv4_ntoa(src, a), why,
@@ -315,7 +320,7 @@ static void dns_sock_rx(struct udp_socket *s, uint32_t src, uint16_t sport,
 int dns_resolve(struct net_device *nd, const char *name, const struct dns_config *cfg,
 		uint32_t *addr)
 {
-	struct dns_config def = { 1000, 6 };
+	struct dns_config def = { DNS_FIRST_TIMEOUT_MS, DNS_TRIES };
 	struct udp_socket sock = { 0 };
 	struct dns_query q = { name, 0, 0, 1, 0, 0 };
 	uint8_t pkt[DNS_HDR_LEN + DNS_NAME_MAX + 8];
@@ -327,24 +332,24 @@ int dns_resolve(struct net_device *nd, const char *name, const struct dns_config
 		cfg = &def;
 	if (ipv4_aton(name, addr) == 0)
 		return 0;
-	if (cache_lookup(name, addr, clock_ms()))
+	if (cache_lookup(nd, name, addr, clock_ms()))
 		return 0;
 	rc = net_ready_for_unicast(nd, "dns");
 	if (rc < 0)
 		return rc;
-	if (!n_servers) {
+	if (!nd->n_dns) {
 		kprintf("dns: cannot resolve %s: no DNS server (did DHCP give option 6?)\n", name);
 		return -ENOENT;
 	}
 	rc = udp_open(&sock, nd, 0, dns_sock_rx, &q);
 	if (rc < 0)
 		return rc;
-	timeout = cfg->first_timeout_ms ? cfg->first_timeout_ms : 1000;
+	timeout = cfg->first_timeout_ms ? cfg->first_timeout_ms : DNS_FIRST_TIMEOUT_MS;
 	for (unsigned t = 0; t < cfg->tries && q.rc == 1; t++) {
 		uint64_t sent;
 
 		q.id = (uint16_t)net_random32();
-		q.server = servers[t % n_servers];
+		q.server = nd->dns[t % nd->n_dns];
 		len = dns_build_query(pkt, sizeof(pkt), q.id, name);
 		if (len < 0) {
 			kprintf("dns: \"%s\" is not a valid host name\n", name);
@@ -355,18 +360,18 @@ int dns_resolve(struct net_device *nd, const char *name, const struct dns_config
 		sent = clock_ms();
 		while (q.rc == 1 && clock_ms() - sent < timeout)
 			net_poll();
-		if (t + 1 >= n_servers)   /* back off once every server had a try */
-			timeout = timeout * 2 > 8000 ? 8000 : timeout * 2;
+		if (t + 1 >= nd->n_dns)   /* back off once every server had a try */
+			timeout = MIN(timeout * 2, DNS_MAX_TIMEOUT_MS);
 	}
 	udp_close(&sock);
 	if (q.rc == 1) {
 		kprintf("dns: no answer for %s from %s (%u tries): is the DNS server reachable?\n",
-			name, ipv4_ntoa(servers[0], a), cfg->tries);
+			name, ipv4_ntoa(nd->dns[0], a), cfg->tries);
 		return -ETIMEDOUT;
 	}
 	if (q.rc < 0)
 		return q.rc;
-	cache_add(name, q.addr, q.ttl, clock_ms());
+	cache_add(nd, name, q.addr, q.ttl, clock_ms());
 	*addr = q.addr;
 	return 0;
 }

@@ -2,6 +2,7 @@
 /* HTTP/1.1 response parsing (RFC 9112): status line, header fields, chunked transfer coding. */
 #include <ibboot/http.h>
 #include <ibboot/errno.h>
+#include <ibboot/hex.h>
 #include <ibboot/string.h>
 
 #define HTTP_LENGTH_MAX (1ull << 53)   /* any larger Content-Length or chunk total is nonsense */
@@ -229,14 +230,6 @@ void http_chunked_init(struct http_chunked *st)
 	st->state = HC_SIZE;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = lower(c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* chunk = chunk-size [ chunk-ext ] CRLF (RFC 9112 §7.1); st->line holds it without the LF. */
 static int parse_chunk_size(struct http_chunked *st, const char **why)
 {
@@ -245,12 +238,12 @@ static int parse_chunk_size(struct http_chunked *st, const char **why)
 
 	if (n && st->line[n - 1] == '\r')
 		n--;
-	for (; i < n && hexval(st->line[i]) >= 0; i++) {
+	for (; i < n && hex_digit(st->line[i]) >= 0; i++) {
 		if (v >> 56) {
 			*why = "chunk size overflows";
 			return -EINVAL;
 		}
-		v = v << 4 | (uint64_t)hexval(st->line[i]);
+		v = v << 4 | (uint64_t)hex_digit(st->line[i]);
 	}
 	if (!i) {
 		*why = "chunk size is not a hexadecimal number";

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* HTTP/1.1 GET over ibboot's TCP: request, response framing, redirects, sinks, clear errors. */
 #include <ibboot/http.h>
+#include <ibboot/config.h>
 #include <ibboot/console.h>
 #include <ibboot/dma.h>
 #include <ibboot/dns.h>
@@ -11,7 +12,6 @@
 
 #define HTTP_GROW_FIRST   (1u << 20)
 #define HTTP_GROW_MAX     (1ull << 30)
-#define HTTP_LINGER_MS    2000   /* waiting for the peer to finish the close */
 
 enum body_mode { BODY_NONE, BODY_LENGTH, BODY_CHUNKED, BODY_UNTIL_CLOSE };
 
@@ -288,7 +288,7 @@ static int check_conn(struct http_client *h, uint64_t now, uint64_t last_rx,
 static int fetch_once(struct http_client *h, struct net_device *nd, const struct http_url *u,
 		      const struct http_options *opts)
 {
-	unsigned idle_ms = opts && opts->idle_timeout_ms ? opts->idle_timeout_ms : 30000;
+	unsigned idle_ms = opts && opts->idle_timeout_ms ? opts->idle_timeout_ms : HTTP_IDLE_TIMEOUT_MS;
 	uint64_t now, last_rx, last_bytes = 0, linger_end;
 	uint32_t addr;
 	int rc;

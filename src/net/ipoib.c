@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * IPoIB over UD (RFC 4391) as a net_device on the chosen IB port: one UD QP, the IPv4 broadcast
- * group joined through the SA client (Q_Key, MLID, MTU taken from the join reply), ARP with
- * 20-byte addresses, and a neighbour cache that resolves IPv4 -> link address (ARP) -> path
- * (PathRecord) while holding the packets that wait for it.
+ * IPoIB over UD (RFC 4391) as net_devices on IB ports: per interface one UD QP, the IPv4
+ * broadcast group joined through the SA client (Q_Key, MLID, MTU taken from the join reply), ARP
+ * with 20-byte addresses, and a neighbour cache that resolves IPv4 -> link address (ARP) -> path
+ * (PathRecord) while holding the packets that wait for it. "ib0" follows the port the policy
+ * chooses (ULP events); an interface pinned to a port follows that port's state from its poll.
  */
 #include <ibboot/ipoib.h>
 #include <ibboot/ib_sa.h>
@@ -14,13 +15,15 @@
 #include <ibboot/errno.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
-#include <ibboot/wire/bytes.h>
+#include <ibboot/byteorder.h>
 
-static struct ipoib *the_ipoib;
+/* Every IPoIB interface, in creation order. */
+static struct ipoib *ipoib_list;
+static bool ulp_registered;
 
 struct ipoib *ipoib_instance(void)
 {
-	return the_ipoib;
+	return ipoib_list;
 }
 
 /* ---- transmit buffers (the UD QP's send pool) ---- */
@@ -76,8 +79,8 @@ static uint8_t *ipoib_push_header(struct net_buf *nb, uint16_t ethertype)
 	uint8_t *h = nb_push(nb, IPOIB_HDR_LEN);
 
 	if (h) {
-		iblib_put_be16(h, ethertype);
-		iblib_put_be16(h + 2, 0);
+		put_be16(h, ethertype);
+		put_be16(h + 2, 0);
 	}
 	return h;
 }
@@ -335,10 +338,27 @@ static int ipoib_transmit(struct net_device *nd, struct net_buf *nb, uint16_t et
 static void ipoib_detach(struct ipoib *ip);
 static int ipoib_attach(struct ipoib *ip, struct ib_port *port);
 
+/* A pinned interface is up exactly while its port is ACTIVE (the ULP events only concern the
+ * chosen port). */
+static void ipoib_follow_pin(struct ipoib *ip)
+{
+	bool active = ip->pin->attr.state == IB_PORT_ACTIVE && !ip->pin->dev->dead;
+
+	if (active && !ip->port) {
+		(void)ipoib_attach(ip, ip->pin);
+	} else if (!active && ip->port) {
+		if (ip->nd.link_up)
+			kprintf("%s: link down\n", ip->nd.name);
+		ipoib_detach(ip);
+	}
+}
+
 static void ipoib_poll(struct net_device *nd, uint64_t now)
 {
 	struct ipoib *ip = nd->priv;
 
+	if (ip->pin)
+		ipoib_follow_pin(ip);
 	if (ip->restart && ip->port) {
 		struct ib_port *port = ip->port;
 
@@ -364,8 +384,12 @@ static void ipoib_poll(struct net_device *nd, uint64_t now)
 		if (n->state != NEIGH_ARP || now - n->arp_sent_ms < IPOIB_ARP_RETRY_MS)
 			continue;
 		if (n->arp_tries >= IPOIB_ARP_TRIES) {
+			char why[48];
+
 			ip->stats.arp_failed++;
-			neigh_fail(ip, n, "no ARP reply after 6 requests in 3 s");
+			ksnprintf(why, sizeof(why), "no ARP reply after %u requests in %u s",
+				  IPOIB_ARP_TRIES, IPOIB_ARP_TRIES * IPOIB_ARP_RETRY_MS / 1000);
+			neigh_fail(ip, n, why);
 			continue;
 		}
 		n->arp_tries++;
@@ -433,6 +457,10 @@ static void ipoib_bcast_joined(void *ctx, struct ib_mcast_group *g, int status)
 	unsigned group_mtu, port_mtu;
 	char rate[32];
 
+	/* Joined again while joined: the SA client rejoined after a re-registration. Paths may
+	 * have changed with the SM; the chosen port's ULP event flushed the neighbours already. */
+	if (status == 0 && ip->joined && ip->pin && ip->pin != ib_active_port())
+		neigh_flush_all(ip);
 	if (status < 0) {
 		if (ip->nd.link_up)
 			kprintf("%s: link down (broadcast group membership lost)\n", ip->nd.name);
@@ -517,21 +545,21 @@ err:
 
 static void ipoib_port_up(struct ib_port *port)
 {
-	struct ipoib *ip = the_ipoib;
-
-	if (!ip)
-		return;
-	if (ip->port && ip->port != port)
-		ipoib_detach(ip);
-	if (!ip->port)
-		(void)ipoib_attach(ip, port);
+	for (struct ipoib *ip = ipoib_list; ip; ip = ip->next) {
+		if (ip->pin)
+			continue;
+		if (ip->port && ip->port != port)
+			ipoib_detach(ip);
+		if (!ip->port)
+			(void)ipoib_attach(ip, port);
+	}
 }
 
 static void ipoib_port_down(struct ib_port *port)
 {
-	struct ipoib *ip = the_ipoib;
-
-	if (ip && ip->port == port) {
+	for (struct ipoib *ip = ipoib_list; ip; ip = ip->next) {
+		if (ip->pin || ip->port != port)
+			continue;
 		if (ip->nd.link_up)
 			kprintf("%s: link down\n", ip->nd.name);
 		ipoib_detach(ip);
@@ -540,11 +568,10 @@ static void ipoib_port_down(struct ib_port *port)
 
 static void ipoib_reregister(struct ib_port *port)
 {
-	struct ipoib *ip = the_ipoib;
-
 	/* Paths may have changed with the SM: resolve every neighbour again on demand. */
-	if (ip && ip->port == port)
-		neigh_flush_all(ip);
+	for (struct ipoib *ip = ipoib_list; ip; ip = ip->next)
+		if (ip->port == port)
+			neigh_flush_all(ip);
 }
 
 static struct ib_ulp ipoib_ulp = {
@@ -554,37 +581,76 @@ static struct ib_ulp ipoib_ulp = {
 	.reregister = ipoib_reregister,
 };
 
-void ipoib_init(void)
+struct ipoib *ipoib_from_netdev(struct net_device *nd)
 {
-	struct ipoib *ip;
+	return nd && nd->ops == &ipoib_netdev_ops ? nd->priv : NULL;
+}
 
-	if (the_ipoib)
-		return;
-	ip = kzalloc(sizeof(*ip));
+struct ipoib *ipoib_create(const char *name, struct ib_port *port)
+{
+	struct ipoib *ip = kzalloc(sizeof(*ip));
+	struct ipoib **pp = &ipoib_list;
+	size_t n = strnlen(name, sizeof(ip->nd.name) - 1);
+
 	if (!ip) {
 		kprintf("ipoib: out of memory\n");
-		return;
+		return NULL;
 	}
-	memcpy(ip->nd.name, "ib0", 4);
+	memcpy(ip->nd.name, name, n);
 	ip->nd.ops = &ipoib_netdev_ops;
 	ip->nd.priv = ip;
 	ip->nd.ll_addr_len = IPOIB_ALEN;
 	ip->nd.ll_type = IPOIB_ARPHRD;
 	ip->nd.mtu = 2048 - IPOIB_HDR_LEN;
-	the_ipoib = ip;
+	ip->pin = port;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = ip;
 	netdev_register(&ip->nd);
-	ib_ulp_register(&ipoib_ulp);
+	if (port) {
+		ipoib_follow_pin(ip);
+	} else if (ulp_registered) {
+		if (ib_active_port())
+			(void)ipoib_attach(ip, ib_active_port());
+	}
+	/* The ULP hears about the chosen port (and reports one that is chosen already). */
+	if (!ulp_registered) {
+		ulp_registered = true;
+		ib_ulp_register(&ipoib_ulp);
+	}
+	return ip;
+}
+
+void ipoib_destroy(struct ipoib *ip)
+{
+	if (!ip)
+		return;
+	for (struct ipoib **pp = &ipoib_list; *pp; pp = &(*pp)->next) {
+		if (*pp == ip) {
+			*pp = ip->next;
+			break;
+		}
+	}
+	if (!ipoib_list && ulp_registered) {
+		ib_ulp_unregister(&ipoib_ulp);
+		ulp_registered = false;
+	}
+	ipoib_detach(ip);
+	netdev_unregister(&ip->nd);
+	kfree(ip->nd.lease);
+	kfree(ip);
+}
+
+void ipoib_init(void)
+{
+	for (struct ipoib *ip = ipoib_list; ip; ip = ip->next)
+		if (!ip->pin)
+			return;
+	(void)ipoib_create("ib0", NULL);
 }
 
 void ipoib_exit(void)
 {
-	struct ipoib *ip = the_ipoib;
-
-	if (!ip)
-		return;
-	ib_ulp_unregister(&ipoib_ulp);
-	ipoib_detach(ip);
-	netdev_unregister(&ip->nd);
-	the_ipoib = NULL;
-	kfree(ip);
+	while (ipoib_list)
+		ipoib_destroy(ipoib_list);
 }

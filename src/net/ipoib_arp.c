@@ -3,12 +3,12 @@
 #include <ibboot/ipoib.h>
 #include <ibboot/errno.h>
 #include <ibboot/string.h>
-#include <ibboot/wire/bytes.h>
+#include <ibboot/byteorder.h>
 
 void ipoib_addr_make(uint8_t out[IPOIB_ALEN], uint32_t qpn, const union ib_gid *gid)
 {
 	out[0] = 0;   /* flags: no connected mode (RFC 4755 bits stay clear in UD mode) */
-	iblib_put_be24(out + 1, qpn & IB_QPN_MASK);
+	put_be24(out + 1, qpn & IB_QPN_MASK);
 	memcpy(out + 4, gid->raw, IB_GID_LEN);
 }
 
@@ -23,7 +23,7 @@ int ipoib_parse_header(const uint8_t *buf, size_t len, uint16_t *ethertype, cons
 		return -EINVAL;
 	}
 	/* The reserved half is ignored on receive (RFC 4391 §6). */
-	*ethertype = iblib_get_be16(buf);
+	*ethertype = get_be16(buf);
 	return 0;
 }
 
@@ -38,11 +38,11 @@ int ipoib_arp_parse(const uint8_t *buf, size_t len, struct ipoib_arp *out, const
 		*why = "shorter than an IPoIB ARP packet (56 bytes)";
 		return -EINVAL;
 	}
-	if (iblib_get_be16(buf) != IPOIB_ARPHRD) {
+	if (get_be16(buf) != IPOIB_ARPHRD) {
 		*why = "ARP hardware type is not InfiniBand (32)";
 		return -EINVAL;
 	}
-	if (iblib_get_be16(buf + 2) != ETHERTYPE_IPV4 || buf[5] != 4) {
+	if (get_be16(buf + 2) != ETHERTYPE_IPV4 || buf[5] != 4) {
 		*why = "ARP for a protocol other than IPv4";
 		return -EINVAL;
 	}
@@ -50,16 +50,16 @@ int ipoib_arp_parse(const uint8_t *buf, size_t len, struct ipoib_arp *out, const
 		*why = "ARP hardware address length is not 20";
 		return -EINVAL;
 	}
-	op = iblib_get_be16(buf + 6);
+	op = get_be16(buf + 6);
 	if (op != ARP_OP_REQUEST && op != ARP_OP_REPLY) {
 		*why = "ARP operation is neither request nor reply";
 		return -EINVAL;
 	}
 	out->op = op;
 	memcpy(out->sha, buf + 8, IPOIB_ALEN);
-	out->spa = iblib_get_be32(buf + 28);
+	out->spa = get_be32(buf + 28);
 	memcpy(out->tha, buf + 32, IPOIB_ALEN);
-	out->tpa = iblib_get_be32(buf + 52);
+	out->tpa = get_be32(buf + 52);
 	return 0;
 }
 
@@ -67,14 +67,14 @@ int ipoib_arp_build(uint8_t *buf, size_t size, const struct ipoib_arp *arp)
 {
 	if (size < IPOIB_ARP_LEN)
 		return -ERANGE;
-	iblib_put_be16(buf, IPOIB_ARPHRD);
-	iblib_put_be16(buf + 2, ETHERTYPE_IPV4);
+	put_be16(buf, IPOIB_ARPHRD);
+	put_be16(buf + 2, ETHERTYPE_IPV4);
 	buf[4] = IPOIB_ALEN;
 	buf[5] = 4;
-	iblib_put_be16(buf + 6, arp->op);
+	put_be16(buf + 6, arp->op);
 	memcpy(buf + 8, arp->sha, IPOIB_ALEN);
-	iblib_put_be32(buf + 28, arp->spa);
+	put_be32(buf + 28, arp->spa);
 	memcpy(buf + 32, arp->tha, IPOIB_ALEN);
-	iblib_put_be32(buf + 52, arp->tpa);
+	put_be32(buf + 52, arp->tpa);
 	return IPOIB_ARP_LEN;
 }

@@ -1,31 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /* IPv4 (RFC 791): parse and check, deliver to the protocol handlers, route and send. */
 #include <ibboot/ipv4.h>
+#include <ibboot/byteorder.h>
 #include <ibboot/console.h>
 #include <ibboot/errno.h>
 #include <ibboot/string.h>
-#include <ibboot/wire/bytes.h>
 
 #define IPV4_MAX_PROTOS 4
 
+/* The handlers of the protocols above IPv4 (a registry of code, the same for every interface). */
 static struct {
 	uint8_t proto;
 	ipv4_proto_fn fn;
 } protos[IPV4_MAX_PROTOS];
-static uint16_t next_id = 1;
 
-uint16_t ip_checksum(const void *data, size_t len)
+uint16_t ipv4_pseudo_sum(uint32_t src, uint32_t dst, uint8_t proto, size_t len)
 {
-	const uint8_t *p = data;
-	uint32_t sum = 0;
+	uint8_t ph[12];
 
-	for (; len > 1; p += 2, len -= 2)
-		sum += (uint32_t)(p[0] << 8 | p[1]);
-	if (len)
-		sum += (uint32_t)(p[0] << 8);
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
+	put_be32(ph, src);
+	put_be32(ph + 4, dst);
+	ph[8] = 0;
+	ph[9] = proto;
+	put_be16(ph + 10, (uint16_t)len);
+	return csum_partial(ph, sizeof(ph), 0);
 }
 
 char *ipv4_ntoa(uint32_t a, char buf[16])
@@ -74,7 +72,7 @@ int ipv4_parse(const uint8_t *buf, size_t len, struct ipv4_packet *out, const ch
 		return -EINVAL;
 	}
 	ihl = (size_t)(buf[0] & 15) * 4;
-	total = iblib_get_be16(buf + 2);
+	total = get_be16(buf + 2);
 	if (ihl < IPV4_HDR_LEN || ihl > len) {
 		*why = "bad header length";
 		return -EINVAL;
@@ -87,17 +85,17 @@ int ipv4_parse(const uint8_t *buf, size_t len, struct ipv4_packet *out, const ch
 		*why = "bad header checksum";
 		return -EINVAL;
 	}
-	frag = iblib_get_be16(buf + 6);
+	frag = get_be16(buf + 6);
 	if (frag & 0x3fff) {   /* MF set or a non-zero offset (RFC 791 §3.1) */
 		*why = "fragmented (reassembly is not supported)";
 		return -ENOTSUP;
 	}
 	out->tos = buf[1];
-	out->id = iblib_get_be16(buf + 4);
+	out->id = get_be16(buf + 4);
 	out->ttl = buf[8];
 	out->proto = buf[9];
-	out->src = iblib_get_be32(buf + 12);
-	out->dst = iblib_get_be32(buf + 16);
+	out->src = get_be32(buf + 12);
+	out->dst = get_be32(buf + 16);
 	out->hdr_len = ihl;
 	out->payload = buf + ihl;
 	out->payload_len = total - ihl;
@@ -123,7 +121,7 @@ void ipv4_rx(struct net_device *nd, const uint8_t *data, size_t len)
 		nd->stats.rx_dropped++;
 		if (rc == -ENOTSUP && len >= IPV4_HDR_LEN)
 			kprintf("%s: IPv4 packet from %s dropped: %s\n", nd->name,
-				ipv4_ntoa(iblib_get_be32(data + 12), a), why);
+				ipv4_ntoa(get_be32(data + 12), a), why);
 		return;
 	}
 	if (!is_for_us(nd, ip.dst)) {
@@ -171,6 +169,23 @@ int ipv4_configure(struct net_device *nd, uint32_t addr, uint32_t netmask, uint3
 	return 0;
 }
 
+struct net_device *ipv4_route(uint32_t dst)
+{
+	struct net_device *gw = NULL, *any = NULL;
+
+	for (struct net_device *nd = netdev_first(); nd; nd = nd->next) {
+		if (!nd->ip_addr)
+			continue;
+		if (nd->netmask && (dst & nd->netmask) == (nd->ip_addr & nd->netmask))
+			return nd;
+		if (nd->gateway && !gw)
+			gw = nd;
+		if (!any)
+			any = nd;
+	}
+	return gw ? gw : any;
+}
+
 struct net_buf *ipv4_alloc(struct net_device *nd)
 {
 	struct net_buf *nb = nd->ops->alloc_tx(nd);
@@ -212,14 +227,14 @@ int ipv4_tx(struct net_device *nd, struct net_buf *nb, uint32_t dst, uint8_t pro
 	}
 	h[0] = 0x45;
 	h[1] = 0;
-	iblib_put_be16(h + 2, (uint16_t)nb->len);
-	iblib_put_be16(h + 4, next_id++);
-	iblib_put_be16(h + 6, 0x4000);   /* DF: we never fragment */
+	put_be16(h + 2, (uint16_t)nb->len);
+	put_be16(h + 4, nd->ip_id++);
+	put_be16(h + 6, 0x4000);   /* DF: we never fragment */
 	h[8] = IPV4_DEFAULT_TTL;
 	h[9] = proto;
-	iblib_put_be16(h + 10, 0);
-	iblib_put_be32(h + 12, nd->ip_addr);
-	iblib_put_be32(h + 16, dst);
-	iblib_put_be16(h + 10, ip_checksum(h, IPV4_HDR_LEN));
+	put_be16(h + 10, 0);
+	put_be32(h + 12, nd->ip_addr);
+	put_be32(h + 16, dst);
+	put_be16(h + 10, ip_checksum(h, IPV4_HDR_LEN));
 	return nd->ops->transmit(nd, nb, ETHERTYPE_IPV4, next_hop, flags);
 }

@@ -8,23 +8,27 @@
 
 NET_SRCS       := $(wildcard src/net/infiniband/*.c) $(wildcard src/net/*.c)
 NET_IBLIB_SRCS := src/net/infiniband/wire/mad.c src/net/infiniband/wire/packet.c src/net/infiniband/wire/crc.c
-# This fragment's own tests build only the IB core, IPoIB and IPv4/ICMP (the layers above have
-# their own fragments), so work in progress there never breaks check-ibcore.
+# Core utilities the stack uses (the image and the hosted program have them in CORE_SRCS; the
+# stack's own test programs link them from here).
+NET_CORE_SRCS  := src/core/checksum.c src/core/hex.c
+# This fragment's own tests build only the IB core, IPoIB, IPv4/ICMP and UDP (the layers above
+# have their own fragments), so work in progress there never breaks check-ibcore.
 IBCORE_SRCS    := $(wildcard src/net/infiniband/*.c) \
-		  $(addprefix src/net/,netdev.c ipoib.c ipoib_arp.c ipv4.c icmp.c net_commands.c)
+		  $(addprefix src/net/,netdev.c ipoib.c ipoib_arp.c ipv4.c icmp.c udp.c net_commands.c)
 NET_CFLAGS     :=
 NET_HDRS       := $(wildcard src/include/ibboot/*.h src/include/ibboot/wire/*.h src/net/infiniband/*.h \
 		   src/tests/fakes/*.h src/tests/framework/test.h)
 NET_TEST_SRCS  := src/tests/unit/net/infiniband/test_ib_core.c \
 		  src/tests/unit/net/infiniband/test_ib_parsers.c src/tests/unit/net/test_ipoib.c \
+		  src/tests/unit/net/test_two_interfaces.c \
 		  src/tests/fakes/net_test_env.c \
 		  src/tests/fakes/ib_fixture.c \
 		  src/tests/fakes/fake_ibdev.c src/tests/framework/test_runner.c
 
-bin/tests/ibcore: $(IBCORE_SRCS) $(NET_IBLIB_SRCS) $(NET_TEST_SRCS) $(NET_HDRS) $(PRM_H)
+bin/tests/ibcore: $(IBCORE_SRCS) $(NET_IBLIB_SRCS) $(NET_CORE_SRCS) $(NET_TEST_SRCS) $(NET_HDRS) $(PRM_H)
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(NET_CFLAGS) -Isrc/tests/framework -Isrc/tests/fakes -o $@ \
-		$(IBCORE_SRCS) $(NET_IBLIB_SRCS) $(NET_TEST_SRCS)
+		$(IBCORE_SRCS) $(NET_IBLIB_SRCS) $(NET_CORE_SRCS) $(NET_TEST_SRCS)
 
 # Proof that the firmware half builds freestanding (no libc headers at all).
 NET_FREESTANDING_OBJS := $(patsubst src/net/%.c,build/ibcore/freestanding/%.o,$(IBCORE_SRCS))
@@ -35,11 +39,11 @@ build/ibcore/freestanding/%.o: src/net/%.c $(NET_HDRS)
 		-c -o $@ $<
 
 # Writes ib0's wire traffic as a pcap for the tshark cross-check (src/tests/unit/net/tshark-check.sh).
-build/ibcore/ipoib-pcap: src/tests/unit/net/pcap_ipoib.c $(IBCORE_SRCS) $(NET_IBLIB_SRCS) $(NET_HDRS) \
+build/ibcore/ipoib-pcap: src/tests/unit/net/pcap_ipoib.c $(IBCORE_SRCS) $(NET_IBLIB_SRCS) $(NET_CORE_SRCS) $(NET_HDRS) \
 		src/tests/fakes/net_test_env.c src/tests/fakes/fake_ibdev.c
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(NET_CFLAGS) -Isrc/tests/framework -Isrc/tests/fakes -o $@ $< \
-		$(IBCORE_SRCS) $(NET_IBLIB_SRCS) src/tests/fakes/net_test_env.c src/tests/fakes/fake_ibdev.c
+		$(IBCORE_SRCS) $(NET_IBLIB_SRCS) $(NET_CORE_SRCS) src/tests/fakes/net_test_env.c src/tests/fakes/fake_ibdev.c
 
 # libFuzzer targets: one per parser family (src/tests/fuzz/<name>/fuzz_<name>.c).
 NET_FUZZ_CC    ?= clang
@@ -47,12 +51,12 @@ NET_FUZZ_NAMES := parsers stack
 NET_FUZZ_BINS  := $(patsubst %,build/ibcore/fuzz-%,$(NET_FUZZ_NAMES))
 NET_HAVE_CLANG := $(shell command -v $(NET_FUZZ_CC) >/dev/null 2>&1 && echo yes)
 NET_FUZZ_RUNS  ?= 100000
-build/ibcore/fuzz-%: src/tests/fuzz/$$*/fuzz_$$*.c $(IBCORE_SRCS) $(NET_IBLIB_SRCS) $(NET_HDRS) \
+build/ibcore/fuzz-%: src/tests/fuzz/$$*/fuzz_$$*.c $(IBCORE_SRCS) $(NET_IBLIB_SRCS) $(NET_CORE_SRCS) $(NET_HDRS) \
 		src/tests/fakes/net_test_env.c src/tests/fakes/fake_ibdev.c
 	@mkdir -p $(@D)
 	$(NET_FUZZ_CC) -std=c11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
 		-fsanitize=fuzzer,address,undefined -Isrc/include -Ibuild/include $(NET_CFLAGS) \
-		-Isrc/tests/framework -Isrc/tests/fakes -o $@ $< $(IBCORE_SRCS) $(NET_IBLIB_SRCS) src/tests/fakes/net_test_env.c \
+		-Isrc/tests/framework -Isrc/tests/fakes -o $@ $< $(IBCORE_SRCS) $(NET_IBLIB_SRCS) $(NET_CORE_SRCS) src/tests/fakes/net_test_env.c \
 		src/tests/fakes/fake_ibdev.c
 
 .PHONY: check-ibcore fuzz-ibcore
@@ -82,11 +86,11 @@ FUZZ_TARGETS  += fuzz-ibcore
 CLEAN_FILES   += build/ibcore
 
 # Instructions per packet (callgrind), make bench.
-build/ibcore/ibcore-bench: src/tests/bench/bench_ibcore.c $(IBCORE_SRCS) $(NET_IBLIB_SRCS) $(NET_HDRS) \
+build/ibcore/ibcore-bench: src/tests/bench/bench_ibcore.c $(IBCORE_SRCS) $(NET_IBLIB_SRCS) $(NET_CORE_SRCS) $(NET_HDRS) \
 		src/tests/fakes/net_test_env.c src/tests/fakes/fake_ibdev.c
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) $(NET_CFLAGS) -Isrc/tests/framework -Isrc/tests/fakes -o $@ $< $(IBCORE_SRCS) \
-		$(NET_IBLIB_SRCS) src/tests/fakes/net_test_env.c src/tests/fakes/fake_ibdev.c
+		$(NET_IBLIB_SRCS) $(NET_CORE_SRCS) src/tests/fakes/net_test_env.c src/tests/fakes/fake_ibdev.c
 
 .PHONY: bench-ibcore
 bench-ibcore: build/ibcore/ibcore-bench

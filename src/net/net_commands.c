@@ -4,6 +4,7 @@
  * table (src/core) lists net_commands[]; everything here works through the public APIs.
  */
 #include <ibboot/net_commands.h>
+#include <ibboot/config.h>
 #include <ibboot/ib_ulp.h>
 #include <ibboot/ipoib.h>
 #include <ibboot/ipv4.h>
@@ -11,8 +12,6 @@
 #include <ibboot/errno.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
-
-#define LINK_WAIT_PROGRESS_MS 10000u
 
 int net_wait_link(struct net_device *nd, unsigned timeout_ms)
 {
@@ -69,7 +68,7 @@ int net_ping(struct net_device *nd, uint32_t dst, unsigned count, unsigned timeo
 	memset(&p, 0, sizeof(p));
 	p.dst = dst;
 	p.count = count > PING_MAX ? PING_MAX : count;
-	icmp_set_reply_handler(ping_reply, &p);
+	icmp_set_reply_handler(nd, ping_reply, &p);
 	for (unsigned seq = 1; seq <= p.count && rc == 0; seq++) {
 		p.sent_ms[seq] = clock_ms();
 		rc = icmp_send_echo(nd, dst, PING_ID, (uint16_t)seq, 56);
@@ -84,7 +83,7 @@ int net_ping(struct net_device *nd, uint32_t dst, unsigned count, unsigned timeo
 	/* the last chance for late replies */
 	for (uint64_t start = clock_ms(); p.received < p.count && clock_ms() - start < timeout_ms;)
 		net_poll();
-	icmp_set_reply_handler(NULL, NULL);
+	icmp_set_reply_handler(nd, NULL, NULL);
 	kprintf("ping %s: %u sent, %u received\n", ipv4_ntoa(dst, a), p.count, p.received);
 	if (rc < 0)
 		return rc;

@@ -10,10 +10,16 @@ static struct net_device *netdev_list;
 
 void netdev_register(struct net_device *nd)
 {
+	struct net_device **pp = &netdev_list;
+
 	if (nd->registered)
 		return;
-	nd->next = netdev_list;
-	netdev_list = nd;
+	while (*pp)
+		pp = &(*pp)->next;
+	nd->next = NULL;
+	*pp = nd;
+	if (!nd->ip_id)
+		nd->ip_id = 1;   /* the first datagram's Identification, as it always was */
 	nd->registered = true;
 }
 

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* TCP client (RFC 9293) with RFC 7323 window scaling, RFC 6298 RTO, RFC 5681 fast retransmit. */
 #include <ibboot/tcp.h>
+#include <ibboot/byteorder.h>
+#include <ibboot/config.h>
 #include <ibboot/console.h>
 #include <ibboot/dma.h>
 #include <ibboot/errno.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
 #include <ibboot/udp.h>
-#include <ibboot/wire/bytes.h>
 
 #define TCP_EPHEMERAL_FIRST 49152u   /* RFC 6335 §6 */
 #define TCP_OPT_EOL     0
@@ -20,6 +21,7 @@
 #define TCP_MAX_WSCALE  14           /* RFC 7323 §2.3 */
 #define TCP_CHALLENGE_ACKS_PER_S 10  /* RFC 5961 §7: rate-limit challenge ACKs */
 
+/* Connections of every interface, each bound to the one it was opened on. */
 static struct tcp_conn *conns;
 static bool registered;
 static uint32_t iss_secret;
@@ -37,45 +39,20 @@ const char *tcp_state_name(enum tcp_state s)
 void tcp_config_default(struct tcp_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->syn_retries = 6;
-	cfg->data_retries = 10;
-	/* RFC 6298 §2.4 asks for a 1 s floor; §2.4 also allows less, and on a fabric the RTT is
-	 * microseconds: 200 ms (as Linux) keeps a lost segment from stalling a boot for seconds. */
-	cfg->rto_min_ms = 200;
-	cfg->rto_max_ms = 10000;
-	cfg->rto_initial_ms = 1000;   /* RFC 6298 §2.1 */
-	cfg->time_wait_ms = 500;
-	cfg->delack_ms = 20;
+	cfg->syn_retries = TCP_SYN_RETRIES;
+	cfg->data_retries = TCP_DATA_RETRIES;
+	cfg->rto_min_ms = TCP_RTO_MIN_MS;
+	cfg->rto_max_ms = TCP_RTO_MAX_MS;
+	cfg->rto_initial_ms = TCP_RTO_INITIAL_MS;
+	cfg->time_wait_ms = TCP_TIME_WAIT_MS;
+	cfg->delack_ms = TCP_DELACK_MS;
 }
 
 /* ---- checksums and parsing ---- */
 
-static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t len)
-{
-	for (; len > 1; p += 2, len -= 2)
-		sum += (uint32_t)(p[0] << 8 | p[1]);
-	if (len)
-		sum += (uint32_t)(p[0] << 8);
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return sum;
-}
-
-static uint32_t pseudo_sum(uint32_t src, uint32_t dst, size_t len)
-{
-	uint8_t ph[12];
-
-	iblib_put_be32(ph, src);
-	iblib_put_be32(ph + 4, dst);
-	ph[8] = 0;
-	ph[9] = IP_PROTO_TCP;
-	iblib_put_be16(ph + 10, (uint16_t)len);
-	return csum_add(0, ph, sizeof(ph));
-}
-
 uint16_t tcp_checksum(uint32_t src, uint32_t dst, const uint8_t *seg, size_t len)
 {
-	return (uint16_t)~csum_add(pseudo_sum(src, dst, len), seg, len);
+	return csum_finish(csum_partial(seg, len, ipv4_pseudo_sum(src, dst, IP_PROTO_TCP, len)));
 }
 
 int tcp_parse_options(const uint8_t *opt, size_t len, struct tcp_segment *out, const char **why)
@@ -107,7 +84,7 @@ int tcp_parse_options(const uint8_t *opt, size_t len, struct tcp_segment *out, c
 				return -EINVAL;
 			}
 			out->has_mss = true;
-			out->mss = iblib_get_be16(opt + i + 2);
+			out->mss = get_be16(opt + i + 2);
 			break;
 		case TCP_OPT_WSCALE:
 			if (olen != 3) {
@@ -127,8 +104,8 @@ int tcp_parse_options(const uint8_t *opt, size_t len, struct tcp_segment *out, c
 				return -EINVAL;
 			}
 			out->has_timestamps = true;
-			out->tsval = iblib_get_be32(opt + i + 2);
-			out->tsecr = iblib_get_be32(opt + i + 6);
+			out->tsval = get_be32(opt + i + 2);
+			out->tsecr = get_be32(opt + i + 6);
 			break;
 		default:
 			break;   /* RFC 9293 §3.1: unknown options are skipped by their length */
@@ -164,12 +141,12 @@ int tcp_parse(const uint8_t *buf, size_t len, uint32_t src, uint32_t dst,
 		*why = "bad TCP checksum";
 		return -EINVAL;
 	}
-	out->sport = iblib_get_be16(buf);
-	out->dport = iblib_get_be16(buf + 2);
-	out->seq = iblib_get_be32(buf + 4);
-	out->ack = iblib_get_be32(buf + 8);
+	out->sport = get_be16(buf);
+	out->dport = get_be16(buf + 2);
+	out->seq = get_be32(buf + 4);
+	out->ack = get_be32(buf + 8);
 	out->flags = buf[13] & 0x3f;
-	out->window = iblib_get_be16(buf + 14);
+	out->window = get_be16(buf + 14);
 	out->hdr_len = hl;
 	if (tcp_parse_options(buf + TCP_HDR_LEN, hl - TCP_HDR_LEN, out, why) < 0)
 		return -EINVAL;
@@ -180,10 +157,12 @@ int tcp_parse(const uint8_t *buf, size_t len, uint32_t src, uint32_t dst,
 
 /* ---- connection table ---- */
 
-static struct tcp_conn *find_conn(uint32_t remote, uint16_t rport, uint16_t lport)
+static struct tcp_conn *find_conn(const struct net_device *nd, uint32_t remote, uint16_t rport,
+				  uint16_t lport)
 {
 	for (struct tcp_conn *c = conns; c; c = c->next)
-		if (c->local_port == lport && c->remote_port == rport && c->remote_ip == remote)
+		if (c->local_port == lport && c->remote_port == rport && c->remote_ip == remote &&
+		    c->nd == nd)
 			return c;
 	return NULL;
 }
@@ -282,18 +261,18 @@ static int xmit(struct tcp_conn *c, uint32_t seq, uint8_t flags, const uint8_t *
 	}
 	/* RFC 7323 §2.2: the window of a SYN is never scaled. */
 	wnd = flags & TCP_SYN ? MIN(rcv_window(c), 65535u) : rcv_window(c) >> c->rcv_wscale;
-	iblib_put_be16(h, c->local_port);
-	iblib_put_be16(h + 2, c->remote_port);
-	iblib_put_be32(h + 4, seq);
-	iblib_put_be32(h + 8, flags & TCP_ACK ? c->rcv_nxt : 0);
+	put_be16(h, c->local_port);
+	put_be16(h + 2, c->remote_port);
+	put_be32(h + 4, seq);
+	put_be32(h + 8, flags & TCP_ACK ? c->rcv_nxt : 0);
 	h[12] = (uint8_t)((TCP_HDR_LEN + opt_len) / 4) << 4;
 	h[13] = flags;
-	iblib_put_be16(h + 14, (uint16_t)MIN(wnd, 65535u));
-	iblib_put_be32(h + 16, 0);   /* checksum, urgent pointer */
+	put_be16(h + 14, (uint16_t)MIN(wnd, 65535u));
+	put_be32(h + 16, 0);   /* checksum, urgent pointer */
 	if (flags & TCP_SYN) {
 		h[20] = TCP_OPT_MSS;
 		h[21] = 4;
-		iblib_put_be16(h + 22, c->rcv_mss);
+		put_be16(h + 22, c->rcv_mss);
 		h[24] = TCP_OPT_NOP;
 		h[25] = TCP_OPT_WSCALE;
 		h[26] = 3;
@@ -310,8 +289,8 @@ static int xmit(struct tcp_conn *c, uint32_t seq, uint8_t flags, const uint8_t *
 		o[2] = TCP_OPT_SACK;
 		o[3] = (uint8_t)(2 + 8 * n_sack);
 		for (unsigned i = 0; i < n_sack; i++) {
-			iblib_put_be32(o + 4 + 8 * i, c->sack[i].start);
-			iblib_put_be32(o + 8 + 8 * i, c->sack[i].end);
+			put_be32(o + 4 + 8 * i, c->sack[i].start);
+			put_be32(o + 8 + 8 * i, c->sack[i].end);
 		}
 	}
 	if ((flags & TCP_SYN) || c->ts_ok) {
@@ -321,12 +300,12 @@ static int xmit(struct tcp_conn *c, uint32_t seq, uint8_t flags, const uint8_t *
 		o[0] = o[1] = TCP_OPT_NOP;
 		o[2] = TCP_OPT_TS;
 		o[3] = 10;
-		iblib_put_be32(o + 4, (uint32_t)clock_ms());
-		iblib_put_be32(o + 8, flags & TCP_ACK ? c->ts_recent : 0);
+		put_be32(o + 4, (uint32_t)clock_ms());
+		put_be32(o + 8, flags & TCP_ACK ? c->ts_recent : 0);
 	}
 	if (len)
 		memcpy(h + TCP_HDR_LEN + opt_len, data, len);
-	iblib_put_be16(h + 16, tcp_checksum(c->local_ip, c->remote_ip, h,
+	put_be16(h + 16, tcp_checksum(c->local_ip, c->remote_ip, h,
 					    TCP_HDR_LEN + opt_len + len));
 	rc = ipv4_tx(c->nd, nb, c->remote_ip, IP_PROTO_TCP);
 	if (rc < 0)
@@ -452,6 +431,8 @@ int tcp_connect(struct tcp_conn *c, struct net_device *nd, uint32_t dst, uint16_
 	uint64_t now = clock_ms();
 	int rc;
 
+	if (!nd)
+		nd = ipv4_route(dst);
 	if (!c || !nd || !rx || !dport || c->listed)
 		return -EINVAL;
 	memset(c, 0, sizeof(*c));
@@ -678,13 +659,13 @@ static void send_bare_rst(struct net_device *nd, uint32_t src, uint32_t dst, uin
 		return;
 	}
 	memset(h, 0, TCP_HDR_LEN);
-	iblib_put_be16(h, sport);
-	iblib_put_be16(h + 2, dport);
-	iblib_put_be32(h + 4, seq);
-	iblib_put_be32(h + 8, ack);
+	put_be16(h, sport);
+	put_be16(h + 2, dport);
+	put_be32(h + 4, seq);
+	put_be32(h + 8, ack);
 	h[12] = (TCP_HDR_LEN / 4) << 4;
 	h[13] = flags;
-	iblib_put_be16(h + 16, tcp_checksum(src, dst, h, TCP_HDR_LEN));
+	put_be16(h + 16, tcp_checksum(src, dst, h, TCP_HDR_LEN));
 	ipv4_tx(nd, nb, dst, IP_PROTO_TCP);
 }
 
@@ -1114,8 +1095,8 @@ void tcp_rx(struct net_device *nd, const struct ipv4_packet *ip)
 
 	if (tcp_parse(ip->payload, ip->payload_len, ip->src, ip->dst, &s, NULL) < 0)
 		return;
-	c = find_conn(ip->src, s.sport, s.dport);
-	if (!c || c->state == TCP_CLOSED || (c->nd && c->nd != nd)) {
+	c = find_conn(nd, ip->src, s.sport, s.dport);
+	if (!c || c->state == TCP_CLOSED) {
 		if (!(s.flags & TCP_RST))
 			send_reset_for(nd, ip, &s);
 		return;

@@ -8,7 +8,8 @@
 #   make check-tcp, fuzz-tcp, bench-tcp
 
 TCP_CFLAGS    := $(HOST_CFLAGS) $(SAN_FLAGS) $(NET_CFLAGS) -Isrc/tests/framework -Isrc/tests/fakes
-TCP_LIB_SRCS  := $(NET_SRCS) $(NET_IBLIB_SRCS) src/tests/fakes/net_test_env.c src/tests/fakes/fake_ibdev.c
+TCP_LIB_SRCS  := $(NET_SRCS) $(NET_IBLIB_SRCS) $(NET_CORE_SRCS) src/tests/fakes/net_test_env.c \
+		 src/tests/fakes/fake_ibdev.c
 TCP_LIB_OBJS  := $(patsubst %.c,build/tcp/san/%.o,$(TCP_LIB_SRCS))
 TCP_UNIT_SRCS := src/tests/unit/net/test_tcp.c src/tests/unit/net/test_http.c src/tests/fakes/tcp_peer.c \
 		 src/tests/framework/test_runner.c
@@ -27,11 +28,13 @@ build/tcp/opt/src/net/http_client.o: HOST_CFLAGS += $(IBBOOT_VERSION_DEF)
 build/tcp/tcp-unit: $(TCP_UNIT_OBJS) $(TCP_LIB_OBJS)
 	$(HOST_CC) $(SAN_FLAGS) -o $@ $^
 
-build/tcp/tun-http: build/tcp/san/src/tests/e2e/tun/tun_http.o $(TCP_LIB_OBJS)
+build/tcp/tun-http: build/tcp/san/src/tests/e2e/tun/tun_http.o build/tcp/san/src/tests/fakes/tun_netdev.o \
+		$(TCP_LIB_OBJS)
 	$(HOST_CC) $(SAN_FLAGS) -o $@ $^
 
 # The bench build: same code without sanitizers.
-TCP_BENCH_OBJS := $(patsubst %.c,build/tcp/opt/%.o,$(TCP_LIB_SRCS) src/tests/e2e/tun/tun_http.c)
+TCP_BENCH_OBJS := $(patsubst %.c,build/tcp/opt/%.o,$(TCP_LIB_SRCS) src/tests/e2e/tun/tun_http.c \
+		  src/tests/fakes/tun_netdev.c)
 build/tcp/opt/%.o: %.c | $(PRM_H)
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) $(NET_CFLAGS) -Isrc/tests/framework -Isrc/tests/fakes -MMD -MP -c -o $@ $<
@@ -40,6 +43,7 @@ build/tcp/tun-http-opt: $(TCP_BENCH_OBJS)
 	$(HOST_CC) -o $@ $^
 
 -include $(TCP_LIB_OBJS:.o=.d) $(TCP_UNIT_OBJS:.o=.d) build/tcp/san/src/tests/e2e/tun/tun_http.d \
+	build/tcp/san/src/tests/fakes/tun_netdev.d \
 	$(TCP_BENCH_OBJS:.o=.d)
 
 # libFuzzer: the stack compiled once with clang, one small target per parser.

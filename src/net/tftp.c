@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* TFTP client: RFC 1350 read requests with RFC 2347/2348/2349/7440 options. */
 #include <ibboot/tftp.h>
+#include <ibboot/byteorder.h>
+#include <ibboot/config.h>
 #include <ibboot/console.h>
 #include <ibboot/errno.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
-#include <ibboot/wire/bytes.h>
 
 /* RFC 1350 §5 error codes we send. */
 #define TFTP_ERR_DISK_FULL   3
@@ -118,7 +119,7 @@ int tftp_parse_error(const uint8_t *p, size_t len, uint16_t *code, char *msg, si
 
 	if (len < 2 || !msg_size)
 		return -EINVAL;
-	*code = iblib_get_be16(p);
+	*code = get_be16(p);
 	p += 2;
 	len -= 2;
 	/* Shown verbatim, but only printable ASCII reaches the console. */
@@ -145,8 +146,8 @@ static void send_error(struct tftp_client *c, uint16_t port, uint16_t code, cons
 	uint8_t pkt[TFTP_HDR_LEN + 64];
 	size_t n = strnlen(msg, 63);
 
-	iblib_put_be16(pkt, TFTP_ERROR);
-	iblib_put_be16(pkt + 2, code);
+	put_be16(pkt, TFTP_ERROR);
+	put_be16(pkt + 2, code);
 	memcpy(pkt + 4, msg, n);
 	pkt[4 + n] = 0;
 	send_to(c, port, pkt, TFTP_HDR_LEN + n + 1);
@@ -156,8 +157,8 @@ static void send_ack(struct tftp_client *c)
 {
 	uint8_t pkt[TFTP_HDR_LEN];
 
-	iblib_put_be16(pkt, TFTP_ACK);
-	iblib_put_be16(pkt + 2, (uint16_t)c->blocks);
+	put_be16(pkt, TFTP_ACK);
+	put_be16(pkt + 2, (uint16_t)c->blocks);
 	send_to(c, c->server_port, pkt, sizeof(pkt));
 	c->since_ack = 0;
 }
@@ -178,7 +179,7 @@ static int send_rrq(struct tftp_client *c)
 	size_t pos = 2;
 	char num[12];
 
-	iblib_put_be16(pkt, TFTP_RRQ);
+	put_be16(pkt, TFTP_RRQ);
 	pos = append_str(pkt, pos, sizeof(pkt), c->filename);
 	pos = append_str(pkt, pos, sizeof(pkt), "octet");
 	if (!c->opts.no_options) {
@@ -262,7 +263,7 @@ static void handle_data(struct tftp_client *c, const uint8_t *p, size_t len)
 
 	if (len < 2)
 		return;
-	block = iblib_get_be16(p);
+	block = get_be16(p);
 	dlen = len - 2;
 	if (block != expected) {
 		/* Behind: a duplicate (our ACK was lost or the server timed out); re-ACK the last
@@ -325,7 +326,7 @@ void tftp_handle(struct tftp_client *c, uint32_t src, uint16_t sport, const uint
 		send_error(c, sport, TFTP_ERR_UNKNOWN_TID, "Unknown transfer ID");
 		return;
 	}
-	op = iblib_get_be16(data);
+	op = get_be16(data);
 	switch (op) {
 	case TFTP_ERROR:
 		if (tftp_parse_error(data + 2, len - 2, &code, text, sizeof(text)) < 0) {
@@ -383,9 +384,9 @@ int tftp_start(struct tftp_client *c, struct net_device *nd, uint32_t server,
 	if (opts)
 		c->opts = *opts;
 	if (!c->opts.timeout_ms)
-		c->opts.timeout_ms = 1000;
+		c->opts.timeout_ms = TFTP_TIMEOUT_MS;
 	if (!c->opts.max_retries)
-		c->opts.max_retries = 6;
+		c->opts.max_retries = TFTP_MAX_RETRIES;
 	/* RFC 2348: the block plus IP, UDP and TFTP headers must fit one packet of the path. */
 	path_max = nd->mtu > IPV4_HDR_LEN + UDP_HDR_LEN + TFTP_HDR_LEN + TFTP_MIN_BLKSIZE
 		? nd->mtu - IPV4_HDR_LEN - UDP_HDR_LEN - TFTP_HDR_LEN : TFTP_MIN_BLKSIZE;

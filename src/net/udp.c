@@ -5,10 +5,10 @@
 #include <ibboot/errno.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
-#include <ibboot/wire/bytes.h>
+#include <ibboot/byteorder.h>
 
+/* Open sockets of every interface, each bound to its interface (or to all of them). */
 static struct udp_socket *sockets;
-static struct udp_stats stats;
 static bool registered;
 static uint16_t next_ephemeral;
 static uint64_t rng_state;
@@ -31,33 +31,10 @@ uint32_t net_random32(void)
 	return (uint32_t)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
 }
 
-/* One's-complement sum of the pseudo header (RFC 768) and the datagram, folded to 16 bits. */
-static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t len)
-{
-	for (; len > 1; p += 2, len -= 2)
-		sum += (uint32_t)(p[0] << 8 | p[1]);
-	if (len)
-		sum += (uint32_t)(p[0] << 8);
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return sum;
-}
-
-static uint32_t pseudo_sum(uint32_t src, uint32_t dst, size_t len)
-{
-	uint8_t ph[12];
-
-	iblib_put_be32(ph, src);
-	iblib_put_be32(ph + 4, dst);
-	ph[8] = 0;
-	ph[9] = IP_PROTO_UDP;
-	iblib_put_be16(ph + 10, (uint16_t)len);
-	return csum_add(0, ph, sizeof(ph));
-}
-
 uint16_t udp_checksum(uint32_t src, uint32_t dst, const uint8_t *udp, size_t len)
 {
-	uint16_t c = (uint16_t)~csum_add(pseudo_sum(src, dst, len), udp, len);
+	uint16_t c = csum_finish(csum_partial(udp, len, ipv4_pseudo_sum(src, dst, IP_PROTO_UDP,
+								    len)));
 
 	/* RFC 768: a computed zero is sent as all ones (zero means "no checksum"). */
 	return c ? c : 0xffff;
@@ -75,18 +52,19 @@ int udp_parse(const uint8_t *buf, size_t len, uint32_t src, uint32_t dst,
 		*why = "shorter than a UDP header";
 		return -EINVAL;
 	}
-	ulen = iblib_get_be16(buf + 4);
+	ulen = get_be16(buf + 4);
 	if (ulen < UDP_HDR_LEN || ulen > len) {
 		*why = "UDP length field inconsistent with the IP payload";
 		return -EINVAL;
 	}
-	out->had_checksum = iblib_get_be16(buf + 6) != 0;
-	if (out->had_checksum && (uint16_t)~csum_add(pseudo_sum(src, dst, ulen), buf, ulen) != 0) {
+	out->had_checksum = get_be16(buf + 6) != 0;
+	if (out->had_checksum &&
+	    csum_finish(csum_partial(buf, ulen, ipv4_pseudo_sum(src, dst, IP_PROTO_UDP, ulen)))) {
 		*why = "bad UDP checksum";
 		return -EINVAL;
 	}
-	out->sport = iblib_get_be16(buf);
-	out->dport = iblib_get_be16(buf + 2);
+	out->sport = get_be16(buf);
+	out->dport = get_be16(buf + 2);
 	out->payload = buf + UDP_HDR_LEN;
 	out->payload_len = ulen - UDP_HDR_LEN;
 	return 0;
@@ -98,28 +76,28 @@ void udp_rx(struct net_device *nd, const struct ipv4_packet *ip)
 	const char *why;
 
 	if (udp_parse(ip->payload, ip->payload_len, ip->src, ip->dst, &d, &why) < 0) {
-		stats.rx_bad++;
+		nd->udp.rx_bad++;
 		return;
 	}
-	stats.rx++;
+	nd->udp.rx++;
 	for (struct udp_socket *s = sockets; s; s = s->next) {
 		if (s->local_port == d.dport && (!s->nd || s->nd == nd)) {
 			s->rx(s, ip->src, d.sport, d.payload, d.payload_len);
 			return;
 		}
 	}
-	stats.rx_no_port++;
+	nd->udp.rx_no_port++;
 }
 
-static bool port_in_use(uint16_t port)
+static bool port_in_use(uint16_t port, const struct net_device *nd)
 {
 	for (struct udp_socket *s = sockets; s; s = s->next)
-		if (s->local_port == port)
+		if (s->local_port == port && (!s->nd || !nd || s->nd == nd))
 			return true;
 	return false;
 }
 
-static int pick_ephemeral(uint16_t *port)
+static int pick_ephemeral(uint16_t *port, const struct net_device *nd)
 {
 	const unsigned span = UDP_EPHEMERAL_LAST - UDP_EPHEMERAL_FIRST + 1;
 
@@ -129,7 +107,7 @@ static int pick_ephemeral(uint16_t *port)
 		uint16_t p = next_ephemeral;
 
 		next_ephemeral = p == UDP_EPHEMERAL_LAST ? UDP_EPHEMERAL_FIRST : (uint16_t)(p + 1);
-		if (!port_in_use(p)) {
+		if (!port_in_use(p, nd)) {
 			*port = p;
 			return 0;
 		}
@@ -151,9 +129,9 @@ int udp_open(struct udp_socket *s, struct net_device *nd, uint16_t local_port, u
 		registered = true;
 	}
 	if (local_port) {
-		if (port_in_use(local_port))
+		if (port_in_use(local_port, nd))
 			return -EBUSY;
-	} else if ((rc = pick_ephemeral(&local_port)) < 0) {
+	} else if ((rc = pick_ephemeral(&local_port, nd)) < 0) {
 		return rc;
 	}
 	s->nd = nd;
@@ -187,47 +165,49 @@ size_t udp_max_payload(const struct net_device *nd)
 
 int udp_sendto(struct udp_socket *s, uint32_t dst, uint16_t dport, const void *data, size_t len)
 {
-	struct net_device *nd = s->nd ? s->nd : netdev_first();
+	struct net_device *nd = s->nd ? s->nd : ipv4_route(dst);
 	struct net_buf *nb;
 	uint8_t *h;
 	int rc;
 
+	if (!nd)
+		nd = netdev_first();   /* no interface has an address yet: a broadcast, say */
 	if (!s->open || !nd)
 		return -EINVAL;
 	if (len > udp_max_payload(nd)) {
-		stats.tx_errors++;
+		nd->udp.tx_errors++;
 		return -ERANGE;
 	}
 	nb = ipv4_alloc(nd);
 	if (!nb) {
-		stats.tx_errors++;
+		nd->udp.tx_errors++;
 		return -EBUSY;
 	}
 	h = nb_put(nb, UDP_HDR_LEN + len);
 	if (!h) {
 		nd->ops->free_tx(nd, nb);
-		stats.tx_errors++;
+		nd->udp.tx_errors++;
 		return -ERANGE;
 	}
-	iblib_put_be16(h, s->local_port);
-	iblib_put_be16(h + 2, dport);
-	iblib_put_be16(h + 4, (uint16_t)(UDP_HDR_LEN + len));
-	iblib_put_be16(h + 6, 0);
+	put_be16(h, s->local_port);
+	put_be16(h + 2, dport);
+	put_be16(h + 4, (uint16_t)(UDP_HDR_LEN + len));
+	put_be16(h + 6, 0);
 	if (len)
 		memcpy(h + UDP_HDR_LEN, data, len);
 	/* ipv4_tx puts the device's address (0.0.0.0 while unconfigured) in the source field. */
-	iblib_put_be16(h + 6, udp_checksum(nd->ip_addr, dst, h, UDP_HDR_LEN + len));
+	put_be16(h + 6, udp_checksum(nd->ip_addr, dst, h, UDP_HDR_LEN + len));
 	rc = ipv4_tx(nd, nb, dst, IP_PROTO_UDP);
 	if (rc < 0)
-		stats.tx_errors++;
+		nd->udp.tx_errors++;
 	else
-		stats.tx++;
+		nd->udp.tx++;
 	return rc;
 }
 
-const struct udp_stats *udp_get_stats(void)
+const struct udp_stats *udp_get_stats(const struct net_device *nd)
 {
-	return &stats;
+	return &nd->udp;
 }
 
 int net_ready_for_unicast(const struct net_device *nd, const char *who)

@@ -7,6 +7,7 @@
  */
 #include <ibboot/script.h>
 #include <ibboot/image.h>
+#include <ibboot/config.h>
 #include <ibboot/console.h>
 #include <ibboot/dhcp.h>
 #include <ibboot/errno.h>
@@ -16,8 +17,6 @@
 #include <ibboot/shell.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
-
-#define AUTOBOOT_WAIT_MS 2000
 
 extern const struct shell_command shell_commands[];
 extern const size_t shell_n_commands;

@@ -58,7 +58,7 @@ struct dhcp_msg {
  */
 int dhcp_parse(const uint8_t *buf, size_t len, struct dhcp_msg *out, const char **why);
 
-/* Client identifier forms (anchors: FlexBoot/NVIDIA docs, RFC 4361, RFC 4390 §2.1). */
+/* Client identifier forms (FlexBoot/NVIDIA documentation, RFC 4361, RFC 4390 §2.1). */
 enum dhcp_client_id_form {
 	DHCP_CLIENT_ID_FLEXBOOT,   /* ff:00:00:00:00:00:02:00:00:02:c9:00:<GUID> (default) */
 	DHCP_CLIENT_ID_HWTYPE_IB,  /* 20:<GUID> */
@@ -77,7 +77,7 @@ struct dhcp_config {
 	bool quiet;                  /* no progress lines */
 	bool no_bootfile_option;     /* leave 67 out of option 55 (dnsmasq then uses `file`) */
 };
-/* iPXE-like pacing (1 s doubling to 8 s, ±25 %) with a 30 s bound. */
+/* iPXE-like pacing (config.h: 1 s doubling to 8 s, ±25 %) with a 30 s bound. */
 void dhcp_config_default(struct dhcp_config *cfg);
 
 /* Builds the client identifier for a device (the GUID is the last 8 bytes of the IPoIB link
@@ -123,8 +123,8 @@ void dhcp_stop(struct dhcp_client *c);
 /* Handles one DHCP payload as if it came from the wire (the socket's receive path; tests). */
 void dhcp_handle(struct dhcp_client *c, uint32_t src, const uint8_t *data, size_t len);
 
-/* The whole exchange, polling the network until bound or failed: configures IPv4 and the
- * settings on success. 0 or a negative error (the console says what to check). */
+/* The whole exchange, polling the network until bound or failed: configures nd's IPv4, keeps
+ * the lease in nd->lease, sets nd's name servers and the settings on success. 0 or a negative error (the console says what to check). */
 int dhcp_run(struct net_device *nd, const struct dhcp_config *cfg, struct dhcp_lease *out);
 
 /* ---- settings for the script layer (dhcp_settings.c) ---- */
@@ -137,8 +137,11 @@ int setting_get(const char *name, char *buf, size_t size);
 int setting_set(const char *name, const char *value);
 /* Calls fn for every set setting, in the order they were first set. */
 void setting_for_each(void (*fn)(const char *name, const char *value, void *ctx), void *ctx);
-/* Records a lease: ip, netmask, gateway, dns, next-server, filename, hostname, domain. */
-void dhcp_lease_to_settings(const struct dhcp_lease *l);
+/* Sets name (NULL value: clears it) and its per-interface twin "<nd->name>/name" ("ib1/ip"). */
+int netdev_setting_set(const struct net_device *nd, const char *name, const char *value);
+/* Records nd's lease: ip, netmask, gateway, dns, next-server, dhcp-server, filename, hostname,
+ * domain, each unqualified and under the interface's name. */
+void dhcp_lease_to_settings(const struct net_device *nd, const struct dhcp_lease *l);
 
 /* ---- console commands of the UDP applications (apps_commands.c) ----
  * dhcp [DEV] [client-id=flexboot|ib|HEX], tftp URL | tftp [SERVER] FILE, nslookup NAME */

@@ -11,7 +11,7 @@
 
 #define DNS_PORT        53
 #define DNS_NAME_MAX    255   /* RFC 1035 §2.3.4, wire form */
-#define DNS_MAX_SERVERS 3
+#define DNS_MAX_SERVERS NET_MAX_DNS
 
 /*
  * Parses a response to query `id` for `name`: header, question section, answers. Returns 0 with
@@ -24,16 +24,17 @@ int dns_parse_response(const uint8_t *buf, size_t len, uint16_t id, const char *
 /* Builds a query (RD set) for name's A record; returns its length or -ERANGE/-EINVAL. */
 int dns_build_query(uint8_t *buf, size_t size, uint16_t id, const char *name);
 
-/* Servers to ask (host order); dhcp fills them from option 6. */
-void dns_set_servers(const uint32_t *servers, unsigned n);
+/* The servers names are resolved with through nd (host order, at most NET_MAX_DNS); dhcp fills
+ * them from option 6. */
+void dns_set_servers(struct net_device *nd, const uint32_t *servers, unsigned n);
 
 struct dns_config {
 	unsigned first_timeout_ms;   /* per try, doubling */
 	unsigned tries;              /* total queries sent over all servers */
 };
 
-/* Resolves name (a dotted address is returned as is) through the cache, then the servers,
- * polling the network. 0 or -ENOENT / -ETIMEDOUT / -EINVAL with a console line. */
+/* Resolves name (a dotted address is returned as is) through the cache, then nd's servers,
+ * polling the network. cfg NULL = defaults (config.h). 0 or -ENOENT / -ETIMEDOUT / -EINVAL with a console line. */
 int dns_resolve(struct net_device *nd, const char *name, const struct dns_config *cfg,
 		uint32_t *addr);
 void dns_cache_flush(void);

@@ -6,11 +6,10 @@
 #ifndef IBBOOT_IB_MAD_H
 #define IBBOOT_IB_MAD_H
 
+#include <ibboot/config.h>
 #include <ibboot/ib.h>
 
 #define IB_MAD_MAX_TXN        8
-#define IB_MAD_FIRST_TIMEOUT  500    /* ms; doubled on each retry */
-#define IB_MAD_MAX_SENDS      5      /* 0.5 + 1 + 2 + 4 + 8 s: ~15.5 s before giving up */
 
 /* status: 0 with the 256-byte response, or negative (-ETIMEDOUT, -ECANCELED, -EIO) and NULL. */
 typedef void (*ib_mad_done_fn)(void *ctx, int status, const uint8_t *resp);

@@ -7,13 +7,8 @@
 #ifndef IBBOOT_IB_ULP_H
 #define IBBOOT_IB_ULP_H
 
+#include <ibboot/config.h>
 #include <ibboot/ib.h>
-
-#define IB_SM_WAIT_WARN_MS   30000u   /* "no subnet manager" after this long in INIT/ARMED */
-#define IB_SM_PROGRESS_MS    30000u   /* then a progress line this often */
-#define IB_QUERY_ACTIVE_MS   5000u    /* PortInfo re-read while ACTIVE (events do the rest) */
-#define IB_QUERY_INIT_MS     1000u    /* ... while waiting for the SM */
-#define IB_QUERY_DOWN_MS     2000u    /* ... while there is no link: cheap for an empty port */
 
 struct ib_ulp {
 	const char *name;

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * IPoIB over UD (RFC 4391): the 4-byte encapsulation header, 20-byte link addresses, ARP with
- * hardware type 32, the IPv4 broadcast group, and a net_device over the chosen IB port.
+ * hardware type 32, the IPv4 broadcast group, and net_devices over IB ports: "ib0" on the port the
+ * port policy chooses, and any number of interfaces pinned to ports of their own, each with its
+ * own QP, broadcast membership and neighbour table.
  */
 #ifndef IBBOOT_IPOIB_H
 #define IBBOOT_IPOIB_H
 
+#include <ibboot/config.h>
 #include <ibboot/ib.h>
 #include <ibboot/net.h>
 
@@ -16,16 +19,8 @@
 #define ARP_OP_REQUEST      1
 #define ARP_OP_REPLY        2
 
-#define IPOIB_RX_BUFS       16
-#define IPOIB_TX_BUFS       16
+/* Ring sizes, ARP retries and neighbour table size: config.h. */
 #define IPOIB_BUF_PAYLOAD   4096   /* header + the largest datagram MTU (4092) */
-#define IPOIB_NEIGHBOURS    16
-#define IPOIB_NEIGH_QUEUE   4      /* packets held per neighbour while ARP/path resolve */
-#define IPOIB_ARP_TRIES     6
-#define IPOIB_ARP_RETRY_MS  500    /* Requests sent right after the join are often lost until the
-				    * SM has programmed the switches' multicast tables (~1-1.5 s
-				    * under OpenSM in the e2e test): retry often, give up after 3 s. */
-#define IPOIB_NEIGH_PROBE_MS 60000  /* re-ARP a known neighbour this often (it may have rebooted) */
 
 /* Link address helpers: flags/QPN in the first 4 bytes (QPN is the low 24 bits), then the GID. */
 static inline uint32_t ipoib_addr_qpn(const uint8_t *a)
@@ -71,7 +66,8 @@ struct ipoib_stats {
 
 struct ipoib {
 	struct net_device nd;
-	struct ib_port *port;
+	struct ib_port *pin;           /* the port this interface stays on; NULL: the chosen port */
+	struct ib_port *port;          /* the port it runs on now (NULL while down) */
 	struct ib_cq *cq;
 	struct ib_qp *qp;
 	struct ib_mcast_group *bcast;
@@ -82,11 +78,25 @@ struct ipoib {
 	struct net_buf tx[IPOIB_TX_BUFS];   /* one header per send-pool buffer */
 	struct ipoib_neigh neigh[IPOIB_NEIGHBOURS];
 	struct ipoib_stats stats;
+	struct ipoib *next;
 };
 
-/* Registers the IPoIB upper-layer protocol: a net_device "ib0" appears on the chosen port. */
+/*
+ * A new IPoIB interface called name: on port (it comes up whenever that port is ACTIVE and goes
+ * down with it), or with port NULL on the port the port policy chooses (ib_active_port()),
+ * following it when the policy moves on. Its net_device is registered; NULL without memory.
+ * Destroy it before the device its port belongs to goes away.
+ */
+struct ipoib *ipoib_create(const char *name, struct ib_port *port);
+void ipoib_destroy(struct ipoib *ip);
+/* The IPoIB interface a net_device is, or NULL. */
+struct ipoib *ipoib_from_netdev(struct net_device *nd);
+
+/* Start-up: "ib0" on the chosen port (once). */
 void ipoib_init(void);
+/* Destroys every IPoIB interface. */
 void ipoib_exit(void);
+/* The first IPoIB interface created (ib0 after ipoib_init), or NULL. */
 struct ipoib *ipoib_instance(void);
 
 #endif

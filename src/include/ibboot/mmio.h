@@ -9,6 +9,7 @@
 #ifndef IBBOOT_MMIO_H
 #define IBBOOT_MMIO_H
 
+#include <ibboot/byteorder.h>   /* cpu_to_be32() and friends for DMA structures */
 #include <ibboot/compiler.h>
 
 struct mmio {
@@ -40,13 +41,5 @@ void writeq_be(const struct mmio *m, uint64_t off, uint64_t v);
 static inline void mb(void)  { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void wmb(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void rmb(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-
-/* Byte-order helpers for DMA structures. */
-static inline uint32_t cpu_to_be32(uint32_t v) { return __builtin_bswap32(v); }
-static inline uint32_t be32_to_cpu(uint32_t v) { return __builtin_bswap32(v); }
-static inline uint64_t cpu_to_be64(uint64_t v) { return __builtin_bswap64(v); }
-static inline uint64_t be64_to_cpu(uint64_t v) { return __builtin_bswap64(v); }
-static inline uint16_t cpu_to_be16(uint16_t v) { return __builtin_bswap16(v); }
-static inline uint16_t be16_to_cpu(uint16_t v) { return __builtin_bswap16(v); }
 
 #endif

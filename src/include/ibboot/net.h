@@ -90,6 +90,29 @@ struct net_stats {
 	unsigned rx_packets, tx_packets, rx_dropped, tx_dropped, tx_errors;
 };
 
+/* What the protocols above the link count per interface (icmp.c, udp.c). */
+struct icmp_stats {
+	unsigned echo_requests_in, echo_replies_out, echo_replies_in, bad;
+	uint32_t last_reply_from;
+	uint16_t last_reply_id, last_reply_seq;
+};
+
+struct udp_stats {
+	unsigned rx, rx_bad, rx_no_port, tx, tx_errors;
+};
+
+/* Called for every valid ICMP echo reply to the interface (ping). */
+typedef void (*icmp_reply_fn)(void *ctx, uint32_t from, uint16_t id, uint16_t seq, size_t len);
+
+#define NET_MAX_DNS 3
+
+struct dhcp_lease;
+
+/*
+ * One network interface and everything the stack keeps for it: link (ops, MTU, link address),
+ * IPv4 configuration, name servers and lease, counters. Nothing of this lives in a global, so
+ * two interfaces (two IB ports, two HCAs) each have their own address, neighbours and lease.
+ */
 struct net_device {
 	char name[8];
 	const struct net_device_ops *ops;
@@ -101,11 +124,21 @@ struct net_device {
 	bool link_up;
 	/* IPv4 configuration (host byte order; 0 = unset). */
 	uint32_t ip_addr, netmask, gateway;
+	uint16_t ip_id;                     /* Identification of the next datagram (RFC 791) */
+	/* Name servers for names resolved through this interface (DHCP option 6). */
+	uint32_t dns[NET_MAX_DNS];
+	unsigned n_dns;
+	struct dhcp_lease *lease;           /* the lease DHCP last got here (dhcp.c), or NULL */
+	icmp_reply_fn icmp_reply;           /* set while a ping runs on this interface */
+	void *icmp_reply_ctx;
 	struct net_stats stats;
+	struct icmp_stats icmp;
+	struct udp_stats udp;
 	struct net_device *next;
 	bool registered;
 };
 
+/* Interfaces are listed in the order they were registered (ib0 before ib1). */
 void netdev_register(struct net_device *nd);
 void netdev_unregister(struct net_device *nd);
 struct net_device *netdev_first(void);

@@ -10,6 +10,7 @@
 #define IBBOOT_SCRIPT_H
 
 #include <ibboot/compiler.h>
+#include <ibboot/config.h>   /* SCRIPT_DEFAULT, the script run at start */
 
 #define SCRIPT_LINE_MAX  512
 #define SCRIPT_MAX_ARGS  32
@@ -46,8 +47,6 @@ int script_parse_line(const char *line, char *store, size_t store_size, char **a
 /* Prints "[   3.214] <message>" — seconds since ibboot started — on its own line. */
 void boot_phase(const char *fmt, ...) __printf(1, 2);
 
-/* The script the firmware runs at start when no key is pressed and ibboot.cmd= is absent. */
-#define SCRIPT_DEFAULT "#!ipxe\ndhcp && chain ${filename}\n"
 /* Runs a script through the firmware's commands and settings (image build only). */
 int script_run_firmware(const char *text, size_t len);
 /* The console in script syntax (${...}, ||, &&, quotes) until input ends. */

@@ -160,7 +160,8 @@ struct tcp_conn {
 
 void tcp_config_default(struct tcp_config *cfg);
 /* Starts an active open from the device's address and an ephemeral port to dst:dport (host
- * order). cfg NULL = defaults. 0 or -EINVAL (no address on nd), -ENOMEM, -EBUSY. */
+ * order); nd NULL = the interface ipv4_route(dst) picks. The connection stays bound to that
+ * interface. cfg NULL = defaults (config.h). 0 or -EINVAL (no address on nd), -ENOMEM, -EBUSY. */
 int tcp_connect(struct tcp_conn *c, struct net_device *nd, uint32_t dst, uint16_t dport,
 		const struct tcp_config *cfg, tcp_rx_fn rx, void *priv);
 /* Queues data (sent as the window allows); returns bytes accepted or a negative error. */

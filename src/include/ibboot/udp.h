@@ -36,7 +36,10 @@ struct udp_datagram {
 	bool had_checksum;
 };
 
-/* 0, -EBUSY if the port is taken, -ENOSPC when no ephemeral port is free, -EINVAL. */
+/* A socket bound to nd receives only what arrives on nd and sends through it; with nd NULL it
+ * receives on every interface and sends through ipv4_route(dst). A port is taken on an interface
+ * by a socket bound to it or to every interface, so each interface can have its own DHCP client
+ * on port 68. 0, -EBUSY if the port is taken, -ENOSPC when no ephemeral port is free, -EINVAL. */
 int udp_open(struct udp_socket *s, struct net_device *nd, uint16_t local_port, udp_rx_fn rx,
 	     void *priv);
 void udp_close(struct udp_socket *s);
@@ -55,10 +58,8 @@ uint16_t udp_checksum(uint32_t src, uint32_t dst, const uint8_t *udp, size_t len
 /* IPv4's handler for protocol 17 (registered by the first udp_open). */
 void udp_rx(struct net_device *nd, const struct ipv4_packet *ip);
 
-struct udp_stats {
-	unsigned rx, rx_bad, rx_no_port, tx, tx_errors;
-};
-const struct udp_stats *udp_get_stats(void);
+/* The interface's UDP counters (struct udp_stats in net.h). */
+const struct udp_stats *udp_get_stats(const struct net_device *nd);
 
 /* 0 when nd can carry unicast (link up, an address); else says why, as `who`, and returns
  * -EIO (no link) or -EINVAL (no address). */

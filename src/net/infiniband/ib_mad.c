@@ -15,9 +15,6 @@
 
 #include "ib_internal.h"
 
-#define MAD_RECV_WQES   8
-#define MAD_SEND_WQES   8
-#define MAD_SEND_BUFS   8
 
 static struct ib_mad_agent *agent_of(const struct ib_port *port)
 {
@@ -203,10 +200,10 @@ int ib_mad_agent_create(struct ib_port *port)
 	struct ib_qp_config cfg = {
 		.type = IB_QPT_GSI,
 		.qkey = IB_GSI_QKEY,
-		.send_wqes = MAD_SEND_WQES,
-		.recv_wqes = MAD_RECV_WQES,
+		.send_wqes = IB_MAD_SEND_WQES,
+		.recv_wqes = IB_MAD_RECV_WQES,
 		.recv_payload = IB_MAD_SIZE,
-		.send_bufs = MAD_SEND_BUFS,
+		.send_bufs = IB_MAD_SEND_BUFS,
 		.send_buf_size = IB_MAD_SIZE,
 		.owner = &mad_owner,
 	};
@@ -217,7 +214,7 @@ int ib_mad_agent_create(struct ib_port *port)
 	/* TID high half from the port GUID's low bytes and the port number: unique per port. */
 	a->tid_high = iblib_get_be32(port->attr.port_guid + 4) ^ ((uint32_t)port->num << 24);
 	a->tid_next = 1;
-	a->cq = ib_create_cq(dev, MAD_SEND_WQES + MAD_RECV_WQES);
+	a->cq = ib_create_cq(dev, IB_MAD_SEND_WQES + IB_MAD_RECV_WQES);
 	if (!a->cq)
 		goto err;
 	cfg.send_cq = cfg.recv_cq = a->cq;

@@ -15,7 +15,6 @@
 
 #include "ib_internal.h"
 
-#define GROUP_RETRY_MS 5000
 #define IB_UNICAST_LID_MAX 0xbfffu
 
 static struct ib_sa_client *sa_of(const struct ib_port *port)
@@ -400,11 +399,11 @@ static void group_done(void *ctx, int status, const uint8_t *resp)
 		return;   /* port went down or the group was left: nothing to report */
 	} else {
 		g->state = IB_GROUP_FAILED;
-		g->retry_at = ib_now_ms(port->dev) + GROUP_RETRY_MS;
+		g->retry_at = ib_now_ms(port->dev) + IB_SA_GROUP_RETRY_MS;
 		sa->stats.join_failures++;
 		kprintf("%s port %u: joining multicast group %s failed: %s; retrying in %u s\n",
 			port->dev->name, port->num, ib_gid_format(&g->info.mgid, mg, sizeof(mg)),
-			why, GROUP_RETRY_MS / 1000);
+			why, IB_SA_GROUP_RETRY_MS / 1000);
 	}
 	if (g->cb)
 		g->cb(g->ctx, g, rc);
@@ -444,7 +443,7 @@ static void group_send_join(struct ib_mcast_group *g)
 	rc = ib_mad_request(port, mad, &sa_av, group_done, g);
 	if (rc < 0) {
 		g->state = IB_GROUP_FAILED;
-		g->retry_at = ib_now_ms(port->dev) + GROUP_RETRY_MS;
+		g->retry_at = ib_now_ms(port->dev) + IB_SA_GROUP_RETRY_MS;
 		return;
 	}
 	g->txn = rc;

@@ -3,6 +3,7 @@
 #include "fake_net.h"
 #include "net_test_env.h"
 
+#include <ibboot/dma.h>
 #include <ibboot/string.h>
 #include <ibboot/wire/bytes.h>
 
@@ -132,6 +133,7 @@ void fake_net_setup(fake_server_fn fn, void *ctx)
 					0x00, 0x02, 0xc9, 0x03, 0x00, 0x00, 0x10, 0x01 };
 
 	netdev_unregister(&fake_nd);
+	kfree(fake_nd.lease);   /* a DHCP test's lease */
 	memset(&fake_nd, 0, sizeof(fake_nd));
 	memcpy(fake_nd.name, "ib0", 4);
 	fake_nd.ops = &fake_ops;

@@ -3,6 +3,7 @@
 #include "tcp_peer.h"
 #include "net_test_env.h"
 
+#include <ibboot/dma.h>
 #include <ibboot/string.h>
 #include <ibboot/udp.h>
 #include <ibboot/wire/bytes.h>
@@ -149,6 +150,7 @@ static const struct net_device_ops peer_ops = {
 void peer_setup(void)
 {
 	netdev_unregister(&peer_nd);
+	kfree(peer_nd.lease);
 	memset(&peer_nd, 0, sizeof(peer_nd));
 	memcpy(peer_nd.name, "ib0", 4);
 	peer_nd.ops = &peer_ops;

@@ -16,52 +16,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-static inline uint16_t iblib_get_be16(const uint8_t *p)
-{
-	return (uint16_t)((uint16_t)p[0] << 8 | p[1]);
-}
+#include <ibboot/byteorder.h>
 
-static inline uint32_t iblib_get_be24(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
-}
-
-static inline uint32_t iblib_get_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline uint64_t iblib_get_be64(const uint8_t *p)
-{
-	return (uint64_t)iblib_get_be32(p) << 32 | iblib_get_be32(p + 4);
-}
-
-static inline void iblib_put_be16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline void iblib_put_be24(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 16);
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)v;
-}
-
-static inline void iblib_put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static inline void iblib_put_be64(uint8_t *p, uint64_t v)
-{
-	iblib_put_be32(p, (uint32_t)(v >> 32));
-	iblib_put_be32(p + 4, (uint32_t)v);
-}
+/* Big-endian loads and stores: the ones in <ibboot/byteorder.h>, under the names the wire
+ * codecs and the model use. */
+#define iblib_get_be16 get_be16
+#define iblib_get_be24 get_be24
+#define iblib_get_be32 get_be32
+#define iblib_get_be64 get_be64
+#define iblib_put_be16 put_be16
+#define iblib_put_be24 put_be24
+#define iblib_put_be32 put_be32
+#define iblib_put_be64 put_be64
 
 /*
  * Bit field of `len` bits (1..32) starting at IBA bit offset `off` (bit 0 = MSB of byte 0).

@@ -12,32 +12,20 @@
  * it should.
  */
 #include "net_test_env.h"
+#include "tun_netdev.h"
 
 #include <ibboot/dns.h>
 #include <ibboot/errno.h>
 #include <ibboot/http.h>
 #include <ibboot/timer.h>
 
-#include <fcntl.h>
-#include <linux/if.h>
-#include <linux/if_tun.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <time.h>
-#include <unistd.h>
 
-#define TUN_MTU 2044
-#define POOL 16
 #define IP(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
 
-static int tun_fd = -1;
-static struct net_device tun_nd;
-static struct net_buf pool[POOL];
-static uint8_t pool_mem[POOL][TUN_MTU + 64];
-static bool pool_busy[POOL];
+static struct tun_netdev tun;
 static unsigned loss_pct, reorder_pct, dup_pct;
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 static unsigned impaired_drops, impaired_reorders, impaired_dups;
@@ -58,14 +46,6 @@ static void trace_seg(const char *dir, const uint8_t *ip, size_t n)
 		n - hl - (size_t)(t[12] >> 4) * 4, t[13], (unsigned)(t[14] << 8 | t[15]));
 }
 
-static uint64_t real_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static unsigned roll(void)
 {
 	rng ^= rng << 13;
@@ -74,54 +54,17 @@ static unsigned roll(void)
 	return (unsigned)(rng % 100);
 }
 
-static struct net_buf *tun_alloc_tx(struct net_device *nd)
+static void trace_tx(const uint8_t *ip, size_t n)
 {
-	(void)nd;
-	for (unsigned i = 0; i < POOL; i++) {
-		if (!pool_busy[i]) {
-			pool_busy[i] = true;
-			pool[i] = (struct net_buf){ pool_mem[i], pool_mem[i] + 4, 0,
-						    sizeof(pool_mem[i]), (void *)(uintptr_t)i, NULL };
-			return &pool[i];
-		}
-	}
-	return NULL;
-}
-
-static void tun_free_tx(struct net_device *nd, struct net_buf *nb)
-{
-	(void)nd;
-	pool_busy[(uintptr_t)nb->ll_priv] = false;
-}
-
-static int tun_transmit(struct net_device *nd, struct net_buf *nb, uint16_t ethertype,
-			uint32_t next_hop, unsigned flags)
-{
-	ssize_t n = -1;
-
-	(void)next_hop;
-	(void)flags;   /* a TUN is layer 3: the kernel routes by destination address */
-	if (ethertype == ETHERTYPE_IPV4) {
-		trace_seg("tx", nb->data, nb->len);
-		n = write(tun_fd, nb->data, nb->len);
-	}
-	tun_free_tx(nd, nb);
-	if (n != (ssize_t)nb->len) {
-		nd->stats.tx_errors++;
-		return -EIO;
-	}
-	nd->stats.tx_packets++;
-	return 0;
+	trace_seg("tx", ip, n);
 }
 
 /* One received datagram, through the optional impairment. */
-static void receive(struct net_device *nd, const uint8_t *buf, size_t n)
+static void receive(struct tun_netdev *t, const uint8_t *buf, size_t n)
 {
 	static uint8_t held[65536];
 	static size_t held_len;
 
-	if ((buf[0] >> 4) != 4)
-		return;
 	if (loss_pct && roll() < loss_pct) {
 		trace_seg("DROP", buf, n);
 		impaired_drops++;
@@ -134,60 +77,17 @@ static void receive(struct net_device *nd, const uint8_t *buf, size_t n)
 		return;
 	}
 	trace_seg("rx", buf, n);
-	net_rx(nd, ETHERTYPE_IPV4, buf, n);
+	tun_netdev_deliver(t, buf, n);
 	if (dup_pct && roll() < dup_pct) {
 		impaired_dups++;
-		net_rx(nd, ETHERTYPE_IPV4, buf, n);
+		tun_netdev_deliver(t, buf, n);
 	}
 	if (held_len) {
 		size_t l = held_len;
 
 		held_len = 0;
-		net_rx(nd, ETHERTYPE_IPV4, held, l);
+		tun_netdev_deliver(t, held, l);
 	}
-}
-
-static void tun_poll(struct net_device *nd, uint64_t now)
-{
-	static uint8_t buf[65536];
-	struct pollfd p = { tun_fd, POLLIN, 0 };
-
-	(void)now;
-	/* Sleep up to 1 ms when idle: the machine is shared, spinning would steal a core. */
-	if (poll(&p, 1, 1) > 0) {
-		for (int i = 0; i < 256; i++) {
-			ssize_t n = read(tun_fd, buf, sizeof(buf));
-
-			if (n <= 0)
-				break;
-			receive(nd, buf, (size_t)n);
-		}
-	}
-	test_now_ms = real_ms();
-}
-
-static const struct net_device_ops tun_ops = {
-	.alloc_tx = tun_alloc_tx, .free_tx = tun_free_tx, .transmit = tun_transmit,
-	.poll = tun_poll,
-};
-
-static int tun_open(const char *name)
-{
-	struct ifreq ifr;
-
-	tun_fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK);
-	if (tun_fd < 0) {
-		perror("/dev/net/tun");
-		return -1;
-	}
-	memset(&ifr, 0, sizeof(ifr));
-	ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
-	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
-	if (ioctl(tun_fd, TUNSETIFF, &ifr) < 0) {
-		perror("TUNSETIFF");
-		return -1;
-	}
-	return 0;
 }
 
 static struct progress_state {
@@ -219,9 +119,9 @@ static int step_get(const char *url, const char *out, bool expect_fail)
 	sink.ctx = &prog;
 	prog = (struct progress_state){ 0, 0, 0, true };
 	opts.idle_timeout_ms = 10000;
-	t0 = real_ms();
-	n = http_get(&tun_nd, url, &opts, &sink, &res);
-	ms = real_ms() - t0;
+	t0 = tun_real_ms();
+	n = http_get(&tun.nd, url, &opts, &sink, &res);
+	ms = tun_real_ms() - t0;
 	if (expect_fail) {
 		printf("RESULT get-fail %s rc=%ld error=%s\n", url, n, res.error);
 		http_sink_free(&sink);
@@ -257,11 +157,13 @@ static int step_get(const char *url, const char *out, bool expect_fail)
 
 int main(int argc, char **argv)
 {
+	uint32_t dns[1];
+	unsigned n_dns = 0;
 	int i = 2;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_console_echo = true;
-	test_now_ms = real_ms();
+	test_now_ms = tun_real_ms();
 	trace = getenv("TUN_HTTP_TRACE") != NULL;
 	if (argc < 2) {
 		fprintf(stderr, "usage: %s TUN [--loss PCT] [--reorder PCT] [--dup PCT] STEP...\n",
@@ -280,20 +182,18 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--dns")) {
 			uint32_t a;
 
-			if (ipv4_aton(argv[i + 1], &a) == 0)
-				dns_set_servers(&a, 1);
+			if (ipv4_aton(argv[i + 1], &a) == 0) {
+				dns[0] = a;
+				n_dns = 1;
+			}
 		}
 	}
-	if (tun_open(argv[1]) < 0)
+	if (tun_netdev_open(&tun, argv[1], NULL) < 0)
 		return 1;
-	memcpy(tun_nd.name, "ib0", 4);
-	tun_nd.ops = &tun_ops;
-	tun_nd.mtu = TUN_MTU;
-	tun_nd.ll_addr_len = 20;
-	tun_nd.ll_type = 32;
-	tun_nd.link_up = true;
-	netdev_register(&tun_nd);
-	ipv4_configure(&tun_nd, IP(198, 18, 0, 2), 0xffffff00u, 0);
+	tun.rx = receive;
+	tun.tx_trace = trace_tx;
+	dns_set_servers(&tun.nd, dns, n_dns);
+	ipv4_configure(&tun.nd, IP(198, 18, 0, 2), 0xffffff00u, 0);
 
 	for (; i < argc; i++) {
 		int rc;
@@ -313,6 +213,6 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	close(tun_fd);
+	tun_netdev_close(&tun);
 	return 0;
 }

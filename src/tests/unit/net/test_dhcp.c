@@ -115,7 +115,7 @@ TEST(udp_checksum_known_vector)
 TEST(udp_demux_ports_and_checksums)
 {
 	struct udp_socket a = { 0 }, b = { 0 }, c = { 0 };
-	const struct udp_stats *st = udp_get_stats();
+	const struct udp_stats *st = udp_get_stats(&fake_nd);
 	unsigned bad0 = st->rx_bad, noport0 = st->rx_no_port;
 
 	fake_net_setup(NULL, NULL);

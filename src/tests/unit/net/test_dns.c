@@ -232,11 +232,23 @@ static void dns_server(const struct fake_pkt *p, void *ctx)
 	fake_net_inject_udp(p->dst, 53, CLIENT_IP, p->sport, m.b, m.len, false);
 }
 
+/* The name servers the next resolve() gives the interface (set after fake_net_setup). */
+static uint32_t test_servers[2];
+static unsigned n_test_servers;
+
+static void set_servers(const uint32_t *s, unsigned n)
+{
+	n_test_servers = n;
+	for (unsigned i = 0; i < n; i++)
+		test_servers[i] = s[i];
+}
+
 static int resolve(struct dns_srv *s, const char *name, uint32_t *a)
 {
 	int rc;
 
 	fake_net_setup(dns_server, s);
+	dns_set_servers(&fake_nd, test_servers, n_test_servers);
 	fake_nd.ip_addr = CLIENT_IP;
 	fake_nd.netmask = 0xffffff00;
 	test_console_clear();
@@ -251,7 +263,7 @@ TEST(dns_resolve_retries_then_caches)
 	uint32_t servers[2] = { SRV, SRV2 }, a = 0;
 
 	dns_cache_flush();
-	dns_set_servers(servers, 2);
+	set_servers(servers, 2);
 	s.drop = 1;
 	CHECK_EQ(resolve(&s, "boot.ibboot.test", &a), 0);
 	CHECK_EQ(a, SRV);
@@ -272,7 +284,7 @@ TEST(dns_resolve_failures_say_why)
 	uint32_t servers[1] = { SRV }, a;
 
 	dns_cache_flush();
-	dns_set_servers(servers, 1);
+	set_servers(servers, 1);
 	s.nxdomain = true;
 	CHECK_EQ(resolve(&s, "nothere.ibboot.test", &a), -ENOENT);
 	CHECK(test_console_has("NXDOMAIN"));
@@ -281,7 +293,7 @@ TEST(dns_resolve_failures_say_why)
 	CHECK_EQ(resolve(&s, "boot.ibboot.test", &a), -ETIMEDOUT);
 	CHECK_EQ(s.queries, 6);
 	CHECK(test_console_has("no answer for boot.ibboot.test"));
-	dns_set_servers(NULL, 0);
+	set_servers(NULL, 0);
 	CHECK_EQ(resolve(&s, "boot.ibboot.test", &a), -ENOENT);
 	CHECK(test_console_has("no DNS server"));
 }
@@ -292,8 +304,8 @@ TEST(dns_nslookup_command)
 	uint32_t servers[1] = { SRV };
 
 	dns_cache_flush();
-	dns_set_servers(servers, 1);
 	fake_net_setup(dns_server, &s);
+	dns_set_servers(&fake_nd, servers, 1);
 	fake_nd.ip_addr = CLIENT_IP;
 	test_console_clear();
 	CHECK_EQ(run_apps_command("nslookup boot.ibboot.test"), 0);
@@ -308,7 +320,7 @@ TEST(dns_malformed_answer_does_not_end_the_query)
 	uint32_t servers[1] = { SRV }, a = 0;
 
 	dns_cache_flush();
-	dns_set_servers(servers, 1);
+	set_servers(servers, 1);
 	s.malformed_first = true;
 	CHECK_EQ(resolve(&s, "boot.ibboot.test", &a), 0);
 	CHECK_EQ(a, SRV);

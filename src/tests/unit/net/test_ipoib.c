@@ -107,6 +107,8 @@ static void both_ports(struct fake_ibdev *f)
 	f->port[1].phys_state = 5;
 }
 
+static struct net_device *ib0(void);
+
 static struct fake_ibdev *setup(void (*tweak)(struct fake_ibdev *f))
 {
 	struct fake_ibdev *f = fx_setup(tweak ? tweak : both_ports);
@@ -129,7 +131,7 @@ static struct fake_ibdev *setup(void (*tweak)(struct fake_ibdev *f))
 	ib_ipv4_broadcast_mgid(&mgid, 0xffff);
 	peer.g = ib_sa_join(&f->dev.port[1], &mgid, peer.qp, NULL, NULL);
 	ib_poll();
-	icmp_reset_stats();
+	icmp_reset_stats(ib0());
 	return f;
 }
 
@@ -319,8 +321,8 @@ TEST(ipoib_icmp_echo_reply_bytes_and_checksums)
 	peer_send(pkt, sizeof(pkt), ipo->qp->qpn, 0x11);
 	for (int i = 0; i < 6; i++)
 		ib_poll();
-	CHECK_EQ(icmp_get_stats()->echo_requests_in, 1);
-	CHECK_EQ(icmp_get_stats()->echo_replies_out, 1);
+	CHECK_EQ(icmp_get_stats(ib0())->echo_requests_in, 1);
+	CHECK_EQ(icmp_get_stats(ib0())->echo_replies_out, 1);
 	p = peer_find(ETHERTYPE_IPV4, 0, &len);
 	CHECK(p != NULL);
 	if (!p)
@@ -345,8 +347,8 @@ TEST(ipoib_icmp_echo_reply_bytes_and_checksums)
 	peer_send(pkt, sizeof(pkt), ipo->qp->qpn, 0x11);
 	ib_poll();
 	ib_poll();
-	CHECK_EQ(icmp_get_stats()->echo_replies_in, 1);
-	CHECK_EQ(icmp_get_stats()->last_reply_seq, 0x42);
+	CHECK_EQ(icmp_get_stats(ib0())->echo_replies_in, 1);
+	CHECK_EQ(icmp_get_stats(ib0())->last_reply_seq, 0x42);
 out:
 	teardown(f);
 }
