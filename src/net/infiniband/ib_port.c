@@ -2,7 +2,7 @@
 /*
  * Port policy: every port is opened, the first to reach ACTIVE is chosen, a port without link
  * costs one local MAD every couple of seconds, and a port stuck in INIT (no SM) is reported
- * within 30 s with progress lines after that (anchors.md §2 item 15: "start the Subnet Manager").
+ * within 30 s with progress lines after that, naming the likely cause (no Subnet Manager running).
  * ClientReregister, SM changes and LID changes make the SA client rejoin and the ULPs flush.
  */
 #include <ibboot/ib_ulp.h>
