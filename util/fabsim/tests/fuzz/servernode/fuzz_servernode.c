@@ -115,6 +115,15 @@ static void bring_up(void)
 		abort();
 }
 
+/* Where modes 1..4 send the input as a UD payload: the IPoIB broadcast group (with its GRH), the
+ * node's own QP, QP1 (as if from the SA) and QP0 on VL15. */
+static const struct ud_pkt targets[] = {
+	{ .dlid = 0xC000, .slid = 7, .dqpn = 0xFFFFFF, .sqpn = 0x49, .qkey = 0xB1B, .grh = true },
+	{ .dlid = 5, .slid = 7, .dqpn = 0x48, .sqpn = 0x49, .qkey = 0xB1B },
+	{ .dlid = 5, .slid = 1, .dqpn = 1, .sqpn = 1, .qkey = UD_QP1_QKEY },
+	{ .vl = 15, .dlid = 0xFFFF, .slid = 0xFFFF, .dqpn = 0, .sqpn = 0, .qkey = 0xB1B },
+};
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
@@ -125,41 +134,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t mode = data[0] % 7;
 	const uint8_t *d = data + 1;
 	size_t n = size - 1;
-	struct ud_pkt p = { .slid = 7, .pkey = 0xFFFF, .sqpn = 0x49, .qkey = 0xB1B, .payload = d,
-			    .payload_len = n };
 	now += 10;
 	switch (mode) {
 	case 0:
 		ipoib_node_packet_in(node, d, n, now);
 		break;
 	case 1:
-		p.dlid = 0xC000;
-		p.dqpn = 0xFFFFFF;
-		p.grh = true;
-		ipoib_broadcast_mgid(p.dgid, 0xFFFF);
-		inject(&p);
-		break;
 	case 2:
-		p.dlid = 5;
-		p.dqpn = 0x48;
-		inject(&p);
-		break;
 	case 3:
-		p.dlid = 5;
-		p.slid = 1;
-		p.dqpn = 1;
-		p.sqpn = 1;
-		p.qkey = UD_QP1_QKEY;
+	case 4: {
+		struct ud_pkt p = targets[mode - 1];
+
+		p.pkey = 0xFFFF;
+		p.payload = d;
+		p.payload_len = n;
+		if (p.grh)
+			ipoib_broadcast_mgid(p.dgid, 0xFFFF);
 		inject(&p);
 		break;
-	case 4:
-		p.vl = 15;
-		p.dlid = 0xFFFF;
-		p.slid = 0xFFFF;
-		p.dqpn = 0;
-		p.sqpn = 0;
-		inject(&p);
-		break;
+	}
 	case 5:
 		ipoib_node_send_ipv4(node, d, n, now);
 		break;
