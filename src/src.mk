@@ -16,20 +16,22 @@ build/image/src/core/main.o build/hosted/src/core/main.o build/unit/src/core/mai
 
 # Platform-independent code: identical in the image, the hosted program and the tests.
 CORE_SRCS := src/core/fmt.c src/core/console.c src/core/errno.c src/core/timer.c \
-	src/core/physmem.c src/core/dma.c src/core/mmio.c src/core/shell.c src/core/commands.c src/core/diag.c \
-	src/core/hooks.c src/core/main.c src/core/checksum.c src/core/hex.c
+	src/core/physmem.c src/core/dma.c src/core/mmio.c src/core/shell.c src/core/diag.c \
+	src/core/hooks.c src/core/main.c src/core/checksum.c src/core/hex.c \
+	src/cmd/core_cmd.c src/cmd/mem_cmd.c src/cmd/pci_cmd.c
 BUS_SRCS := src/drivers/bus/pci.c src/drivers/bus/pci_driver.c src/drivers/bus/pci_print.c
 HOSTED_PLAT_SRCS := src/platform/hosted/platform.c src/platform/hosted/pci.c \
 	src/platform/hosted/soft_cfg.c src/platform/hosted/fakedev.c
 
 # Device drivers go into the image and the hosted program (their tests live in their own
 # fragments, which the top Makefile includes after this one).
-DRIVER_SRCS := $(sort $(wildcard src/drivers/infiniband/*.c))
+DRIVER_SRCS := $(sort $(wildcard src/drivers/infiniband/*.c)) src/cmd/fw_cmd.c
 
 # The IB core, IPoIB and IP layers: their fragment (owned by the ibcore work) defines their tests
 # and exports NET_SRCS, NET_IBLIB_SRCS and NET_CFLAGS for the programs built here.
 -include src/net/net.mk
-STACK_SRCS := $(if $(NET_SRCS),$(NET_SRCS) $(NET_IBLIB_SRCS) src/core/net_glue.c)
+STACK_SRCS := $(if $(NET_SRCS),$(NET_SRCS) $(NET_IBLIB_SRCS) src/cmd/ib_cmd.c src/cmd/net_cmd.c \
+	src/cmd/dhcp_cmd.c src/cmd/http_cmd.c)
 
 # ---- hosted program ----
 # It carries the HCA model (libhcasim, built by util/hcasim/hcasim.mk) and fabsim's attachment
@@ -55,7 +57,7 @@ bin/ibboot-hosted: $(HOSTED_OBJS) $(HOSTED_MODEL_LIBS)
 # ---- unit tests: everything above but the hosted main ----
 UNIT_LIB_SRCS := $(CORE_SRCS) $(BUS_SRCS) $(HOSTED_PLAT_SRCS)
 UNIT_TEST_SRCS := src/tests/framework/test_runner.c src/tests/unit/core/test_alloc.c \
-	src/tests/unit/core/test_fmt.c src/tests/unit/core/test_hooks.c src/tests/unit/core/test_shell.c \
+	src/tests/unit/core/test_fmt.c src/tests/unit/core/test_tables.c src/tests/unit/core/tables_other.c src/tests/unit/core/test_shell.c \
 	src/tests/unit/core/test_timer.c src/tests/unit/core/test_checksum.c src/tests/unit/core/test_hex.c \
 	src/tests/unit/drivers/bus/test_pci.c src/tests/unit/prm/test_prm.c
 UNIT_OBJS := $(patsubst %.c,build/unit/%.o,$(UNIT_TEST_SRCS) $(UNIT_LIB_SRCS))

@@ -4,13 +4,9 @@
 #include <ibboot/console.h>
 #include <ibboot/errno.h>
 #include <ibboot/string.h>
-#include <ibboot/hooks.h>
 
 #define SHELL_MAX_ARGS 16
 #define SHELL_LINE 256
-
-extern const struct shell_command shell_commands[];
-extern const size_t shell_n_commands;
 
 static bool is_space(char c)
 {
@@ -46,12 +42,9 @@ int shell_run_line(char *line)
 	}
 	if (argc == 0)
 		return 0;
-	for (size_t i = 0; i < shell_n_commands; i++)
-		if (strcmp(argv[0], shell_commands[i].name) == 0)
-			return shell_commands[i].run(argc, argv);
-	const struct shell_command *extra = shell_find_extra(argv[0]);
-	if (extra)
-		return extra->run(argc, argv);
+	const struct shell_command *c = shell_find_command(argv[0]);
+	if (c)
+		return c->run(argc, argv);
 	kprintf("%s: unknown command (try 'help')\n", argv[0]);
 	return -ENOENT;
 }

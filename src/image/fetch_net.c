@@ -32,7 +32,7 @@ static long fetch_tftp(const char *uri, uint8_t *buf, size_t size, fetch_progres
 		       void *ctx)
 {
 	char host[DHCP_NAME_MAX];
-	const char *h = uri + strlen("tftp://"), *slash = strchr(h, '/'), *colon;
+	const char *path;
 	struct tftp_opts opts = { 0 };
 	struct tftp_sink sink = { buf, size, 0, progress, ctx };
 	struct net_device *nd = boot_netdev(uri);
@@ -41,25 +41,18 @@ static long fetch_tftp(const char *uri, uint8_t *buf, size_t size, fetch_progres
 
 	if (!nd)
 		return -ENODEV;
-	if (!slash || slash == h || !slash[1] || (size_t)(slash - h) >= sizeof(host)) {
+	rc = tftp_url_split(uri, host, sizeof(host), &path);
+	if (rc == -ENOTSUP)
+		kprintf("%s: TFTP on a port other than 69 is not supported\n", uri);
+	else if (rc < 0)
 		kprintf("%s: expected tftp://HOST/PATH\n", uri);
-		return -EINVAL;
-	}
-	memcpy(host, h, (size_t)(slash - h));
-	host[slash - h] = '\0';
-	colon = strchr(host, ':');
-	if (colon) {
-		if (strcmp(colon + 1, "69") != 0) {
-			kprintf("%s: TFTP on a port other than 69 is not supported\n", uri);
-			return -ENOTSUP;
-		}
-		host[colon - host] = '\0';
-	}
+	if (rc < 0)
+		return rc;
 	rc = dns_resolve(nd, host, NULL, &server);
 	if (rc < 0)
 		return rc;
 	opts.windowsize = 8;   /* RFC 7440; servers that refuse it fall back to lock-step */
-	return tftp_fetch(nd, server, slash + 1, &opts, &sink);
+	return tftp_fetch(nd, server, path, &opts, &sink);
 }
 
 static long fetch_http(const char *uri, uint8_t *buf, size_t size, fetch_progress_fn progress,
@@ -104,4 +97,4 @@ static void fetch_net_start(void)
 	fetch_resolve_relative = relative_to_next_server;
 }
 
-IBBOOT_HOOK(fetch_net, fetch_net_start, NULL);
+IBBOOT_HOOK(fetch_net, HOOK_ORDER_IMAGE, fetch_net_start, NULL);

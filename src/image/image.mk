@@ -12,9 +12,8 @@
 # Platform-independent: also in the unit tests and fuzzers.
 BOOT_CORE_SRCS := src/core/sha256.c src/image/image.c src/image/bzimage.c src/image/multiboot.c \
 	src/image/multiboot_load.c src/image/fetch.c src/image/boot.c src/script/script.c src/script/phase.c
-# The firmware glue: needs the network stack (settings, TFTP, HTTP). firmware.c goes last: its
-# autoboot hook must start after the network's hooks (link order = hook order).
-BOOT_FW_SRCS := $(if $(NET_SRCS),src/image/image_cmds.c src/image/fetch_net.c src/script/firmware.c)
+# The firmware glue and the image commands: need the network stack (settings, TFTP, HTTP).
+BOOT_FW_SRCS := $(if $(NET_SRCS),src/cmd/image_cmd.c src/image/fetch_net.c src/script/firmware.c)
 
 # Bare metal only: entering multiboot kernels (a trampoline that leaves long mode).
 BOOT_PCBIOS_SRCS := src/image/mb_pcbios.c src/image/mb_enter.S

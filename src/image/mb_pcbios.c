@@ -33,4 +33,4 @@ static void mb_pcbios_start(void)
 	image_multiboot_handoff = mb_handoff;
 }
 
-IBBOOT_HOOK(multiboot_pcbios, mb_pcbios_start, NULL);
+IBBOOT_HOOK(multiboot_pcbios, HOOK_ORDER_IMAGE, mb_pcbios_start, NULL);

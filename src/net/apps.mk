@@ -1,5 +1,5 @@
 # src/net/apps.mk — UDP, DHCP (RFC 4390), DNS and TFTP: tests and fuzz targets.
-# The sources themselves (src/net/{udp,dhcp*,dns,tftp*,apps_commands}.c) are part of NET_SRCS
+# The sources themselves (src/net/{udp,dhcp*,dns,tftp*}.c) are part of NET_SRCS
 # (src/net/net.mk's wildcard), so they go into the image and the hosted program with the stack.
 #
 #   build/dhcp/apps-unit     unit tests over a scripted software net device (ASan/UBSan)
@@ -10,7 +10,7 @@
 APPS_CFLAGS   := $(HOST_CFLAGS) $(SAN_FLAGS) $(NET_CFLAGS) -Isrc/tests/framework -Isrc/tests/fakes
 # The stack as the tests need it: every src/net source plus ibcore's hosted test environment
 # (hand-moved clock, captured console).
-APPS_LIB_SRCS := $(NET_SRCS) $(NET_IBLIB_SRCS) $(NET_CORE_SRCS) src/tests/fakes/net_test_env.c \
+APPS_LIB_SRCS := $(NET_SRCS) $(NET_IBLIB_SRCS) $(NET_CORE_SRCS) src/cmd/dhcp_cmd.c src/core/sha256.c src/tests/fakes/net_test_env.c \
 		 src/tests/fakes/fake_ibdev.c
 APPS_LIB_OBJS := $(patsubst %.c,build/dhcp/san/%.o,$(APPS_LIB_SRCS))
 APPS_UNIT_SRCS := src/tests/unit/net/test_dhcp.c src/tests/unit/net/test_dns.c \

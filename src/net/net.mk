@@ -18,7 +18,7 @@ IBCORE_SRCS    := $(wildcard src/net/infiniband/*.c) \
 NET_CFLAGS     :=
 NET_HDRS       := $(wildcard src/include/ibboot/*.h src/include/ibboot/wire/*.h src/net/infiniband/*.h \
 		   src/tests/fakes/*.h src/tests/framework/test.h)
-NET_TEST_SRCS  := src/tests/unit/net/infiniband/test_ib_core.c \
+NET_TEST_SRCS  := src/tests/unit/net/infiniband/test_ib_core.c src/cmd/ib_cmd.c src/cmd/net_cmd.c \
 		  src/tests/unit/net/infiniband/test_ib_parsers.c src/tests/unit/net/test_ipoib.c \
 		  src/tests/unit/net/test_two_interfaces.c \
 		  src/tests/fakes/net_test_env.c \

@@ -473,3 +473,27 @@ long tftp_fetch(struct net_device *nd, uint32_t server, const char *filename,
 		return c.result ? c.result : -EIO;
 	return (long)sink->len;
 }
+
+int tftp_url_split(const char *url, char *host, size_t size, const char **path)
+{
+	const char *h = url + 7, *slash, *colon = NULL;
+	size_t len;
+
+	if (strncmp(url, "tftp://", 7) != 0)
+		return -EINVAL;
+	slash = strchr(h, '/');
+	if (!slash || slash == h || !slash[1])
+		return -EINVAL;
+	for (const char *p = h; p < slash && !colon; p++)
+		if (*p == ':')
+			colon = p;
+	len = (size_t)((colon ? colon : slash) - h);
+	if (colon && (slash - colon != 3 || strncmp(colon + 1, "69", 2) != 0))
+		return -ENOTSUP;
+	if (len >= size)
+		return -EINVAL;
+	memcpy(host, h, len);
+	host[len] = '\0';
+	*path = slash + 1;
+	return 0;
+}

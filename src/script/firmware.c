@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Scripts in the firmware: commands come from the shell's tables (built-in and linked-in sets),
+ * Scripts in the firmware: commands come from the shell's command table (whatever is linked in),
  * ${name} from the settings the DHCP client fills, plus the script-only forms of iPXE: `set NAME
  * VALUE...`, `clear NAME`, `sleep SECONDS`. Also the start-up: the embedded default script
  * unless a key is pressed within AUTOBOOT_WAIT_MS or ibboot.cmd= names commands instead.
@@ -17,9 +17,6 @@
 #include <ibboot/shell.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
-
-extern const struct shell_command shell_commands[];
-extern const size_t shell_n_commands;
 
 static unsigned depth;
 
@@ -120,10 +117,7 @@ static int fw_run(void *ctx __unused, int argc, char **argv)
 		return argc == 2 ? setting_set(argv[1], NULL) : -EINVAL;
 	if (strcmp(argv[0], "sleep") == 0)
 		return script_sleep(argc, argv);
-	for (size_t i = 0; i < shell_n_commands; i++)
-		if (strcmp(argv[0], shell_commands[i].name) == 0)
-			return shell_commands[i].run(argc, argv);
-	const struct shell_command *c = shell_find_extra(argv[0]);
+	const struct shell_command *c = shell_find_command(argv[0]);
 	if (c)
 		return c->run(argc, argv);
 	kprintf("%s: unknown command (try 'help')\n", argv[0]);
@@ -203,7 +197,7 @@ static void autoboot_start(void)
 		return;
 	}
 	kprintf("Press any key within %u s for the ibboot console; otherwise: %s",
-		AUTOBOOT_WAIT_MS / 1000, SCRIPT_DEFAULT + sizeof(SCRIPT_MAGIC));
+		AUTOBOOT_WAIT_MS / 1000, &SCRIPT_DEFAULT[sizeof(SCRIPT_MAGIC)]);
 	if (key_pressed(AUTOBOOT_WAIT_MS)) {
 		kprintf("console: 'help' lists the commands; 'chain URL' or 'kernel URL' + 'boot' "
 			"start a system; ${name}, || and && work as in scripts\n");
@@ -218,5 +212,5 @@ static void autoboot_start(void)
 	script_console();
 }
 
-/* Link order puts this after the network's hooks, so the stack is up when it runs. */
-IBBOOT_HOOK(zz_autoboot, autoboot_start, NULL);
+/* Last of the start hooks: the network stack and the image fetchers are up when it runs. */
+IBBOOT_HOOK(autoboot, HOOK_ORDER_AUTOBOOT, autoboot_start, NULL);

@@ -4,30 +4,36 @@
 #include <ibboot/console.h>
 #include <ibboot/errno.h>
 
-/* The linker collects PCI_DRIVER() entries into this section (the image's linker script names the
- * bounds explicitly; for the hosted build GNU ld provides them for any C-named section). */
-extern const struct pci_driver *const __start_ibboot_pci_drivers[] __attribute__((weak));
-extern const struct pci_driver *const __stop_ibboot_pci_drivers[] __attribute__((weak));
+static bool driver_matches(const struct pci_driver *drv, const struct pci_device *pdev,
+			   const struct pci_device_id **id)
+{
+	for (unsigned j = 0; j < drv->n_ids; j++) {
+		const struct pci_device_id *e = &drv->ids[j];
+
+		if (e->vendor == pdev->vendor && e->device == pdev->device) {
+			if (id)
+				*id = e;
+			return true;
+		}
+	}
+	return false;
+}
 
 const struct pci_driver *pci_match_driver(const struct pci_driver *const *table, size_t n,
 					  const struct pci_device *pdev,
 					  const struct pci_device_id **id)
 {
-	if (!table) {
-		table = __start_ibboot_pci_drivers;
-		n = table ? (size_t)(__stop_ibboot_pci_drivers - __start_ibboot_pci_drivers) : 0;
-	}
-	for (size_t i = 0; i < n; i++) {
-		for (unsigned j = 0; j < table[i]->n_ids; j++) {
-			const struct pci_device_id *e = &table[i]->ids[j];
+	const struct pci_driver_entry *e;
 
-			if (e->vendor == pdev->vendor && e->device == pdev->device) {
-				if (id)
-					*id = e;
+	if (table) {
+		for (size_t i = 0; i < n; i++)
+			if (driver_matches(table[i], pdev, id))
 				return table[i];
-			}
-		}
+		return NULL;
 	}
+	table_for_each(e, pci_drivers)
+		if (driver_matches(e->driver, pdev, id))
+			return e->driver;
 	return NULL;
 }
 

@@ -10,7 +10,6 @@
 #include <ibboot/console.h>
 #include <ibboot/dma.h>
 #include <ibboot/errno.h>
-#include <ibboot/hooks.h>
 #include <ibboot/ib.h>
 #include <ibboot/pci.h>
 #include <ibboot/string.h>
@@ -201,20 +200,6 @@ int hermon_fwdump_all(void)
 		kprintf("fwdump: no Hermon HCA is registered (did the PCI probe fail? see above)\n");
 	return n ? 0 : -ENODEV;
 }
-
-static int hermon_shell_fwdump(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	return hermon_fwdump_all();
-}
-
-static const struct shell_command hermon_commands[] = {
-	{ "fwdump", "HCA catastrophic-error buffer and the driver's view of every queue",
-	  hermon_shell_fwdump },
-};
-static const unsigned hermon_commands_count = ARRAY_SIZE(hermon_commands);
-SHELL_COMMAND_SET(hermon, hermon_commands, hermon_commands_count);
 
 static const struct pci_device_id hermon_ids[] = {
 	{ 0x15b3, 0x1003, "ConnectX-3" },

@@ -10,7 +10,6 @@
 #define IBBOOT_DHCP_H
 
 #include <ibboot/udp.h>
-#include <ibboot/shell.h>
 
 #define DHCP_SERVER_PORT   67
 #define DHCP_CLIENT_PORT   68
@@ -142,10 +141,5 @@ int netdev_setting_set(const struct net_device *nd, const char *name, const char
 /* Records nd's lease: ip, netmask, gateway, dns, next-server, dhcp-server, filename, hostname,
  * domain, each unqualified and under the interface's name. */
 void dhcp_lease_to_settings(const struct net_device *nd, const struct dhcp_lease *l);
-
-/* ---- console commands of the UDP applications (apps_commands.c) ----
- * dhcp [DEV] [client-id=flexboot|ib|HEX], tftp URL | tftp [SERVER] FILE, nslookup NAME */
-extern const struct shell_command apps_commands[];
-extern const unsigned apps_commands_count;
 
 #endif

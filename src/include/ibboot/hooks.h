@@ -1,41 +1,42 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Link-time tables that let a subsystem (the network stack, later the image loaders) join the
- * firmware without core code naming it: start-up/idle hooks and sets of shell commands. Whatever
- * is linked in takes part; the unit tests link core alone and get empty tables.
+ * Start-up and idle hooks: a subsystem (the network stack, the image fetchers, the autoboot) joins
+ * the firmware by putting an entry into the link-time table `hooks` (tables.h), without core code
+ * naming it. Whatever is linked in takes part; core's unit tests link none and get an empty table.
  */
 #ifndef IBBOOT_HOOKS_H
 #define IBBOOT_HOOKS_H
 
 #include <ibboot/compiler.h>
-#include <ibboot/shell.h>
+#include <ibboot/tables.h>
 
 struct ibboot_hook {
+	int order;             /* table key: when it starts, see below */
 	const char *name;
-	void (*start)(void);   /* once, after PCI drivers have probed; may be NULL */
-	void (*poll)(void);    /* from every idle loop (console input, delays); may be NULL */
+	void (*start)(void);   /* once, in order; may be NULL */
+	void (*poll)(void);    /* from every idle loop (console input, delays), in order; may be NULL */
+};
+_Static_assert(sizeof(struct ibboot_hook) % 8 == 0, "table entries must tile an array");
+
+TABLE_DECLARE(const struct ibboot_hook, hooks);
+
+/* Start order. Before the first hook, main has scanned PCI and bound the drivers, so every
+ * device (and every IB port a driver registered) exists. */
+enum hook_order {
+	HOOK_ORDER_NET = 300,        /* IPoIB binds to the registered IB ports; the stack polls */
+	HOOK_ORDER_IMAGE = 400,      /* image fetchers and loaders register */
+	HOOK_ORDER_AUTOBOOT = 900,   /* the default script: needs everything above */
 };
 
-#define IBBOOT_HOOK(id, start_fn, poll_fn)                                                \
-	static const struct ibboot_hook ibboot_hook_##id                                  \
-		__attribute__((used, section("ibboot_hooks"), aligned(8))) =              \
-		{ #id, start_fn, poll_fn }
+/* The symbol is global, so two hooks of one name in one program fail to link. */
+#define IBBOOT_HOOK(id, order_, start_fn, poll_fn)                                        \
+	extern const struct ibboot_hook ibboot_hook_##id;                                 \
+	const struct ibboot_hook ibboot_hook_##id TABLE_ENTRY(hooks) =                    \
+		{ (order_), #id, (start_fn), (poll_fn) }
 
-struct shell_command_set {
-	const struct shell_command *cmds;
-	const unsigned *count;
-};
-
-#define SHELL_COMMAND_SET(id, cmds_array, count_var)                                      \
-	static const struct shell_command_set shell_command_set_##id                      \
-		__attribute__((used, section("ibboot_shell_sets"), aligned(8))) =         \
-		{ cmds_array, &(count_var) }
-
+/* Runs every start hook in order. */
 void hooks_start(void);
+/* Runs every poll hook in order. */
 void hooks_poll(void);
-/* The command named `name` among the linked-in command sets, or NULL. */
-const struct shell_command *shell_find_extra(const char *name);
-/* Calls fn for every linked-in extra command (for `help`). */
-void shell_for_each_extra(void (*fn)(const struct shell_command *c));
 
 #endif

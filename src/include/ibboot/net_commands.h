@@ -1,14 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Console commands of the network layers, for the shell's command table. */
+/* Link wait and ping over a network device, for the console commands (src/cmd). */
 #ifndef IBBOOT_NET_COMMANDS_H
 #define IBBOOT_NET_COMMANDS_H
 
 #include <ibboot/net.h>
-#include <ibboot/shell.h>
-
-/* ibstat, ifstat, ipconfig, ping */
-extern const struct shell_command net_commands[];
-extern const unsigned net_commands_count;
 
 /* Polls until nd's link is up (progress every 10 s); -ETIMEDOUT after timeout_ms. */
 int net_wait_link(struct net_device *nd, unsigned timeout_ms);

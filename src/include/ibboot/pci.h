@@ -9,6 +9,7 @@
 #include <ibboot/compiler.h>
 #include <ibboot/platform.h>
 #include <ibboot/mmio.h>
+#include <ibboot/tables.h>
 
 /* Config space registers (PCI Local Bus 3.0, section 6.2). */
 #define PCI_VENDOR_ID      0x00
@@ -73,10 +74,20 @@ struct pci_driver {
 	void (*remove)(struct pci_device *pdev);
 };
 
+/* An entry of the link-time table `pci_drivers` (tables.h): when two drivers claim one device,
+ * the first in key order (by name) binds, whatever the link order. */
+struct pci_driver_entry {
+	int order;
+	const char *name;
+	const struct pci_driver *driver;
+};
+_Static_assert(sizeof(struct pci_driver_entry) % 8 == 0, "table entries must tile an array");
+TABLE_DECLARE(const struct pci_driver_entry, pci_drivers);
+
 /* Registers a driver in the table the image and the hosted build both collect at link time. */
 #define PCI_DRIVER(drv)                                                                   \
-	static const struct pci_driver *const pci_driver_ptr_##drv                      \
-		__attribute__((used, section("ibboot_pci_drivers"), aligned(8))) = &(drv)
+	static const struct pci_driver_entry pci_driver_entry_##drv                      \
+		TABLE_ENTRY(pci_drivers) = { 0, #drv, &(drv) }
 
 /* Config accessors for a found device. */
 static inline uint8_t pci_read8(const struct pci_device *d, unsigned off)
@@ -108,7 +119,8 @@ void pci_enable_device(struct pci_device *pdev);
 /* Maps a memory BAR for register access. -EINVAL for I/O, absent or unassigned BARs. */
 int pci_map_bar(struct pci_device *pdev, unsigned bar, struct mmio *m);
 
-/* Driver table: the first entry of the table (or of `table` when given) matching vendor:device. */
+/* The first driver matching vendor:device: of `table` when given, else of the linked-in drivers
+ * in table order. */
 const struct pci_driver *pci_match_driver(const struct pci_driver *const *table, size_t n,
 					  const struct pci_device *pdev,
 					  const struct pci_device_id **id);

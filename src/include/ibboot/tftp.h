@@ -83,6 +83,11 @@ void tftp_stop(struct tftp_client *c);
 void tftp_handle(struct tftp_client *c, uint32_t src, uint16_t sport, const uint8_t *data,
 		 size_t len);
 
+/* Splits "tftp://HOST[:69]/PATH" (RFC 3617 §2: PATH without its leading '/'): HOST is copied to
+ * host (size bytes with the NUL), *path points into url. -EINVAL when malformed or HOST does not
+ * fit, -ENOTSUP for a port other than 69. */
+int tftp_url_split(const char *url, char *host, size_t size, const char **path);
+
 /* The whole transfer, polling the network: returns the file's length or a negative error
  * (server errors are printed verbatim). */
 long tftp_fetch(struct net_device *nd, uint32_t server, const char *filename,

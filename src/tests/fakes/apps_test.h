@@ -8,6 +8,7 @@
 #include "test.h"
 
 #include <ibboot/dhcp.h>
+#include <ibboot/shell.h>
 #include <ibboot/wire/bytes.h>
 
 #define IP(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
@@ -27,7 +28,12 @@ void dr_end(struct dhcp_reply *r);
 /* Finds option `code` in a request's options field; its length in *len, or NULL. */
 const uint8_t *dhcp_find_opt(const uint8_t *msg, size_t msg_len, uint8_t code, size_t *len);
 
-/* Runs a console command of apps_commands[] with a writable copy of the words. */
+/* The commands the tests run (src/cmd/dhcp_cmd.c), linked in from the firmware library. */
+SHELL_REQUIRE_COMMAND(dhcp);
+SHELL_REQUIRE_COMMAND(tftp);
+SHELL_REQUIRE_COMMAND(nslookup);
+
+/* Runs a console command with a writable copy of the words. */
 static inline int run_apps_command(const char *line)
 {
 	char buf[256], *argv[8];
@@ -36,10 +42,9 @@ static inline int run_apps_command(const char *line)
 	snprintf(buf, sizeof(buf), "%s", line);
 	for (char *t = strtok(buf, " "); t && argc < 8; t = strtok(NULL, " "))
 		argv[argc++] = t;
-	for (unsigned i = 0; i < apps_commands_count; i++)
-		if (argc && !strcmp(apps_commands[i].name, argv[0]))
-			return apps_commands[i].run(argc, argv);
-	return -1000;
+	const struct shell_command *c = argc ? shell_find_command(argv[0]) : NULL;
+
+	return c ? c->run(argc, argv) : -1000;
 }
 
 #endif

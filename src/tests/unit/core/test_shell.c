@@ -4,6 +4,10 @@
 #include <ibboot/shell.h>
 #include <ibboot/errno.h>
 
+/* The commands these tests type (src/cmd/core_cmd.c). */
+SHELL_REQUIRE_COMMAND(echo);
+SHELL_REQUIRE_COMMAND(help);
+
 TEST(shell_cmdline_get)
 {
 	char v[32];

@@ -572,12 +572,16 @@ TEST(ib_broadcast_mgid_from_pkey)
 #include <ibboot/net_commands.h>
 #include <ibboot/shell.h>
 
+/* Linked in from the firmware library (src/cmd/net_cmd.c, ib_cmd.c). */
+SHELL_REQUIRE_COMMAND(ipconfig);
+SHELL_REQUIRE_COMMAND(ping);
+SHELL_REQUIRE_COMMAND(ibstat);
+
 static int run_cmd(const char *name, int argc, char **argv)
 {
-	for (unsigned i = 0; i < net_commands_count; i++)
-		if (!strcmp(net_commands[i].name, name))
-			return net_commands[i].run(argc, argv);
-	return -ENOENT;
+	const struct shell_command *c = shell_find_command(name);
+
+	return c ? c->run(argc, argv) : -ENOENT;
 }
 
 TEST(net_commands_ipconfig_ping_ibstat)

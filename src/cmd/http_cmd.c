@@ -1,18 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Console command `http URL [DEV]`: downloads into memory and reports size, time and rate. */
+/* `http URL [DEV]`: downloads into memory over the HTTP client, reports size, time and rate. */
 #include <ibboot/http.h>
 #include <ibboot/console.h>
 #include <ibboot/errno.h>
-#include <ibboot/hooks.h>
+#include <ibboot/shell.h>
 #include <ibboot/sha256.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
-
-/* Weak: the test programs that link src/net without src/core have no SHA-256; then the command
- * prints the size alone. */
-__attribute__((weak)) void sha256(const void *data, size_t len, uint8_t digest[SHA256_DIGEST_LEN]);
-__attribute__((weak)) void sha256_to_hex(const uint8_t digest[SHA256_DIGEST_LEN],
-					 char hex[2 * SHA256_DIGEST_LEN + 1]);
 
 struct http_progress {
 	uint64_t start_ms, last_ms;
@@ -66,7 +60,7 @@ static int cmd_http(int argc, char **argv)
 		kprintf("http: %s: %ld bytes%s in %llu ms (%llu KB/s), %u redirect(s)\n", res.url, n,
 			res.chunked ? " (chunked)" : "", (unsigned long long)ms,
 			(unsigned long long)(ms ? (uint64_t)n / ms : 0), res.redirects);
-	if (n >= 0 && sha256 && sha256_to_hex) {
+	if (n >= 0) {
 		uint8_t d[SHA256_DIGEST_LEN];
 		char hex[2 * SHA256_DIGEST_LEN + 1];
 
@@ -77,9 +71,5 @@ static int cmd_http(int argc, char **argv)
 	http_sink_free(&sink);
 	return n < 0 ? (int)n : 0;
 }
-
-static const struct shell_command http_cmds[] = {
-	{ "http", "http URL [DEV]: HTTP/1.1 GET into memory; prints size and rate", cmd_http },
-};
-static const unsigned http_cmds_count = ARRAY_SIZE(http_cmds);
-SHELL_COMMAND_SET(tcp, http_cmds, http_cmds_count);
+SHELL_COMMAND(http, CMD_ORDER_HTTP,
+	      "http URL [DEV]: HTTP/1.1 GET into memory; prints size and rate", cmd_http);

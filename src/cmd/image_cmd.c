@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Image commands, iPXE-style: kernel/imgfetch/initrd URL [ARGS], chain URL [ARGS], imgargs NAME
- * ARGS, imgstat, imgfree [NAME], sha256 NAME HEX, boot [NAME].
+ * Image commands over the image registry and fetchers, iPXE-style: kernel/imgfetch/initrd URL
+ * [ARGS], chain URL [ARGS], imgargs NAME ARGS, imgstat, imgfree [NAME], sha256 NAME HEX,
+ * boot [NAME], and iPXE's other names imgselect, imgload, module, imgexec.
  */
 #include <ibboot/image.h>
 #include <ibboot/fetch.h>
 #include <ibboot/script.h>
 #include <ibboot/console.h>
 #include <ibboot/errno.h>
-#include <ibboot/hooks.h>
+#include <ibboot/shell.h>
 #include <ibboot/string.h>
 
 /* Fetches the URL as an image with `role`; the remaining arguments become its command line.
@@ -76,6 +77,8 @@ static int cmd_kernel(int argc, char **argv)
 	fetch_cmd(argc, argv, IMAGE_ROLE_KERNEL, &rc);
 	return rc;
 }
+SHELL_COMMAND(kernel, CMD_ORDER_IMAGE,
+	      "[--name=N] URL [ARGS]: fetch the kernel to boot, with its command line", cmd_kernel);
 
 static int cmd_initrd(int argc, char **argv)
 {
@@ -84,6 +87,8 @@ static int cmd_initrd(int argc, char **argv)
 	fetch_cmd(argc, argv, IMAGE_ROLE_INITRD, &rc);
 	return rc;
 }
+SHELL_COMMAND(initrd, CMD_ORDER_IMAGE,
+	      "[--name=N] URL: fetch an initrd (several are concatenated)", cmd_initrd);
 
 static int cmd_imgfetch(int argc, char **argv)
 {
@@ -92,6 +97,9 @@ static int cmd_imgfetch(int argc, char **argv)
 	fetch_cmd(argc, argv, IMAGE_ROLE_NONE, &rc);
 	return rc;
 }
+SHELL_COMMAND(imgfetch, CMD_ORDER_IMAGE,
+	      "[--name=N] URL [ARGS]: fetch an image (URL: tftp://, http://, module:N)",
+	      cmd_imgfetch);
 
 /* chain URL: fetch, then run it (a script) or boot it (a kernel). */
 static int cmd_chain(int argc, char **argv)
@@ -109,6 +117,8 @@ static int cmd_chain(int argc, char **argv)
 		img->role = IMAGE_ROLE_NONE;
 	return image_boot(img);
 }
+SHELL_COMMAND(chain, CMD_ORDER_IMAGE,
+	      "URL [ARGS]: fetch and run a script, or boot a kernel", cmd_chain);
 
 static int cmd_imgargs(int argc, char **argv)
 {
@@ -124,6 +134,7 @@ static int cmd_imgargs(int argc, char **argv)
 	}
 	return image_set_cmdline(img, argc - 2, argv + 2);
 }
+SHELL_COMMAND(imgargs, CMD_ORDER_IMAGE, "NAME ARGS: set an image's command line", cmd_imgargs);
 
 static int cmd_imgstat(int argc __unused, char **argv __unused)
 {
@@ -138,6 +149,7 @@ static int cmd_imgstat(int argc __unused, char **argv __unused)
 			i->uri[0] ? i->uri : "-");
 	return 0;
 }
+SHELL_COMMAND(imgstat, CMD_ORDER_IMAGE, "list images", cmd_imgstat);
 
 static int cmd_imgfree(int argc, char **argv)
 {
@@ -156,6 +168,7 @@ static int cmd_imgfree(int argc, char **argv)
 	}
 	return 0;
 }
+SHELL_COMMAND(imgfree, CMD_ORDER_IMAGE, "[NAME...]: free images (all without a name)", cmd_imgfree);
 
 static int cmd_sha256(int argc, char **argv)
 {
@@ -171,6 +184,8 @@ static int cmd_sha256(int argc, char **argv)
 	}
 	return image_verify_sha256(img, argv[2]);
 }
+SHELL_COMMAND(sha256, CMD_ORDER_IMAGE,
+	      "NAME HEX: verify an image; a mismatch refuses to boot it", cmd_sha256);
 
 static int cmd_boot(int argc, char **argv)
 {
@@ -186,24 +201,10 @@ static int cmd_boot(int argc, char **argv)
 	}
 	return image_boot(img);
 }
-
-static const struct shell_command image_commands[] = {
-	{ "kernel", "[--name=N] URL [ARGS]: fetch the kernel to boot, with its command line",
-	  cmd_kernel },
-	{ "initrd", "[--name=N] URL: fetch an initrd (several are concatenated)", cmd_initrd },
-	{ "imgfetch", "[--name=N] URL [ARGS]: fetch an image (URL: tftp://, http://, module:N)",
-	  cmd_imgfetch },
-	{ "chain", "URL [ARGS]: fetch and run a script, or boot a kernel", cmd_chain },
-	{ "imgargs", "NAME ARGS: set an image's command line", cmd_imgargs },
-	{ "imgstat", "list images", cmd_imgstat },
-	{ "imgfree", "[NAME...]: free images (all without a name)", cmd_imgfree },
-	{ "sha256", "NAME HEX: verify an image; a mismatch refuses to boot it", cmd_sha256 },
-	{ "boot", "[NAME]: boot the kernel (or run the script) fetched last", cmd_boot },
-	/* iPXE's other names for the same things */
-	{ "imgselect", "[--name=N] URL [ARGS]: as kernel", cmd_kernel },
-	{ "imgload", "[--name=N] URL [ARGS]: as kernel", cmd_kernel },
-	{ "module", "[--name=N] URL [ARGS]: as imgfetch", cmd_imgfetch },
-	{ "imgexec", "URL [ARGS]: as chain", cmd_chain },
-};
-static const unsigned image_commands_count = ARRAY_SIZE(image_commands);
-SHELL_COMMAND_SET(image, image_commands, image_commands_count);
+SHELL_COMMAND(boot, CMD_ORDER_IMAGE,
+	      "[NAME]: boot the kernel (or run the script) fetched last", cmd_boot);
+/* iPXE's other names for the same things */
+SHELL_COMMAND(imgselect, CMD_ORDER_IMAGE_ALIAS, "[--name=N] URL [ARGS]: as kernel", cmd_kernel);
+SHELL_COMMAND(imgload, CMD_ORDER_IMAGE_ALIAS, "[--name=N] URL [ARGS]: as kernel", cmd_kernel);
+SHELL_COMMAND(module, CMD_ORDER_IMAGE_ALIAS, "[--name=N] URL [ARGS]: as imgfetch", cmd_imgfetch);
+SHELL_COMMAND(imgexec, CMD_ORDER_IMAGE_ALIAS, "URL [ARGS]: as chain", cmd_chain);

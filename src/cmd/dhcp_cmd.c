@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Console commands over the UDP applications: dhcp, tftp, nslookup (a link-time command set). */
+/* Commands over the UDP applications: dhcp, tftp, nslookup. */
 #include <ibboot/dhcp.h>
 #include <ibboot/dns.h>
 #include <ibboot/tftp.h>
 #include <ibboot/console.h>
 #include <ibboot/dma.h>
 #include <ibboot/errno.h>
-#include <ibboot/hooks.h>
+#include <ibboot/hex.h>
 #include <ibboot/net_commands.h>
 #include <ibboot/sha256.h>
 #include <ibboot/shell.h>
@@ -29,35 +29,6 @@ static struct net_device *pick_netdev(const char *name)
 	return nd;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* "ff:00:12" or "ff0012" into bytes; length or -EINVAL. */
-static int parse_hex_bytes(const char *s, uint8_t *out, size_t size)
-{
-	size_t n = 0;
-
-	while (*s) {
-		int hi = hexval(s[0]), lo = hi >= 0 ? hexval(s[1]) : -1;
-
-		if (hi < 0 || lo < 0 || n == size)
-			return -EINVAL;
-		out[n++] = (uint8_t)(hi << 4 | lo);
-		s += 2;
-		if (*s == ':' || *s == '-')
-			s++;
-	}
-	return n ? (int)n : -EINVAL;
-}
-
 static int cmd_dhcp(int argc, char **argv)
 {
 	struct dhcp_config cfg;
@@ -74,7 +45,8 @@ static int cmd_dhcp(int argc, char **argv)
 				cfg.client_id_form = DHCP_CLIENT_ID_FLEXBOOT;
 			} else if (!strcmp(v, "ib")) {
 				cfg.client_id_form = DHCP_CLIENT_ID_HWTYPE_IB;
-			} else if ((n = parse_hex_bytes(v, cfg.client_id, sizeof(cfg.client_id))) > 0) {
+			} else if ((n = hex_decode(v, cfg.client_id, sizeof(cfg.client_id),
+						   HEX_SEPARATORS)) > 0) {
 				cfg.client_id_form = DHCP_CLIENT_ID_RAW;
 				cfg.client_id_len = (size_t)n;
 			} else {
@@ -95,6 +67,8 @@ static int cmd_dhcp(int argc, char **argv)
 	}
 	return dhcp_run(nd, &cfg, NULL);
 }
+SHELL_COMMAND(dhcp, CMD_ORDER_DHCP, "[DEV] [client-id=flexboot|ib|HEX]: get an address (RFC 4390)",
+	      cmd_dhcp);
 
 struct progress {
 	uint64_t start_ms, next_report;
@@ -117,12 +91,6 @@ static void print_progress(void *ctx, uint64_t bytes, uint64_t total)
 		kprintf("tftp: %llu KiB %llu KB/s\n", (unsigned long long)(bytes >> 10),
 			(unsigned long long)(ms ? bytes / ms : 0));
 }
-
-/* SHA-256 lives in src/core (the image and the hosted program); test programs that link the
- * network stack alone go without it, hence weak. */
-__attribute__((weak)) void sha256(const void *data, size_t len, uint8_t digest[SHA256_DIGEST_LEN]);
-__attribute__((weak)) void sha256_to_hex(const uint8_t digest[SHA256_DIGEST_LEN],
-					 char hex[2 * SHA256_DIGEST_LEN + 1]);
 
 /* FNV-1a, 32 bits: a quick fingerprint of what arrived, for comparing with the file served. */
 static uint32_t fnv1a32(const uint8_t *p, size_t n)
@@ -148,34 +116,13 @@ static bool ensure_buffer(void)
 	return tftp_buf != NULL;
 }
 
-/* tftp://host[:69]/path -> host and path (the path keeps no leading '/': RFC 3617 §2). */
-static int split_url(char *url, char **host, char **path)
-{
-	char *slash, *colon;
-
-	if (strncmp(url, "tftp://", 7))
-		return -EINVAL;
-	*host = url + 7;
-	slash = strchr(*host, '/');
-	if (!slash || slash == *host || !slash[1])
-		return -EINVAL;
-	*slash = '\0';
-	*path = slash + 1;
-	colon = strchr(*host, ':');
-	if (colon) {
-		if (strcmp(colon + 1, "69"))
-			return -ENOTSUP;
-		*colon = '\0';
-	}
-	return 0;
-}
-
 static int cmd_tftp(int argc, char **argv)
 {
 	struct tftp_opts opts = { 0 };
 	struct tftp_sink sink = { 0 };
 	struct progress prog;
-	char *host = NULL, *file = NULL, next[16], a[16];
+	char host[256], a[16];   /* a DNS name: at most 255 octets (RFC 1035 §2.3.4) */
+	const char *file = NULL;
 	struct net_device *nd = pick_netdev(NULL);
 	uint32_t server;
 	long n;
@@ -184,20 +131,19 @@ static int cmd_tftp(int argc, char **argv)
 	if (!nd)
 		return -ENODEV;
 	if (argc == 2 && !strncmp(argv[1], "tftp://", 7)) {
-		rc = split_url(argv[1], &host, &file);
+		rc = tftp_url_split(argv[1], host, sizeof(host), &file);
 		if (rc < 0) {
 			kputs("tftp: URL must be tftp://HOST/PATH (port 69 only)\n");
 			return rc;
 		}
-	} else if (argc == 3) {
-		host = argv[1];
+	} else if (argc == 3 && strlen(argv[1]) < sizeof(host)) {
+		memcpy(host, argv[1], strlen(argv[1]) + 1);
 		file = argv[2];
 	} else if (argc == 2) {
-		if (setting_get("next-server", next, sizeof(next)) < 0) {
+		if (setting_get("next-server", host, sizeof(host)) < 0) {
 			kputs("tftp: no server given and no next-server from DHCP\n");
 			return -EINVAL;
 		}
-		host = next;
 		file = argv[1];
 	} else {
 		kputs("usage: tftp tftp://HOST/FILE | tftp [SERVER] FILE\n");
@@ -221,14 +167,12 @@ static int cmd_tftp(int argc, char **argv)
 		kprintf("tftp: %s: %ld bytes in %llu ms, fnv1a32 0x%08x\n", file, n,
 			(unsigned long long)(clock_ms() - prog.start_ms),
 			fnv1a32(tftp_buf, (size_t)n));
-		if (sha256 && sha256_to_hex) {
-			uint8_t d[SHA256_DIGEST_LEN];
-			char hex[2 * SHA256_DIGEST_LEN + 1];
+		uint8_t d[SHA256_DIGEST_LEN];
+		char hex[2 * SHA256_DIGEST_LEN + 1];
 
-			sha256(tftp_buf, (size_t)n, d);
-			sha256_to_hex(d, hex);
-			kprintf("tftp: %s: sha256 %s\n", file, hex);
-		}
+		sha256(tftp_buf, (size_t)n, d);
+		sha256_to_hex(d, hex);
+		kprintf("tftp: %s: sha256 %s\n", file, hex);
 	}
 	/* A diagnostic download: the memory goes back at once, for the images to come. */
 	dma_free(tftp_buf, tftp_buf_size);
@@ -236,6 +180,8 @@ static int cmd_tftp(int argc, char **argv)
 	tftp_buf_size = 0;
 	return n < 0 ? (int)n : 0;
 }
+SHELL_COMMAND(tftp, CMD_ORDER_DHCP, "tftp://HOST/FILE | [SERVER] FILE: download into memory",
+	      cmd_tftp);
 
 static int cmd_nslookup(int argc, char **argv)
 {
@@ -256,12 +202,5 @@ static int cmd_nslookup(int argc, char **argv)
 	kprintf("%s has address %s\n", argv[1], ipv4_ntoa(addr, a));
 	return 0;
 }
-
-const struct shell_command apps_commands[] = {
-	{ "dhcp", "[DEV] [client-id=flexboot|ib|HEX]: get an address (RFC 4390)", cmd_dhcp },
-	{ "tftp", "tftp://HOST/FILE | [SERVER] FILE: download into memory", cmd_tftp },
-	{ "nslookup", "NAME: resolve a host name with the DHCP-given DNS", cmd_nslookup },
-};
-const unsigned apps_commands_count = ARRAY_SIZE(apps_commands);
-/* Joins the shell wherever the network stack is linked in (image, hosted program). */
-SHELL_COMMAND_SET(apps, apps_commands, apps_commands_count);
+SHELL_COMMAND(nslookup, CMD_ORDER_DHCP, "NAME: resolve a host name with the DHCP-given DNS",
+	      cmd_nslookup);

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/* Network device commands over the IP layers: ifstat, ipconfig, ping. */
+#include <ibboot/shell.h>
+#include <ibboot/net_commands.h>
+#include <ibboot/ipv4.h>
+#include <ibboot/console.h>
+#include <ibboot/errno.h>
+#include <ibboot/string.h>
+
+static struct net_device *default_netdev(void)
+{
+	struct net_device *nd = netdev_find("ib0");
+
+	if (!nd)
+		kputs("no network device (is there an InfiniBand adapter?)\n");
+	return nd;
+}
+
+static int cmd_ifstat(int argc __unused, char **argv __unused)
+{
+	char a[16], m[16];
+
+	for (struct net_device *nd = netdev_first(); nd; nd = nd->next) {
+		kprintf("%s: link %s, MTU %u, IPv4 %s/%s\n", nd->name, nd->link_up ? "up" : "down",
+			nd->mtu, ipv4_ntoa(nd->ip_addr, a), ipv4_ntoa(nd->netmask, m));
+		kprintf("  rx %u packets (%u dropped), tx %u packets (%u dropped, %u errors)\n",
+			nd->stats.rx_packets, nd->stats.rx_dropped, nd->stats.tx_packets,
+			nd->stats.tx_dropped, nd->stats.tx_errors);
+	}
+	return 0;
+}
+SHELL_COMMAND(ifstat, CMD_ORDER_NET, "network devices: link, MTU, address, counters", cmd_ifstat);
+
+/* ipconfig ADDR/PREFIX [GATEWAY] */
+static int cmd_ipconfig(int argc, char **argv)
+{
+	struct net_device *nd = default_netdev();
+	uint32_t addr, gw = 0, mask;
+	unsigned prefix = 24;
+	char *slash;
+
+	if (!nd)
+		return -ENODEV;
+	if (argc < 2) {
+		kputs("usage: ipconfig ADDRESS[/PREFIX] [GATEWAY]\n");
+		return -EINVAL;
+	}
+	slash = strchr(argv[1], '/');
+	if (slash) {
+		*slash = '\0';
+		prefix = 0;
+		for (const char *p = slash + 1; *p; p++) {
+			if (*p < '0' || *p > '9' || prefix > 32)
+				goto bad;
+			prefix = prefix * 10 + (unsigned)(*p - '0');
+		}
+		if (prefix < 1 || prefix > 32)
+			goto bad;
+	}
+	if (ipv4_aton(argv[1], &addr) < 0 || (argc > 2 && ipv4_aton(argv[2], &gw) < 0))
+		goto bad;
+	mask = prefix == 32 ? 0xffffffffu : ~(0xffffffffu >> prefix);
+	return ipv4_configure(nd, addr, mask, gw);
+bad:
+	kputs("ipconfig: bad address (expected e.g. 198.18.0.2/24 198.18.0.1)\n");
+	return -EINVAL;
+}
+SHELL_COMMAND(ipconfig, CMD_ORDER_NET,
+	      "ipconfig ADDRESS[/PREFIX] [GATEWAY]: static IPv4 address on ib0", cmd_ipconfig);
+
+/* ping ADDR [COUNT] */
+static int cmd_ping(int argc, char **argv)
+{
+	struct net_device *nd = default_netdev();
+	unsigned count = 3;
+	uint32_t dst;
+	int rc;
+
+	if (!nd)
+		return -ENODEV;
+	if (argc < 2 || ipv4_aton(argv[1], &dst) < 0) {
+		kputs("usage: ping ADDRESS [COUNT]\n");
+		return -EINVAL;
+	}
+	if (argc > 2) {
+		count = 0;
+		for (const char *p = argv[2]; *p >= '0' && *p <= '9' && count < 1000; p++)
+			count = count * 10 + (unsigned)(*p - '0');
+		if (!count)
+			count = 1;
+	}
+	if (!nd->ip_addr) {
+		kputs("ping: no IPv4 address yet (ipconfig ADDRESS/PREFIX)\n");
+		return -EINVAL;
+	}
+	rc = net_wait_link(nd, 60000);
+	if (rc < 0)
+		return rc;
+	rc = net_ping(nd, dst, count, 1000);
+	return rc < 0 ? rc : 0;
+}
+SHELL_COMMAND(ping, CMD_ORDER_NET, "ping ADDRESS [COUNT]: ICMP echo over ib0", cmd_ping);

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/* PCI commands: pci (what the start-up scan found), mmio (one register of a BAR). */
+#include <ibboot/shell.h>
+#include <ibboot/console.h>
+#include <ibboot/errno.h>
+#include <ibboot/mmio.h>
+#include <ibboot/pci.h>
+#include <ibboot/string.h>
+
+/* Lists what the start-up scan found; it never rescans, since a rescan would unbind drivers. */
+static int cmd_pci(int argc __unused, char **argv __unused)
+{
+	int n = 0;
+
+	for (struct pci_device *d = pci_devices(); d; d = d->next, n++)
+		pci_print_device(d);
+	kprintf("%d PCI functions\n", n);
+	return 0;
+}
+SHELL_COMMAND(pci, CMD_ORDER_PCI, "list PCI functions with their BARs and drivers", cmd_pci);
+
+static bool parse_num(const char *s, uint64_t *v)
+{
+	unsigned base = 10;
+
+	*v = 0;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		unsigned d = *s >= '0' && *s <= '9' ? (unsigned)(*s - '0') :
+			     *s >= 'a' && *s <= 'f' ? (unsigned)(*s - 'a' + 10) :
+			     *s >= 'A' && *s <= 'F' ? (unsigned)(*s - 'A' + 10) : 99;
+		if (d >= base)
+			return false;
+		*v = *v * base + d;
+	}
+	return true;
+}
+
+/* "bb:dd.f" in hex, as the PCI listing prints it. */
+static bool parse_bdf(const char *s, uint32_t *bdf)
+{
+	char part[3][3] = { { 0 } };
+	uint64_t v[3];
+
+	if (strlen(s) != 7 || s[2] != ':' || s[5] != '.')
+		return false;
+	memcpy(part[0], s, 2);
+	memcpy(part[1], s + 3, 2);
+	part[2][0] = s[6];
+	for (int i = 0; i < 3; i++) {
+		char hex[6] = "0x";
+
+		memcpy(hex + 2, part[i], 3);
+		if (!parse_num(hex, &v[i]))
+			return false;
+	}
+	if (v[1] > 31 || v[2] > 7)
+		return false;
+	*bdf = PCI_BDF(v[0], v[1], v[2]);
+	return true;
+}
+
+static int cmd_mmio(int argc, char **argv)
+{
+	uint32_t bdf;
+	uint64_t bar, off = 0, val = 0;
+	struct pci_device *d;
+	struct mmio m;
+
+	if (argc < 3 || argc > 5 || !parse_bdf(argv[1], &bdf) || !parse_num(argv[2], &bar) ||
+	    (argc > 3 && !parse_num(argv[3], &off)) || (argc > 4 && !parse_num(argv[4], &val))) {
+		kprintf("usage: mmio BB:DD.F BAR [OFFSET [VALUE]]  (reads, or writes then reads, "
+			"32 bits little-endian)\n");
+		return -EINVAL;
+	}
+	for (d = pci_devices(); d && d->bdf != bdf; d = d->next)
+		;
+	if (!d) {
+		kprintf("mmio: no PCI function %s (see 'pci')\n", argv[1]);
+		return -ENODEV;
+	}
+	int rc = pci_map_bar(d, (unsigned)bar, &m);
+	if (rc)
+		return rc;
+	if (argc > 4)
+		writel(&m, off, (uint32_t)val);
+	kprintf("mmio %s BAR%u at %#llx +%#llx: %#010x\n", argv[1], (unsigned)bar,
+		(unsigned long long)m.phys, (unsigned long long)off, readl(&m, off));
+	return 0;
+}
+SHELL_COMMAND(mmio, CMD_ORDER_PCI,
+	      "BB:DD.F BAR [OFF [VAL]]: read (or write) a 32-bit register in a BAR", cmd_mmio);
