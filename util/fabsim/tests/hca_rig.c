@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hca_args.h"
 #include "hca_attach.h"
 #include "rawhost.h"
 
@@ -185,26 +186,14 @@ int main(int argc, char **argv)
 	struct hcasim_config cfg = { 0 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	uint64_t guids[HCA_ATTACH_MAX_PORTS], last;
-	char err[256], *end;
+	char err[256];
+	struct hca_args a;
 	int st;
 
-	if (argc > 1 && !strcmp(argv[1], "--join")) {
-		r.join = true;
-		argv++;
-		argc--;
-	}
-	if (argc != 5) {
-		fprintf(stderr, "usage: hca-rig [--join] SOCKET NAME NODE_GUID NUM_PORTS\n");
-		return 2;
-	}
-	r.name = argv[2];
-	cfg.node_guid = strtoull(argv[3], &end, 0);
-	cfg.num_ports = (unsigned)strtoul(argv[4], NULL, 0);
-	cfg.node_desc = argv[2];
-	if (*end || !cfg.node_guid || cfg.num_ports < 1 || cfg.num_ports > HCA_ATTACH_MAX_PORTS) {
-		fprintf(stderr, "hca-rig: bad NODE_GUID or NUM_PORTS (1..%d)\n", HCA_ATTACH_MAX_PORTS);
-		return 2;
-	}
+	if ((st = hca_args_parse(argc, argv, "hca-rig", HCA_ATTACH_MAX_PORTS, &a, &cfg)))
+		return st;
+	r.join = a.join;
+	r.name = a.name;
 	for (unsigned i = 0; i < cfg.num_ports; i++)
 		guids[i] = cfg.port_guid[i] = cfg.node_guid + i + 1;
 	if (rawhost_init(&r.rh, &cfg) < 0) {
@@ -219,7 +208,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	r.num_ports = cfg.num_ports;
-	r.att = hca_attach_open_flags(r.rh.h, argv[1], cfg.num_ports, guids, argv[2],
+	r.att = hca_attach_open_flags(r.rh.h, a.socket, cfg.num_ports, guids, a.name,
 				      HCA_ATTACH_REPORTS_LINK, err, sizeof(err));
 	if (!r.att) {
 		fprintf(stderr, "hca-rig: %s\n", err);
@@ -230,7 +219,7 @@ int main(int argc, char **argv)
 		const char *why;
 		bool ok = hca_attach_port_status(r.att, p, &why);
 
-		printf("hca-rig %s port %u GUID 0x%016" PRIx64 ": %s\n", argv[2], p, guids[p - 1],
+		printf("hca-rig %s port %u GUID 0x%016" PRIx64 ": %s\n", a.name, p, guids[p - 1],
 		       ok ? "attached" : why);
 	}
 	hca_attach_poll(r.att);           /* the LINK messages that follow the ACKs */
@@ -253,7 +242,7 @@ int main(int argc, char **argv)
 			r.join_port ? st : 0);
 		r.join = false;
 	}
-	printf("hca-rig %s: INIT_PORT done\n", argv[2]);
+	printf("hca-rig %s: INIT_PORT done\n", a.name);
 	fflush(stdout);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -271,7 +260,7 @@ int main(int argc, char **argv)
 		while ((n = hca_attach_poll_max(r.att, 1)) > 0)
 			forward_new_packets(&r);
 		if (n < 0)
-			fprintf(stderr, "hca-rig %s: a port lost fabsim\n", argv[2]);
+			fprintf(stderr, "hca-rig %s: a port lost fabsim\n", a.name);
 		/* The model's clock follows real time; it only ever sees it through now_ns. */
 		now = mono_ns();
 		r.rh.now += now - last;
@@ -289,7 +278,7 @@ int main(int argc, char **argv)
 	}
 	if (r.missed)
 		fprintf(stderr, "hca-rig %s: %lu packets left the model faster than forwarded\n",
-			argv[2], r.missed);
+			a.name, r.missed);
 	hca_attach_close(r.att);
 	rawhost_fini(&r.rh);
 	return 0;

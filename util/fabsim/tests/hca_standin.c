@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "fabsim_client.h"
+#include "hca_args.h"
 #include "hcasim.h"
 #include "sma.h"
 
@@ -165,26 +166,15 @@ int main(int argc, char **argv)
 	struct standin s = { 0 };
 	struct hcasim_config cfg = { 0 };
 	struct sigaction sa = { .sa_handler = on_signal };
-	char *end;
 	unsigned attached = 0;
 
-	if (argc > 1 && !strcmp(argv[1], "--join")) {
-		s.join = true;
-		argv++;
-		argc--;
-	}
-	if (argc != 5) {
-		fprintf(stderr, "usage: hca-standin [--join] SOCKET NAME NODE_GUID NUM_PORTS\n");
-		return 2;
-	}
-	s.name = argv[2];
-	cfg.node_guid = strtoull(argv[3], &end, 0);
-	cfg.num_ports = (unsigned)strtoul(argv[4], NULL, 0);
-	cfg.node_desc = argv[2];
-	if (*end || !cfg.node_guid || cfg.num_ports < 1 || cfg.num_ports > MAX_PORTS) {
-		fprintf(stderr, "hca-standin: bad NODE_GUID or NUM_PORTS (1..%d)\n", MAX_PORTS);
-		return 2;
-	}
+	struct hca_args a;
+	int st = hca_args_parse(argc, argv, "hca-standin", MAX_PORTS, &a, &cfg);
+
+	if (st)
+		return st;
+	s.join = a.join;
+	s.name = a.name;
 	s.num_ports = cfg.num_ports;
 	s.sma = hcasim_sma_create(&cfg);
 	if (!s.sma) {
@@ -195,8 +185,8 @@ int main(int argc, char **argv)
 		char err[256];
 		uint64_t guid = hcasim_sma_port_guid(s.sma, i + 1);
 
-		s.port[i] = fabsim_client_connect(argv[1], guid, i + 1, argv[2], err, sizeof(err));
-		printf("hca-standin %s port %u GUID 0x%016" PRIx64 ": %s\n", argv[2], i + 1, guid,
+		s.port[i] = fabsim_client_connect(a.socket, guid, i + 1, a.name, err, sizeof(err));
+		printf("hca-standin %s port %u GUID 0x%016" PRIx64 ": %s\n", a.name, i + 1, guid,
 		       s.port[i] ? "attached" : err);
 		attached += s.port[i] != NULL;
 	}
