@@ -22,18 +22,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #define MAX_CTL_CONNS 8
 #define CTL_MSG_MAX 65536
 
 static struct {
-	int listen_fd;
-	char path[108];
+	struct listener l;
 	int conn[MAX_CTL_CONNS];
-} cs = { .listen_fd = -1 };
+} cs = { .l.fd = -1 };
 
 struct outbuf {
 	char *p;
@@ -332,36 +329,9 @@ int control_exec(struct fabric *f, const char *line, char *buf, size_t buflen)
 
 int control_open(const char *path, char *err, size_t errlen)
 {
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	struct stat st;
-
 	for (unsigned i = 0; i < MAX_CTL_CONNS; i++)
 		cs.conn[i] = -1;
-	if (strlen(path) >= sizeof(a.sun_path)) {
-		snprintf(err, errlen, "control socket path '%s' is too long", path);
-		return -ENAMETOOLONG;
-	}
-	if (lstat(path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode)) {
-			snprintf(err, errlen, "%s exists and is not a socket", path);
-			return -EEXIST;
-		}
-		unlink(path);
-	}
-	strcpy(a.sun_path, path);
-	cs.listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (cs.listen_fd < 0 || bind(cs.listen_fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-	    listen(cs.listen_fd, 4) < 0) {
-		int e = errno;
-
-		snprintf(err, errlen, "control socket %s: %s", path, strerror(e));
-		if (cs.listen_fd >= 0)
-			close(cs.listen_fd);
-		cs.listen_fd = -1;
-		return -e;
-	}
-	snprintf(cs.path, sizeof(cs.path), "%s", path);
-	return 0;
+	return listener_open(&cs.l, path, 4, "control", err, errlen);
 }
 
 void control_close(void)
@@ -371,22 +341,15 @@ void control_close(void)
 			close(cs.conn[i]);
 			cs.conn[i] = -1;
 		}
-	if (cs.listen_fd >= 0) {
-		close(cs.listen_fd);
-		unlink(cs.path);
-	}
-	cs.listen_fd = -1;
+	listener_close(&cs.l);
 }
 
 int control_pollfds(struct pollfd *pfd, int max)
 {
-	int n = 0;
+	int n = listener_pollfds(&cs.l, pfd, max, MAX_CTL_CONNS);
 
-	if (cs.listen_fd < 0 || max < 1 + MAX_CTL_CONNS)
-		return 0;
-	pfd[n++] = (struct pollfd){ .fd = cs.listen_fd, .events = POLLIN };
-	for (unsigned i = 0; i < MAX_CTL_CONNS; i++)
-		pfd[n++] = (struct pollfd){ .fd = cs.conn[i], .events = POLLIN };
+	for (unsigned i = 0; n && i < MAX_CTL_CONNS; i++)
+		pfd[1 + i] = (struct pollfd){ .fd = cs.conn[i], .events = POLLIN };
 	return n;
 }
 
@@ -414,15 +377,16 @@ int control_handle(struct fabric *f, const struct pollfd *pfd, int n)
 			quit = 1;
 		send(cs.conn[i], reply, strlen(reply), MSG_DONTWAIT | MSG_NOSIGNAL);
 	}
-	if (pfd[0].revents & POLLIN) {
-		int fd = accept4(cs.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	int fd = listener_accept(&cs.l, pfd);
+
+	if (fd >= 0) {
 		unsigned i;
 
-		for (i = 0; fd >= 0 && i < MAX_CTL_CONNS && cs.conn[i] >= 0; i++)
+		for (i = 0; i < MAX_CTL_CONNS && cs.conn[i] >= 0; i++)
 			;
-		if (fd >= 0 && i < MAX_CTL_CONNS)
+		if (i < MAX_CTL_CONNS)
 			cs.conn[i] = fd;
-		else if (fd >= 0)
+		else
 			close(fd);
 	}
 	return quit;

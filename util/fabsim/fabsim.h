@@ -187,6 +187,17 @@ int ibsim_server_expire(struct fabric *f);
 void ibsim_server_handle(struct fabric *f, const struct pollfd *pfd, int n);
 void ibsim_server_close(void);
 
+/* ---- listening sockets on a path (listener.c) ---- */
+struct listener {
+	int fd;             /* -1 when not listening */
+	char path[108];     /* removed again on close */
+};
+int listener_open(struct listener *l, const char *path, int backlog, const char *what, char *err,
+		  size_t errlen);
+void listener_close(struct listener *l);
+int listener_pollfds(const struct listener *l, struct pollfd *pfd, int max, unsigned nconn);
+int listener_accept(const struct listener *l, const struct pollfd *pfd);
+
 /* ---- HCA port attachment (hca_server.c) ---- */
 int hca_server_open(struct fabric *f, const char *path, char *err, size_t errlen);
 void hca_server_deliver(struct fabric *f, struct node *hp, const uint8_t *pkt, size_t len);

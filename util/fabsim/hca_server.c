@@ -13,9 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/uio.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #define MAX_CONNS 32
@@ -29,10 +27,9 @@ struct hca_conn {
 };
 
 static struct {
-	int listen_fd;
-	char path[108];
+	struct listener l;
 	struct hca_conn conn[MAX_CONNS];
-} hs = { .listen_fd = -1 };
+} hs = { .l.fd = -1 };
 
 static int send_msg(int fd, uint32_t type, uint32_t flags, const void *data, size_t len)
 {
@@ -45,38 +42,10 @@ static int send_msg(int fd, uint32_t type, uint32_t flags, const void *data, siz
 
 int hca_server_open(struct fabric *f, const char *path, char *err, size_t errlen)
 {
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	struct stat st;
-
 	(void)f;
 	for (unsigned i = 0; i < MAX_CONNS; i++)
 		hs.conn[i].fd = -1;
-	if (strlen(path) >= sizeof(a.sun_path)) {
-		snprintf(err, errlen, "HCA socket path '%s' is too long", path);
-		return -ENAMETOOLONG;
-	}
-	/* A socket left by an earlier run is replaced; anything else at the path is not touched. */
-	if (lstat(path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode)) {
-			snprintf(err, errlen, "%s exists and is not a socket", path);
-			return -EEXIST;
-		}
-		unlink(path);
-	}
-	strcpy(a.sun_path, path);
-	hs.listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (hs.listen_fd < 0 || bind(hs.listen_fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-	    listen(hs.listen_fd, 16) < 0) {
-		int e = errno;
-
-		snprintf(err, errlen, "HCA socket %s: %s", path, strerror(e));
-		if (hs.listen_fd >= 0)
-			close(hs.listen_fd);
-		hs.listen_fd = -1;
-		return -e;
-	}
-	snprintf(hs.path, sizeof(hs.path), "%s", path);
-	return 0;
+	return listener_open(&hs.l, path, 16, "HCA", err, errlen);
 }
 
 static void conn_close(struct fabric *f, struct hca_conn *c)
@@ -104,11 +73,7 @@ void hca_server_close(void)
 			if (hs.conn[i].hp)
 				hs.conn[i].hp->hca = NULL;
 		}
-	if (hs.listen_fd >= 0) {
-		close(hs.listen_fd);
-		unlink(hs.path);
-	}
-	hs.listen_fd = -1;
+	listener_close(&hs.l);
 }
 
 void hca_server_link_changed(struct fabric *f, struct node *hp)
@@ -252,29 +217,26 @@ static void conn_read(struct fabric *f, struct hca_conn *c)
 
 int hca_server_pollfds(struct pollfd *pfd, int max)
 {
-	int n = 0;
+	int n = listener_pollfds(&hs.l, pfd, max, MAX_CONNS);
 
-	if (hs.listen_fd < 0 || max < 1 + MAX_CONNS)
-		return 0;
-	pfd[n++] = (struct pollfd){ .fd = hs.listen_fd, .events = POLLIN };
-	for (unsigned i = 0; i < MAX_CONNS; i++)
-		pfd[n++] = (struct pollfd){ .fd = hs.conn[i].fd, .events = POLLIN };
+	for (unsigned i = 0; n && i < MAX_CONNS; i++)
+		pfd[1 + i] = (struct pollfd){ .fd = hs.conn[i].fd, .events = POLLIN };
 	return n;
 }
 
 void hca_server_handle(struct fabric *f, const struct pollfd *pfd, int n)
 {
+	int fd;
+
 	if (n < 1 + MAX_CONNS)
 		return;
 	for (unsigned i = 0; i < MAX_CONNS; i++)
 		if (hs.conn[i].fd >= 0 && pfd[1 + i].fd == hs.conn[i].fd && pfd[1 + i].revents)
 			conn_read(f, &hs.conn[i]);
-	if (pfd[0].revents & POLLIN) {
-		int fd = accept4(hs.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	fd = listener_accept(&hs.l, pfd);
+	if (fd >= 0) {
 		unsigned i;
 
-		if (fd < 0)
-			return;
 		for (i = 0; i < MAX_CONNS && hs.conn[i].fd >= 0; i++)
 			;
 		if (i == MAX_CONNS) {
