@@ -2,7 +2,7 @@
 /*
  * Images: named files held in memory from the platform allocator (kernel, initrds, scripts), each
  * with a command line, as iPXE's image list. Commands: imgfetch/kernel/initrd/chain/imgargs/
- * imgstat/imgfree/sha256/boot (src/image/image_cmds.c). Loaders: Linux bzImage (bzimage.c),
+ * imgstat/imgfree/sha256/boot (src/cmd/image_cmd.c). Loaders: Linux bzImage (bzimage.c),
  * multiboot v1 (multiboot.c); scripts run through src/script.
  */
 #ifndef IBBOOT_IMAGE_H
