@@ -339,10 +339,10 @@ static void ipoib_detach(struct ipoib *ip);
 static int ipoib_attach(struct ipoib *ip, struct ib_port *port);
 
 /* A pinned interface is up exactly while its port is ACTIVE (the ULP events only concern the
- * chosen port). */
+ * chosen port; a dead device's ports are set DOWN by the policy). */
 static void ipoib_follow_pin(struct ipoib *ip)
 {
-	bool active = ip->pin->attr.state == IB_PORT_ACTIVE && !ip->pin->dev->dead;
+	bool active = ip->pin->attr.state == IB_PORT_ACTIVE;
 
 	if (active && !ip->port) {
 		(void)ipoib_attach(ip, ip->pin);

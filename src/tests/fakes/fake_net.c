@@ -170,25 +170,12 @@ void fake_net_inject_udp(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dp
 			 const void *payload, size_t len, bool bad_csum)
 {
 	static uint8_t pkt[IPV4_HDR_LEN + UDP_HDR_LEN + 4096];
-	uint8_t *u = pkt + IPV4_HDR_LEN;
-	size_t total = IPV4_HDR_LEN + UDP_HDR_LEN + len;
+	size_t total;
 
 	if (len > sizeof(pkt) - IPV4_HDR_LEN - UDP_HDR_LEN)
 		return;
-	memset(pkt, 0, IPV4_HDR_LEN + UDP_HDR_LEN);
-	pkt[0] = 0x45;
-	iblib_put_be16(pkt + 2, (uint16_t)total);
-	pkt[8] = 64;
-	pkt[9] = IP_PROTO_UDP;
-	iblib_put_be32(pkt + 12, src);
-	iblib_put_be32(pkt + 16, dst);
-	iblib_put_be16(pkt + 10, ip_checksum(pkt, IPV4_HDR_LEN));
-	iblib_put_be16(u, sport);
-	iblib_put_be16(u + 2, dport);
-	iblib_put_be16(u + 4, (uint16_t)(UDP_HDR_LEN + len));
-	memcpy(u + UDP_HDR_LEN, payload, len);
-	iblib_put_be16(u + 6, udp_checksum(src, dst, u, UDP_HDR_LEN + len));
+	total = test_udp_datagram(pkt, src, sport, dst, dport, payload, len);
 	if (bad_csum)
-		u[6] ^= 0x5a;
+		pkt[IPV4_HDR_LEN + 6] ^= 0x5a;
 	fake_net_inject_ip(pkt, total);
 }

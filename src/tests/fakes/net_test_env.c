@@ -6,10 +6,12 @@
  */
 #include "net_test_env.h"
 
+#include <ibboot/byteorder.h>
 #include <ibboot/console.h>
 #include <ibboot/dma.h>
 #include <ibboot/errno.h>
 #include <ibboot/timer.h>
+#include <ibboot/udp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,4 +157,32 @@ const char *ib_strerror(int err)
 	case IB_ECANCELED: return "cancelled";
 	default: return "unknown error";
 	}
+}
+
+void test_ipv4_header(uint8_t *h, uint32_t src, uint32_t dst, uint8_t proto, size_t plen)
+{
+	memset(h, 0, IPV4_HDR_LEN);
+	h[0] = 0x45;
+	put_be16(h + 2, (uint16_t)(IPV4_HDR_LEN + plen));
+	h[8] = 64;
+	h[9] = proto;
+	put_be32(h + 12, src);
+	put_be32(h + 16, dst);
+	put_be16(h + 10, ip_checksum(h, IPV4_HDR_LEN));
+}
+
+size_t test_udp_datagram(uint8_t *pkt, uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport,
+			 const void *payload, size_t len)
+{
+	uint8_t *u = pkt + IPV4_HDR_LEN;
+
+	test_ipv4_header(pkt, src, dst, IP_PROTO_UDP, UDP_HDR_LEN + len);
+	put_be16(u, sport);
+	put_be16(u + 2, dport);
+	put_be16(u + 4, (uint16_t)(UDP_HDR_LEN + len));
+	put_be16(u + 6, 0);
+	if (len)
+		memmove(u + UDP_HDR_LEN, payload, len);
+	put_be16(u + 6, udp_checksum(src, dst, u, UDP_HDR_LEN + len));
+	return IPV4_HDR_LEN + UDP_HDR_LEN + len;
 }

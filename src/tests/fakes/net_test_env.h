@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Test-side view of net_test_env.c: the hand-moved clock and the captured console. */
+/* Test-side view of net_test_env.c: the hand-moved clock, the captured console, and the
+ * packet builders the fakes and tests inject with. */
 #ifndef NET_TEST_ENV_H
 #define NET_TEST_ENV_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 extern uint64_t test_now_ms;
@@ -12,5 +14,13 @@ extern bool test_console_echo;   /* also print console output (set by IBCORE_TES
 const char *test_console(void);
 void test_console_clear(void);
 bool test_console_has(const char *needle);
+
+/* A 20-byte IPv4 header (TTL 64, no options) for plen bytes of protocol proto, checksummed;
+ * addresses in host order. */
+void test_ipv4_header(uint8_t *h, uint32_t src, uint32_t dst, uint8_t proto, size_t plen);
+/* An IPv4 + UDP datagram carrying len bytes of payload, both checksums filled in, at pkt (room
+ * for 28 + len bytes). Returns its length. */
+size_t test_udp_datagram(uint8_t *pkt, uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport,
+			 const void *payload, size_t len);
 
 #endif

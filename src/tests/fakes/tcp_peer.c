@@ -190,24 +190,11 @@ bool peer_pop_udp(uint16_t *sport, uint16_t *dport, uint8_t *buf, size_t *len)
 void peer_send_udp(uint16_t sport, uint16_t dport, const void *data, size_t len)
 {
 	static uint8_t pkt[IPV4_HDR_LEN + UDP_HDR_LEN + 512];
-	uint8_t *u = pkt + IPV4_HDR_LEN;
-	size_t total = IPV4_HDR_LEN + UDP_HDR_LEN + len;
+	size_t total;
 
 	if (len > 512)
 		return;
-	memset(pkt, 0, IPV4_HDR_LEN + UDP_HDR_LEN);
-	pkt[0] = 0x45;
-	iblib_put_be16(pkt + 2, (uint16_t)total);
-	pkt[8] = 64;
-	pkt[9] = IP_PROTO_UDP;
-	iblib_put_be32(pkt + 12, PEER_IP);
-	iblib_put_be32(pkt + 16, CLIENT_IP);
-	iblib_put_be16(pkt + 10, ip_checksum(pkt, IPV4_HDR_LEN));
-	iblib_put_be16(u, sport);
-	iblib_put_be16(u + 2, dport);
-	iblib_put_be16(u + 4, (uint16_t)(UDP_HDR_LEN + len));
-	memcpy(u + UDP_HDR_LEN, data, len);
-	iblib_put_be16(u + 6, udp_checksum(PEER_IP, CLIENT_IP, u, UDP_HDR_LEN + len));
+	total = test_udp_datagram(pkt, PEER_IP, sport, CLIENT_IP, dport, data, len);
 	net_rx(&peer_nd, ETHERTYPE_IPV4, pkt, total);
 }
 
@@ -267,13 +254,7 @@ void peer_send_raw(uint16_t sport, uint16_t dport, uint32_t seq, uint32_t ack, u
 	if (opt_len % 4 || opt_len > 40 || len > 4096)
 		return;
 	memset(pkt, 0, IPV4_HDR_LEN + thl);
-	pkt[0] = 0x45;
-	iblib_put_be16(pkt + 2, (uint16_t)total);
-	pkt[8] = 64;
-	pkt[9] = IP_PROTO_TCP;
-	iblib_put_be32(pkt + 12, PEER_IP);
-	iblib_put_be32(pkt + 16, CLIENT_IP);
-	iblib_put_be16(pkt + 10, ip_checksum(pkt, IPV4_HDR_LEN));
+	test_ipv4_header(pkt, PEER_IP, CLIENT_IP, IP_PROTO_TCP, thl + len);
 	iblib_put_be16(t, sport);
 	iblib_put_be16(t + 2, dport);
 	iblib_put_be32(t + 4, seq);

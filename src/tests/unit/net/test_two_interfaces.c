@@ -117,22 +117,12 @@ static size_t build_arp(uint8_t *pkt, struct host *h, uint16_t op, uint32_t tpa,
 	return IPOIB_HDR_LEN + IPOIB_ARP_LEN;
 }
 
-/* IPoIB header + IPv4 header around an IPv4 payload already at pkt + 24. */
-static size_t build_ip(uint8_t *pkt, uint32_t src, uint32_t dst, uint8_t proto, size_t plen)
+/* The IPoIB header in front of an IPv4 datagram at pkt + 4 of len bytes. */
+static size_t ipoib_frame(uint8_t *pkt, size_t len)
 {
-	uint8_t *h = pkt + IPOIB_HDR_LEN;
-
 	put_be16(pkt, ETHERTYPE_IPV4);
 	put_be16(pkt + 2, 0);
-	memset(h, 0, IPV4_HDR_LEN);
-	h[0] = 0x45;
-	put_be16(h + 2, (uint16_t)(IPV4_HDR_LEN + plen));
-	h[8] = 64;
-	h[9] = proto;
-	put_be32(h + 12, src);
-	put_be32(h + 16, dst);
-	put_be16(h + 10, ip_checksum(h, IPV4_HDR_LEN));
-	return IPOIB_HDR_LEN + IPV4_HDR_LEN + plen;
+	return IPOIB_HDR_LEN + len;
 }
 
 static size_t build_ping(uint8_t *pkt, uint32_t src, uint32_t dst, uint16_t seq)
@@ -145,22 +135,15 @@ static size_t build_ping(uint8_t *pkt, uint32_t src, uint32_t dst, uint16_t seq)
 	put_be16(icmp + 6, seq);
 	memcpy(icmp + 8, "two-port", 8);
 	put_be16(icmp + 2, ip_checksum(icmp, 16));
-	return build_ip(pkt, src, dst, IP_PROTO_ICMP, 16);
+	test_ipv4_header(pkt + IPOIB_HDR_LEN, src, dst, IP_PROTO_ICMP, 16);
+	return ipoib_frame(pkt, IPV4_HDR_LEN + 16);
 }
 
 static size_t build_udp(uint8_t *pkt, uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport,
 			const char *text)
 {
-	uint8_t *u = pkt + IPOIB_HDR_LEN + IPV4_HDR_LEN;
-	size_t n = strlen(text);
-
-	put_be16(u, sport);
-	put_be16(u + 2, dport);
-	put_be16(u + 4, (uint16_t)(UDP_HDR_LEN + n));
-	put_be16(u + 6, 0);
-	memcpy(u + UDP_HDR_LEN, text, n);
-	put_be16(u + 6, udp_checksum(src, dst, u, UDP_HDR_LEN + n));
-	return build_ip(pkt, src, dst, IP_PROTO_UDP, UDP_HDR_LEN + n);
+	return ipoib_frame(pkt, test_udp_datagram(pkt + IPOIB_HDR_LEN, src, sport, dst, dport, text,
+						  strlen(text)));
 }
 
 /* Polls, paying the hosts' ARP debts between polls, for ms milliseconds. */
