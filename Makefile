@@ -5,46 +5,67 @@
 #   make bench   figures (never asserted by tests)
 #   make fuzz    longer fuzzing runs
 #   make clean
+# check, demo and bench first install what this machine lacks (util/deps.sh; instant otherwise).
 
 .DEFAULT_GOAL := all
-# Fuzz targets live in src/tests/fuzz/<name>/fuzz_<name>.c: rules name the source with $$*.
-.SECONDEXPANSION:
 SHELL := /bin/bash
+# Prerequisites may name variables of other fragments as $$(VAR): expanded once all are read.
+.SECONDEXPANSION:
 
 HOST_CC     ?= gcc
 HOST_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc/include -Ibuild/include
 SAN_FLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+FUZZ_CC     ?= clang
+HAVE_CLANG  := $(shell command -v $(FUZZ_CC) >/dev/null 2>&1 && echo yes)
 PRM_TXT     := util/prm/hermon-prm.txt
 PRM_H       := build/include/ibboot/hermon_prm.h
 VERSION     := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+# The InfiniBand wire formats: the firmware's, also compiled into the model, fabsim and the
+# server node.
+WIRE_SRCS   := src/net/infiniband/wire/crc.c src/net/infiniband/wire/mad.c \
+	src/net/infiniband/wire/packet.c
+WIRE_HDRS   := src/include/ibboot/wire/attrs.h src/include/ibboot/wire/bytes.h \
+	src/include/ibboot/wire/crc.h src/include/ibboot/wire/mad.h src/include/ibboot/wire/packet.h
 
 ALL_TARGETS   :=
-CHECK_TARGETS :=
 BENCH_TARGETS :=
 FUZZ_TARGETS  :=
 CLEAN_FILES   := build bin
 # The main job: QEMU with the hermon model netboots Debian's Linux over IPoIB (util/demo/run).
 DEMO_TARGET   ?= demo-netboot
 
-# Order matters: check targets run in include order (fast unit tests first, QEMU last).
+# The fragments define rules and append to ALL_TARGETS / FUZZ_TARGETS / CLEAN_FILES; the order
+# they are read in does not matter.
 include util/prmgen/prmgen.mk
--include src/src.mk
--include src/drivers/infiniband/infiniband.mk
--include src/net/infiniband/wire/wire.mk
--include util/hcasim/hcasim.mk
--include util/fabsim/fabsim.mk
--include src/net/apps.mk
--include src/net/tcp.mk
--include src/image/image.mk
--include util/payload/payload.mk
--include util/qemu/qemu.mk
--include util/demo/demo.mk
+include src/src.mk
+include src/tests/tests.mk
+include util/hcasim/hcasim.mk
+include util/fabsim/fabsim.mk
+include util/fabsim/servernode/servernode.mk
+include util/payload/payload.mk
+include util/qemu/qemu.mk
+include util/demo/demo.mk
 
-.PHONY: all check bench fuzz demo clean prm
+# What make check runs, in this order: unit tests first, then the model and fabric, programs on
+# a TUN or the simulated fabric, QEMU last.
+CHECK_TARGETS := check-unit check-iblib check-ibcore check-net check-driver check-hcasim \
+	check-dhcp check-tcp check-fabsim check-servernode check-hosted-e2e check-dhcp-ipoib \
+	check-image check-payload check-qemu-smoke check-boot check-ibcore-e2e check-driver-qemu \
+	check-qemu-device check-qemu-oracle check-demo-qemu
+BENCH_TARGETS := bench-iblib bench-ibcore bench-driver bench-tcp bench-hosted bench-qemu-ipxe \
+	bench-netboot
+FUZZ_TARGETS  := fuzz-iblib fuzz-sma fuzz-ibcore fuzz-dhcp fuzz-tcp fuzz-boot fuzz-fabsim fuzz-servernode
+
+.PHONY: all check bench fuzz demo clean prm deps
 all: $(ALL_TARGETS)
 
+# Installs the Debian packages the build and the tests need (util/deps.d); prints nothing and
+# takes well under a second when nothing is missing.
+deps:
+	@util/deps.sh
+
 # Every check target runs even if an earlier one failed; the summary decides.
-check:
+check: deps
 	@rm -rf build/check && mkdir -p build/check
 	@for t in $(CHECK_TARGETS); do \
 		echo "=== $$t"; \
@@ -52,10 +73,13 @@ check:
 	done
 	@util/check-summary build/check
 
-bench: $(BENCH_TARGETS)
+# Benches run one after another (they time things).
+bench: deps
+	@for t in $(BENCH_TARGETS); do $(MAKE) --no-print-directory $$t || exit 1; done
 fuzz: $(FUZZ_TARGETS)
 
-demo: $(DEMO_TARGET)
+demo: deps
+	@$(MAKE) --no-print-directory $(DEMO_TARGET)
 
 clean:
 	rm -rf $(CLEAN_FILES)

@@ -26,10 +26,8 @@ check-demo-qemu: $(DEMO_PIECES)
 	@util/run-test demo-qemu-tamper util/demo/run --check --no-build --tamper \
 		--out build/demo/check-tamper --transport $(DEMO_TRANSPORT)
 
-CHECK_TARGETS += check-demo-qemu
 
 .PHONY: bench-netboot
 bench-netboot: bin/ibboot.lkrn bin/libhcasim.so bin/libfabsim_client.so bin/fabsim bin/fabsim-servernode qemu
 	@util/demo/bench
 
-BENCH_TARGETS += bench-netboot

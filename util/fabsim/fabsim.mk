@@ -2,100 +2,93 @@
 #
 #   bin/fabsim, bin/fabsimctl        the simulator and its control tool
 #   build/fabsim/san/fabsim          the same, under ASan/UBSan, for the tests
-#   build/fabsim/fabsim-test         in-process unit tests (ASan/UBSan)
+#   build/tests/fabsim-test         in-process unit tests (ASan/UBSan)
 #   FABSIM_CLIENT_SRCS, FABSIM_ATTACH_SRCS   for whoever links an HCA port to fabsim (qemu, hosted)
 #   make check-fabsim
 
 FABSIM_DIR := util/fabsim
 FABSIM_CORE_SRCS := $(addprefix $(FABSIM_DIR)/,topo.c fabric.c switch.c sma.c pkt.c \
 	ibsim_server.c hca_server.c control.c listener.c pcap.c)
-FABSIM_HDRS := $(wildcard $(FABSIM_DIR)/*.h)
+FABSIM_HDRS := $(wildcard $(FABSIM_DIR)/*.h) $(WIRE_HDRS)
 FABSIM_CLIENT_SRCS := $(FABSIM_DIR)/fabsim_client.c
 FABSIM_ATTACH_SRCS := $(FABSIM_DIR)/hca_attach.c $(FABSIM_CLIENT_SRCS)
-FABSIM_IBLIB_SRCS := src/net/infiniband/wire/crc.c src/net/infiniband/wire/packet.c src/net/infiniband/wire/mad.c
-FABSIM_IBLIB_HDRS := $(wildcard src/include/ibboot/wire/*.h)
 FABSIM_CFLAGS := -Isrc/include -I$(FABSIM_DIR)
 
-bin/fabsim: $(FABSIM_CORE_SRCS) $(FABSIM_DIR)/main.c $(FABSIM_HDRS) $(FABSIM_IBLIB_SRCS) $(FABSIM_IBLIB_HDRS)
+bin/fabsim: $(FABSIM_CORE_SRCS) $(FABSIM_DIR)/main.c $(FABSIM_HDRS) $(WIRE_SRCS)
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) $(FABSIM_CFLAGS) -o $@ $(FABSIM_CORE_SRCS) $(FABSIM_DIR)/main.c \
-		$(FABSIM_IBLIB_SRCS)
+		$(WIRE_SRCS)
 
 bin/fabsimctl: $(FABSIM_DIR)/fabsimctl.c
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) -o $@ $<
 
-build/fabsim/san/fabsim: $(FABSIM_CORE_SRCS) $(FABSIM_DIR)/main.c $(FABSIM_HDRS) $(FABSIM_IBLIB_SRCS) $(FABSIM_IBLIB_HDRS)
+build/fabsim/san/fabsim: $(FABSIM_CORE_SRCS) $(FABSIM_DIR)/main.c $(FABSIM_HDRS) $(WIRE_SRCS)
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(FABSIM_CFLAGS) -o $@ $(FABSIM_CORE_SRCS) \
-		$(FABSIM_DIR)/main.c $(FABSIM_IBLIB_SRCS)
+		$(FABSIM_DIR)/main.c $(WIRE_SRCS)
 
-FABSIM_TEST_SRCS := $(wildcard $(FABSIM_DIR)/tests/test_*.c)
-build/fabsim/fabsim-test: $(FABSIM_TEST_SRCS) $(FABSIM_CORE_SRCS) $(FABSIM_CLIENT_SRCS) $(FABSIM_HDRS) \
-		$(FABSIM_IBLIB_SRCS) $(FABSIM_IBLIB_HDRS) src/tests/framework/test_runner.c src/tests/framework/test.h
+FABSIM_TEST_SRCS := $(FABSIM_DIR)/tests/test_fabsim.c
+build/tests/fabsim-test: $(FABSIM_TEST_SRCS) $(FABSIM_CORE_SRCS) $(FABSIM_CLIENT_SRCS) $(FABSIM_HDRS) \
+		$(WIRE_SRCS) src/tests/framework/test_runner.c src/tests/framework/test.h
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(FABSIM_CFLAGS) -Isrc/tests/framework -pthread -o $@ \
-		$(FABSIM_TEST_SRCS) $(FABSIM_CORE_SRCS) $(FABSIM_CLIENT_SRCS) $(FABSIM_IBLIB_SRCS) \
+		$(FABSIM_TEST_SRCS) $(FABSIM_CORE_SRCS) $(FABSIM_CLIENT_SRCS) $(WIRE_SRCS) \
 		src/tests/framework/test_runner.c
 
 # An HCA stand-in for the OpenSM test: the HCA model's firmware SMA (util/hcasim/sma.c) behind
 # fabsim's socket, used until the whole model can be driven through raw commands.
 FABSIM_STANDIN_SRCS := $(FABSIM_DIR)/tests/hca_standin.c util/hcasim/sma.c $(FABSIM_CLIENT_SRCS)
-build/fabsim/hca-standin: $(FABSIM_STANDIN_SRCS) util/hcasim/sma.h util/hcasim/include/hcasim.h \
-		$(FABSIM_HDRS) $(FABSIM_IBLIB_SRCS) $(FABSIM_IBLIB_HDRS)
+build/tests/hca-standin: $(FABSIM_STANDIN_SRCS) util/hcasim/sma.h util/hcasim/include/hcasim.h \
+		$(FABSIM_HDRS) $(WIRE_SRCS)
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(FABSIM_CFLAGS) -Iutil/hcasim -Iutil/hcasim/include \
-		-o $@ $(FABSIM_STANDIN_SRCS) $(FABSIM_IBLIB_SRCS)
+		-o $@ $(FABSIM_STANDIN_SRCS) $(WIRE_SRCS)
 
 # The whole HCA model on fabsim, brought up by raw commands (util/hcasim/tests/rawhost).
-FABSIM_RIG_SRCS := $(FABSIM_DIR)/tests/hca_rig.c $(FABSIM_ATTACH_SRCS) util/hcasim/tests/rawhost.c \
-	$(sort $(wildcard util/hcasim/*.c))
-build/fabsim/hca-rig: $(FABSIM_RIG_SRCS) $(wildcard util/hcasim/*.h util/hcasim/include/*.h) \
-		util/hcasim/tests/rawhost.h $(FABSIM_HDRS) $(FABSIM_IBLIB_SRCS) $(FABSIM_IBLIB_HDRS) $(PRM_H)
+# (The model's sources are hcasim.mk's list: a recursive variable, named as $$(...) below.)
+FABSIM_RIG_SRCS = $(FABSIM_DIR)/tests/hca_rig.c $(FABSIM_ATTACH_SRCS) util/hcasim/tests/rawhost.c \
+	$(HCASIM_SRCS)
+build/tests/hca-rig: $$(FABSIM_RIG_SRCS) $(wildcard util/hcasim/*.h util/hcasim/include/*.h) \
+		util/hcasim/tests/rawhost.h $(FABSIM_HDRS) $(WIRE_SRCS) $(PRM_H)
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(FABSIM_CFLAGS) -Iutil/hcasim -Iutil/hcasim/include \
-		-Iutil/hcasim/tests -o $@ $(FABSIM_RIG_SRCS) $(FABSIM_IBLIB_SRCS)
+		-Iutil/hcasim/tests -o $@ $(FABSIM_RIG_SRCS) $(WIRE_SRCS)
 
 # libFuzzer: arbitrary packets at every port of a small fabric (needs clang + libclang-rt).
-FABSIM_FUZZ_CC ?= clang
-FABSIM_HAVE_CLANG := $(shell command -v $(FABSIM_FUZZ_CC) >/dev/null 2>&1 && echo yes)
-build/fabsim/fuzz-fabric: $(FABSIM_DIR)/tests/fuzz/fabric/fuzz_fabric.c $(FABSIM_CORE_SRCS) $(FABSIM_HDRS) \
-		$(FABSIM_IBLIB_SRCS) $(FABSIM_IBLIB_HDRS)
+build/tests/fuzz-fabric: $(FABSIM_DIR)/tests/fuzz/fabric/fuzz_fabric.c $(FABSIM_CORE_SRCS) $(FABSIM_HDRS) \
+		$(WIRE_SRCS)
 	@mkdir -p $(@D)
-	$(FABSIM_FUZZ_CC) -std=c11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
+	$(FUZZ_CC) -std=c11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
 		-fsanitize=fuzzer,address,undefined $(FABSIM_CFLAGS) -o $@ $< $(FABSIM_CORE_SRCS) \
-		$(FABSIM_IBLIB_SRCS)
+		$(WIRE_SRCS)
 
 .PHONY: fuzz-fabsim
-fuzz-fabsim: build/fabsim/fuzz-fabric
+fuzz-fabsim: build/tests/fuzz-fabric
 	mkdir -p build/fabsim/corpus
-	build/fabsim/fuzz-fabric -max_total_time=300 -max_len=4300 build/fabsim/corpus \
+	build/tests/fuzz-fabric -max_total_time=300 -max_len=4300 build/fabsim/corpus \
 		$(FABSIM_DIR)/tests/fuzz/fabric/seeds
 
-# The server node (helper "servernode") may add its program here.
--include $(FABSIM_DIR)/servernode/servernode.mk
 
 .PHONY: check-fabsim
-check-fabsim: bin/fabsim bin/fabsimctl build/fabsim/san/fabsim build/fabsim/fabsim-test \
-		build/fabsim/hca-standin build/fabsim/hca-rig $(if $(FABSIM_HAVE_CLANG),build/fabsim/fuzz-fabric)
-	@util/run-test fabsim-unit build/fabsim/fabsim-test
-ifeq ($(FABSIM_HAVE_CLANG),yes)
-	@util/run-test fabsim-fuzz src/tests/framework/fuzz-smoke.sh fabsim-fuzz build/fabsim/fuzz-fabric 20000 \
+check-fabsim: bin/fabsim bin/fabsimctl build/fabsim/san/fabsim build/tests/fabsim-test \
+		build/tests/hca-standin build/tests/hca-rig $(if $(HAVE_CLANG),build/tests/fuzz-fabric)
+	@util/run-test fabsim-unit build/tests/fabsim-test
+ifeq ($(HAVE_CLANG),yes)
+	@util/run-test fabsim-fuzz src/tests/framework/fuzz-smoke.sh fabsim-fuzz build/tests/fuzz-fabric 20000 \
 		$(FABSIM_DIR)/tests/fuzz/fabric/seeds -max_len=4300
 else
 	@util/run-test fabsim-fuzz sh -c 'echo "SKIP: fabsim-fuzz: clang not installed (util/deps.d/fabsim.list)"; exit 77'
 endif
 	@SUITE=fabsim-opensm-hcasim RIG_JOINS=1 util/run-test fabsim-opensm-hcasim \
 		$(FABSIM_DIR)/tests/opensm-test.sh build/fabsim/san/fabsim bin/fabsimctl \
-		build/fabsim/hca-rig --join
+		build/tests/hca-rig --join
 	@SUITE=fabsim-opensm-lossy FABSIM_FAULT="all loss=0.05 dup=0.05 reorder=0.05" \
 		util/run-test fabsim-opensm-lossy $(FABSIM_DIR)/tests/opensm-test.sh \
-		build/fabsim/san/fabsim bin/fabsimctl build/fabsim/hca-rig
+		build/fabsim/san/fabsim bin/fabsimctl build/tests/hca-rig
 	@SUITE=fabsim-opensm-standin RIG_JOINS=1 util/run-test fabsim-opensm-standin \
 		$(FABSIM_DIR)/tests/opensm-test.sh build/fabsim/san/fabsim bin/fabsimctl \
-		build/fabsim/hca-standin --join
+		build/tests/hca-standin --join
 
 ALL_TARGETS += bin/fabsim bin/fabsimctl
-CHECK_TARGETS += check-fabsim
-FUZZ_TARGETS += fuzz-fabsim
 CLEAN_FILES += build/fabsim

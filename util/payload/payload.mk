@@ -13,4 +13,3 @@ check-payload: payload
 	@util/run-test payload util/payload/test-boot $(PAYLOAD_DIR)
 
 ALL_TARGETS += payload
-CHECK_TARGETS += check-payload

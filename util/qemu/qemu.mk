@@ -43,7 +43,6 @@ check-qemu-device: qemu build/qemu/hcr-trace $(HCASIM_SO) bin/fabsim
 	@util/run-test qemu/fabric-attach $(QEMU_TESTS)/fabric-attach.sh
 	@util/run-test qemu/guest-reboot $(QEMU_TESTS)/guest-reboot.sh
 
-CHECK_TARGETS += check-qemu-device
 
 # The oracle (issue 5): the stock iPXE netboots over IPoIB through the model, fabsim, OpenSM,
 # dnsmasq and nginx; on a failure it reports where iPXE stopped (HCR trace, model log, console).
@@ -51,11 +50,9 @@ CHECK_TARGETS += check-qemu-device
 check-qemu-oracle: qemu build/qemu/hcr-trace $(HCASIM_SO) bin/fabsim bin/fabsim-servernode
 	@util/run-test qemu/ipxe-oracle $(QEMU_TESTS)/ipxe-oracle.sh
 
-CHECK_TARGETS += check-qemu-oracle
 
 # Baseline figures of the stock iPXE on the same QEMU + model + fabric + servers (make bench).
 .PHONY: bench-qemu-ipxe
 bench-qemu-ipxe: qemu $(HCASIM_SO) bin/fabsim bin/fabsim-servernode
 	@util/qemu/bench-ipxe.sh
 
-BENCH_TARGETS += bench-qemu-ipxe

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../../../.." || exit 1
 T=servernode-faults
 WORK=$(mktemp -d /tmp/servernode-faults.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT
-CLIENT=${IPOIB_CLIENT:-bin/tests/ipoib-client}
+CLIENT=${IPOIB_CLIENT:-build/tests/ipoib-client}
 CTL=${FABSIMCTL:-bin/fabsimctl}
 status=0
 fail() { echo "FAIL: $T/$1: $2"; status=1; }
