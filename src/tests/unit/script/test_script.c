@@ -65,35 +65,51 @@ TEST(script_magic)
 	CHECK(!script_is_script((const uint8_t *)"MZ\x90", 3));
 }
 
+/* One script per row: what run() returns and the commands it ran, in order. */
+struct run_case {
+	const char *text;
+	int rc;
+	const char *trace;
+};
+
+static void check_runs(const struct run_case *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int rc = run(c[i].text);
+
+		if (rc != c[i].rc || strcmp(trace, c[i].trace) != 0)
+			fprintf(stderr, "  row %zu: \"%s\"\n", i, c[i].text);
+		CHECK_EQ(rc, c[i].rc);
+		CHECK_STR(trace, c[i].trace);
+	}
+}
+
 TEST(script_expansion_and_quoting)
 {
-	CHECK_EQ(run("#!ipxe\necho ${ip} x${next-server}y ${unset}\n"), 0);
-	CHECK_STR(trace, "echo[198.18.0.50|x198.18.0.1y|]");
-	CHECK_EQ(run("echo \"${spacey} c\" '${ip}' a\\ b\r\n"), 0);
-	CHECK_STR(trace, "echo[a b c|${ip}|a b]");
-	CHECK_EQ(run("chain tftp://${next-server}/${filename}"), 0);
-	CHECK_STR(trace, "chain[tftp://198.18.0.1/boot.ipxe]");
-	CHECK_EQ(run("# comment\n\n   \n:label\nok"), 0);
-	CHECK_STR(trace, "ok[]");
+	static const struct run_case cases[] = {
+		{ "#!ipxe\necho ${ip} x${next-server}y ${unset}\n", 0, "echo[198.18.0.50|x198.18.0.1y|]" },
+		{ "echo \"${spacey} c\" '${ip}' a\\ b\r\n", 0, "echo[a b c|${ip}|a b]" },
+		{ "chain tftp://${next-server}/${filename}", 0, "chain[tftp://198.18.0.1/boot.ipxe]" },
+		{ "# comment\n\n   \n:label\nok", 0, "ok[]" },
+	};
+
+	check_runs(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 TEST(script_or_and)
 {
-	CHECK_EQ(run("bad || ok one"), 0);
-	CHECK_STR(trace, "bad[]ok[one]");
-	CHECK_EQ(run("ok || ok two"), 0);
-	CHECK_STR(trace, "ok[]");
-	CHECK_EQ(run("ok && ok three"), 0);
-	CHECK_STR(trace, "ok[]ok[three]");
-	/* a failed && chain ends the script: later lines never run */
-	CHECK_EQ(run("bad && ok four\nok five"), -EIO);
-	CHECK_STR(trace, "bad[]");
-	CHECK_EQ(run("bad && ok || ok six"), 0);
-	CHECK_STR(trace, "bad[]ok[six]");
-	CHECK_EQ(run("echo 'a || b' \"&&\""), 0);
-	CHECK_STR(trace, "echo[a || b|&&]");
-	CHECK_EQ(run("ok||ok"), 0);   /* operators need no spaces */
-	CHECK_STR(trace, "ok[]");
+	static const struct run_case cases[] = {
+		{ "bad || ok one", 0, "bad[]ok[one]" },
+		{ "ok || ok two", 0, "ok[]" },
+		{ "ok && ok three", 0, "ok[]ok[three]" },
+		/* a failed && chain ends the script: later lines never run */
+		{ "bad && ok four\nok five", -EIO, "bad[]" },
+		{ "bad && ok || ok six", 0, "bad[]ok[six]" },
+		{ "echo 'a || b' \"&&\"", 0, "echo[a || b|&&]" },
+		{ "ok||ok", 0, "ok[]" },   /* operators need no spaces */
+	};
+
+	check_runs(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 /* Each command is expanded when it runs: `dhcp && chain ${filename}` needs dhcp's file name. */
