@@ -3,6 +3,7 @@
 #include <ibboot/dhcp.h>
 #include <ibboot/dns.h>
 #include <ibboot/tftp.h>
+#include <ibboot/config.h>
 #include <ibboot/console.h>
 #include <ibboot/dma.h>
 #include <ibboot/errno.h>
@@ -13,7 +14,6 @@
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
 
-#define DHCP_LINK_WAIT_MS 30000u
 #define TFTP_BUF_MAX  (256u << 20)
 #define TFTP_BUF_MIN  (1u << 20)
 

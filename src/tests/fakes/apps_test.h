@@ -9,7 +9,7 @@
 
 #include <ibboot/dhcp.h>
 #include <ibboot/shell.h>
-#include <ibboot/wire/bytes.h>
+#include <ibboot/byteorder.h>
 
 #define IP(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
 #define SRV   IP(198, 18, 0, 1)

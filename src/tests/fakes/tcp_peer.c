@@ -6,7 +6,7 @@
 #include <ibboot/dma.h>
 #include <ibboot/string.h>
 #include <ibboot/udp.h>
-#include <ibboot/wire/bytes.h>
+#include <ibboot/byteorder.h>
 
 #define POOL 16
 #define BUF_SIZE 4096
@@ -56,21 +56,21 @@ static bool decode(const uint8_t *ip, size_t len, struct peer_seg *s)
 	if (len < 40 || (ip[0] >> 4) != 4 || ip[9] != IP_PROTO_TCP)
 		return false;
 	ihl = (size_t)(ip[0] & 15) * 4;
-	if (iblib_get_be16(ip + 2) != len || ihl + 20 > len)
+	if (get_be16(ip + 2) != len || ihl + 20 > len)
 		return false;
 	t = ip + ihl;
 	thl = (size_t)(t[12] >> 4) * 4;
 	if (thl < 20 || ihl + thl > len || len - ihl - thl > sizeof(s->data))
 		return false;
-	if (tcp_checksum(iblib_get_be32(ip + 12), iblib_get_be32(ip + 16), t, len - ihl) != 0)
+	if (tcp_checksum(get_be32(ip + 12), get_be32(ip + 16), t, len - ihl) != 0)
 		return false;
 	memset(s, 0, sizeof(*s));
-	s->sport = iblib_get_be16(t);
-	s->dport = iblib_get_be16(t + 2);
-	s->seq = iblib_get_be32(t + 4);
-	s->ack = iblib_get_be32(t + 8);
+	s->sport = get_be16(t);
+	s->dport = get_be16(t + 2);
+	s->seq = get_be32(t + 4);
+	s->ack = get_be32(t + 8);
 	s->flags = t[13];
-	s->win = iblib_get_be16(t + 14);
+	s->win = get_be16(t + 14);
 	for (i = 20; i < thl;) {
 		uint8_t k = t[i];
 
@@ -84,7 +84,7 @@ static bool decode(const uint8_t *ip, size_t len, struct peer_seg *s)
 			return false;
 		if (k == 2 && t[i + 1] == 4) {
 			s->has_mss = true;
-			s->mss = iblib_get_be16(t + i + 2);
+			s->mss = get_be16(t + i + 2);
 		} else if (k == 3 && t[i + 1] == 3) {
 			s->has_wscale = true;
 			s->wscale = t[i + 2];
@@ -93,13 +93,13 @@ static bool decode(const uint8_t *ip, size_t len, struct peer_seg *s)
 		} else if (k == 5 && t[i + 1] >= 10 && (t[i + 1] - 2) % 8 == 0) {
 			s->n_sack = MIN((unsigned)(t[i + 1] - 2) / 8, 4u);
 			for (unsigned b = 0; b < s->n_sack; b++) {
-				s->sack[b][0] = iblib_get_be32(t + i + 2 + 8 * b);
-				s->sack[b][1] = iblib_get_be32(t + i + 6 + 8 * b);
+				s->sack[b][0] = get_be32(t + i + 2 + 8 * b);
+				s->sack[b][1] = get_be32(t + i + 6 + 8 * b);
 			}
 		} else if (k == 8 && t[i + 1] == 10) {
 			s->has_ts = true;
-			s->tsval = iblib_get_be32(t + i + 2);
-			s->tsecr = iblib_get_be32(t + i + 6);
+			s->tsval = get_be32(t + i + 2);
+			s->tsecr = get_be32(t + i + 6);
 		}
 		i += t[i + 1];
 	}
@@ -115,8 +115,8 @@ static int peer_transmit(struct net_device *nd, struct net_buf *nb, uint16_t eth
 	(void)flags;
 	if (ethertype == ETHERTYPE_IPV4 && nb->len >= 28 && nb->data[9] == IP_PROTO_UDP &&
 	    nb->len - 28 <= sizeof(udp_last.data)) {
-		udp_last.sport = iblib_get_be16(nb->data + 20);
-		udp_last.dport = iblib_get_be16(nb->data + 22);
+		udp_last.sport = get_be16(nb->data + 20);
+		udp_last.dport = get_be16(nb->data + 22);
 		udp_last.len = nb->len - 28;
 		memcpy(udp_last.data, nb->data + 28, udp_last.len);
 		udp_last.valid = true;
@@ -223,7 +223,7 @@ size_t peer_syn_opts(uint8_t *o, uint16_t mss, int wscale, bool ts, uint32_t tsv
 
 	o[n++] = 2;
 	o[n++] = 4;
-	iblib_put_be16(o + n, mss);
+	put_be16(o + n, mss);
 	n += 2;
 	if (wscale >= 0) {
 		o[n++] = 1;
@@ -236,8 +236,8 @@ size_t peer_syn_opts(uint8_t *o, uint16_t mss, int wscale, bool ts, uint32_t tsv
 		o[n++] = 1;
 		o[n++] = 8;
 		o[n++] = 10;
-		iblib_put_be32(o + n, tsval);
-		iblib_put_be32(o + n + 4, tsecr);
+		put_be32(o + n, tsval);
+		put_be32(o + n + 4, tsecr);
 		n += 8;
 	}
 	return n;
@@ -255,18 +255,18 @@ void peer_send_raw(uint16_t sport, uint16_t dport, uint32_t seq, uint32_t ack, u
 		return;
 	memset(pkt, 0, IPV4_HDR_LEN + thl);
 	test_ipv4_header(pkt, PEER_IP, CLIENT_IP, IP_PROTO_TCP, thl + len);
-	iblib_put_be16(t, sport);
-	iblib_put_be16(t + 2, dport);
-	iblib_put_be32(t + 4, seq);
-	iblib_put_be32(t + 8, ack);
+	put_be16(t, sport);
+	put_be16(t + 2, dport);
+	put_be32(t + 4, seq);
+	put_be32(t + 8, ack);
 	t[12] = (uint8_t)(thl / 4) << 4;
 	t[13] = flags;
-	iblib_put_be16(t + 14, win);
+	put_be16(t + 14, win);
 	if (opt_len)
 		memcpy(t + TCP_HDR_LEN, opts, opt_len);
 	if (len)
 		memcpy(t + thl, data, len);
-	iblib_put_be16(t + 16, tcp_checksum(PEER_IP, CLIENT_IP, t, thl + len));
+	put_be16(t + 16, tcp_checksum(PEER_IP, CLIENT_IP, t, thl + len));
 	if (bad_csum)
 		t[16] ^= 0x40;
 	net_rx(&peer_nd, ETHERTYPE_IPV4, pkt, total);

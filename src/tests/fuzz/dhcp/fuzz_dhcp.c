@@ -3,7 +3,7 @@
 #include "fake_net.h"
 
 #include <ibboot/dhcp.h>
-#include <ibboot/wire/bytes.h>
+#include <ibboot/byteorder.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,8 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(buf, data, size);
 	if (size >= 240) {
 		buf[0] = 2;
-		iblib_put_be32(buf + 4, c.xid);
-		iblib_put_be32(buf + 236, DHCP_MAGIC);
+		put_be32(buf + 4, c.xid);
+		put_be32(buf + 236, DHCP_MAGIC);
 	}
 	dhcp_handle(&c, 0xc6120001, buf, size);
 	if (size >= 254 && c.state == DHCP_REQUESTING) {

@@ -13,7 +13,7 @@
 #include <ibboot/ib_sa.h>
 #include <ibboot/ipoib.h>
 #include <ibboot/ipv4.h>
-#include <ibboot/wire/bytes.h>
+#include <ibboot/byteorder.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)ib_sa_path_lookup(port, &dgid, &av, path_cb, NULL);
 		for (unsigned i = 0; i < IB_MAD_MAX_TXN && len >= 16; i++)
 			if (a->txn[i].busy && (data[3] & 1))
-				iblib_put_be64(buf + 8, a->txn[i].tid);
+				put_be64(buf + 8, a->txn[i].tid);
 		(void)fake_ibdev_inject(fx, &to, 1, 1, NULL, buf, len);
 		break;
 	}

@@ -8,7 +8,7 @@
 #include "net_test_env.h"
 
 #include <ibboot/string.h>
-#include <ibboot/wire/bytes.h>
+#include <ibboot/byteorder.h>
 
 static struct tcp_conn conn;
 
@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(seg, data, size);
 	seg[16] = seg[17] = 0;
-	iblib_put_be16(seg + 16, tcp_checksum(PEER_IP, CLIENT_IP, seg, size));
+	put_be16(seg + 16, tcp_checksum(PEER_IP, CLIENT_IP, seg, size));
 	tcp_parse(seg, size, PEER_IP, CLIENT_IP, &s, NULL);
 
 	peer_setup();
@@ -47,26 +47,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tcp_send(&conn, "GET / HTTP/1.1\r\n\r\n", 18);
 	/* The fuzzed segment, on this connection's ports unless its first byte says otherwise. */
 	if (!(data[0] & 0x80)) {
-		iblib_put_be16(seg, 80);
-		iblib_put_be16(seg + 2, syn.sport);
+		put_be16(seg, 80);
+		put_be16(seg + 2, syn.sport);
 	}
 	if (data[0] & 0x40)
-		iblib_put_be32(seg + 4, 1001 + (iblib_get_be32(seg + 4) & 0xffff));
+		put_be32(seg + 4, 1001 + (get_be32(seg + 4) & 0xffff));
 	if (data[0] & 0x20)
-		iblib_put_be32(seg + 8, syn.seq + 1 + (iblib_get_be32(seg + 8) & 0x3f));
+		put_be32(seg + 8, syn.seq + 1 + (get_be32(seg + 8) & 0x3f));
 	seg[16] = seg[17] = 0;
-	iblib_put_be16(seg + 16, tcp_checksum(PEER_IP, CLIENT_IP, seg, size));
+	put_be16(seg + 16, tcp_checksum(PEER_IP, CLIENT_IP, seg, size));
 	{
 		uint8_t pkt[IPV4_HDR_LEN + sizeof(seg)];
 
 		memset(pkt, 0, IPV4_HDR_LEN);
 		pkt[0] = 0x45;
-		iblib_put_be16(pkt + 2, (uint16_t)(IPV4_HDR_LEN + size));
+		put_be16(pkt + 2, (uint16_t)(IPV4_HDR_LEN + size));
 		pkt[8] = 64;
 		pkt[9] = IP_PROTO_TCP;
-		iblib_put_be32(pkt + 12, PEER_IP);
-		iblib_put_be32(pkt + 16, CLIENT_IP);
-		iblib_put_be16(pkt + 10, ip_checksum(pkt, IPV4_HDR_LEN));
+		put_be32(pkt + 12, PEER_IP);
+		put_be32(pkt + 16, CLIENT_IP);
+		put_be16(pkt + 10, ip_checksum(pkt, IPV4_HDR_LEN));
 		memcpy(pkt + IPV4_HDR_LEN, seg, size);
 		net_rx(&peer_nd, ETHERTYPE_IPV4, pkt, IPV4_HDR_LEN + size);
 		net_rx(&peer_nd, ETHERTYPE_IPV4, pkt, IPV4_HDR_LEN + size);

@@ -104,8 +104,8 @@ int main(int argc, char **argv)
 		return 1;
 	/* the peer asks for us; ib0 resolves the peer's path and answers */
 	ipoib_addr_make(arp.sha, PEER_QPN, &peer_gid);
-	iblib_put_be16(pkt, ETHERTYPE_ARP);
-	iblib_put_be16(pkt + 2, 0);
+	put_be16(pkt, ETHERTYPE_ARP);
+	put_be16(pkt + 2, 0);
 	ipoib_arp_build(pkt + 4, IPOIB_ARP_LEN, &arp);
 	inject(&f, ip, pkt, 4 + IPOIB_ARP_LEN);
 	/* ib0 pings the peer */
@@ -113,20 +113,20 @@ int main(int argc, char **argv)
 	net_poll();
 	/* the peer pings ib0 */
 	memset(pkt, 0, sizeof(pkt));
-	iblib_put_be16(pkt, ETHERTYPE_IPV4);
+	put_be16(pkt, ETHERTYPE_IPV4);
 	iph[0] = 0x45;
-	iblib_put_be16(iph + 2, 84);
+	put_be16(iph + 2, 84);
 	iph[8] = 64;
 	iph[9] = IP_PROTO_ICMP;
-	iblib_put_be32(iph + 12, PEER_IP);
-	iblib_put_be32(iph + 16, OUR_IP);
-	iblib_put_be16(iph + 10, ip_checksum(iph, 20));
+	put_be32(iph + 12, PEER_IP);
+	put_be32(iph + 16, OUR_IP);
+	put_be16(iph + 10, ip_checksum(iph, 20));
 	icmp[0] = ICMP_ECHO_REQUEST;
-	iblib_put_be16(icmp + 4, 0x4242);
-	iblib_put_be16(icmp + 6, 7);
+	put_be16(icmp + 4, 0x4242);
+	put_be16(icmp + 6, 7);
 	for (int i = 8; i < 64; i++)
 		icmp[i] = (uint8_t)i;
-	iblib_put_be16(icmp + 2, ip_checksum(icmp, 64));
+	put_be16(icmp + 2, ip_checksum(icmp, 64));
 	inject(&f, ip, pkt, 4 + 84);
 	ipoib_exit();
 	ib_device_unregister(&f.dev);

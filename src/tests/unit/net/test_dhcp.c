@@ -13,11 +13,11 @@ void dr_init(struct dhcp_reply *r, uint8_t type, uint32_t xid, uint32_t yiaddr, 
 	memset(r, 0, sizeof(*r));
 	r->buf[0] = 2;
 	r->buf[1] = 32;
-	iblib_put_be32(r->buf + 4, xid);
-	iblib_put_be16(r->buf + 10, 0x8000);
-	iblib_put_be32(r->buf + 16, yiaddr);
-	iblib_put_be32(r->buf + 20, siaddr);
-	iblib_put_be32(r->buf + 236, DHCP_MAGIC);
+	put_be32(r->buf + 4, xid);
+	put_be16(r->buf + 10, 0x8000);
+	put_be32(r->buf + 16, yiaddr);
+	put_be32(r->buf + 20, siaddr);
+	put_be32(r->buf + 236, DHCP_MAGIC);
 	r->len = 240;
 	if (type)
 		dr_opt(r, 53, &type, 1);
@@ -37,7 +37,7 @@ void dr_opt32(struct dhcp_reply *r, uint8_t code, uint32_t v)
 {
 	uint8_t b[4];
 
-	iblib_put_be32(b, v);
+	put_be32(b, v);
 	dr_opt(r, code, b, 4);
 }
 
@@ -88,19 +88,19 @@ TEST(udp_checksum_known_vector)
 	struct udp_datagram u;
 	const char *why;
 
-	iblib_put_be16(d + 6, udp_checksum(IP(10, 0, 0, 1), IP(10, 0, 0, 2), d, sizeof(d)));
-	CHECK_EQ(iblib_get_be16(d + 6), 0x7e4c);
+	put_be16(d + 6, udp_checksum(IP(10, 0, 0, 1), IP(10, 0, 0, 2), d, sizeof(d)));
+	CHECK_EQ(get_be16(d + 6), 0x7e4c);
 	CHECK_EQ(udp_parse(d, sizeof(d), IP(10, 0, 0, 1), IP(10, 0, 0, 2), &u, &why), 0);
 	CHECK_EQ(u.payload_len, 2);
 	d[9] ^= 1;
 	CHECK_EQ(udp_parse(d, sizeof(d), IP(10, 0, 0, 1), IP(10, 0, 0, 2), &u, &why), -EINVAL);
 	CHECK_STR(why, "bad UDP checksum");
 	/* zero = no checksum (RFC 768) is accepted as is */
-	iblib_put_be16(d + 6, 0);
+	put_be16(d + 6, 0);
 	CHECK_EQ(udp_parse(d, sizeof(d), IP(10, 0, 0, 1), IP(10, 0, 0, 2), &u, &why), 0);
 	CHECK(!u.had_checksum);
 	/* a length field longer than the IP payload */
-	iblib_put_be16(d + 4, 11);
+	put_be16(d + 4, 11);
 	CHECK_EQ(udp_parse(d, sizeof(d), IP(10, 0, 0, 1), IP(10, 0, 0, 2), &u, &why), -EINVAL);
 	CHECK_EQ(udp_parse(d, 7, 0, 0, &u, &why), -EINVAL);
 	/* bytes after the UDP length (link padding) are not payload */
@@ -173,8 +173,8 @@ TEST(dhcp_parse_good_reply)
 	dr_init(&r, DHCPACK, 0x1234, IP(198, 18, 0, 60), SRV, SRV);
 	dr_opt32(&r, 1, 0xffffff00);
 	dr_opt32(&r, 3, SRV);
-	iblib_put_be32(dns, SRV);
-	iblib_put_be32(dns + 4, SRV2);
+	put_be32(dns, SRV);
+	put_be32(dns + 4, SRV2);
 	dr_opt(&r, 6, dns, 8);
 	dr_opt(&r, 12, "node1", 5);
 	dr_opt(&r, 67, "boot.bin\0", 9);   /* NUL-terminated */
@@ -380,7 +380,7 @@ static void dhcp_server(const struct fake_pkt *p, void *ctx)
 	if (p->sport != 68 || p->src != 0 || p->dst != IPV4_BROADCAST ||
 	    !(p->flags & NET_TX_BROADCAST) || p->len < 300 || p->payload[0] != 1 ||
 	    p->payload[1] != 32 || p->payload[2] != 0 ||
-	    iblib_get_be16(p->payload + 10) != 0x8000 || memcmp(p->payload + 28, zero, 16))
+	    get_be16(p->payload + 10) != 0x8000 || memcmp(p->payload + 28, zero, 16))
 		s->bad_request = true;
 	o = dhcp_find_opt(p->payload, p->len, 61, &ol);
 	if (!o) {
@@ -393,7 +393,7 @@ static void dhcp_server(const struct fake_pkt *p, void *ctx)
 	if (!o || ol != 1)
 		return;
 	type = o[0];
-	s->last_xid = iblib_get_be32(p->payload + 4);
+	s->last_xid = get_be32(p->payload + 4);
 	if (type == DHCPDISCOVER) {
 		s->xids[s->discovers % 16] = s->last_xid;
 		if (s->discovers++ < s->drop_discovers || s->silent)
@@ -423,9 +423,9 @@ static void dhcp_server(const struct fake_pkt *p, void *ctx)
 	} else if (type == DHCPREQUEST) {
 		s->requests++;
 		o = dhcp_find_opt(p->payload, p->len, 50, &ol);
-		s->req_ip = o && ol == 4 ? iblib_get_be32(o) : 0;
+		s->req_ip = o && ol == 4 ? get_be32(o) : 0;
 		o = dhcp_find_opt(p->payload, p->len, 54, &ol);
-		s->req_server = o && ol == 4 ? iblib_get_be32(o) : 0;
+		s->req_server = o && ol == 4 ? get_be32(o) : 0;
 		if (s->nak_requests) {
 			s->nak_requests--;
 			srv_reply(s, DHCPNAK, s->last_xid, SRV);

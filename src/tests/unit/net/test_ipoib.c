@@ -11,7 +11,7 @@
 #include <ibboot/ib_ulp.h>
 #include <ibboot/ipoib.h>
 #include <ibboot/ipv4.h>
-#include <ibboot/wire/bytes.h>
+#include <ibboot/byteorder.h>
 #include <stdlib.h>
 
 #define PEER_IP  0xc6120001u   /* 198.18.0.1 */
@@ -51,8 +51,8 @@ static size_t peer_arp(uint8_t *pkt, uint16_t op, uint32_t tpa, const uint8_t *t
 	ipoib_addr_make(arp.sha, peer.qp->qpn, &peer.qp->port->gid);
 	if (tha)
 		memcpy(arp.tha, tha, IPOIB_ALEN);
-	iblib_put_be16(pkt, ETHERTYPE_ARP);
-	iblib_put_be16(pkt + 2, 0);
+	put_be16(pkt, ETHERTYPE_ARP);
+	put_be16(pkt + 2, 0);
 	ipoib_arp_build(pkt + 4, IPOIB_ARP_LEN, &arp);
 	return 4 + IPOIB_ARP_LEN;
 }
@@ -71,7 +71,7 @@ static void peer_recv(struct ib_qp *qp, const struct ib_wc *wc, const uint8_t *g
 		peer.log[peer.n].slid = wc->slid;
 		peer.n++;
 	}
-	if (peer.answer_arp && len >= 4 && iblib_get_be16(data) == ETHERTYPE_ARP &&
+	if (peer.answer_arp && len >= 4 && get_be16(data) == ETHERTYPE_ARP &&
 	    ipoib_arp_parse(data + 4, len - 4, &arp, NULL) == 0 && arp.op == ARP_OP_REQUEST &&
 	    arp.tpa == PEER_IP) {
 		uint8_t pkt[64];
@@ -79,22 +79,22 @@ static void peer_recv(struct ib_qp *qp, const struct ib_wc *wc, const uint8_t *g
 
 		peer_send(pkt, n, ipoib_addr_qpn(arp.sha), wc->slid);
 	}
-	if (peer.answer_ping && len >= 4 + 28 && len <= 2048 && iblib_get_be16(data) == ETHERTYPE_IPV4 &&
+	if (peer.answer_ping && len >= 4 + 28 && len <= 2048 && get_be16(data) == ETHERTYPE_IPV4 &&
 	    data[4 + 9] == IP_PROTO_ICMP && data[4 + 20] == ICMP_ECHO_REQUEST &&
-	    iblib_get_be32(data + 4 + 16) == PEER_IP) {
+	    get_be32(data + 4 + 16) == PEER_IP) {
 		/* an independent little responder: swap addresses, type 0, fix both checksums */
 		uint8_t r[2048];
 		uint8_t *h = r + 4, *icmp = r + 24;
-		size_t total = iblib_get_be16(data + 4 + 2);
+		size_t total = get_be16(data + 4 + 2);
 
 		memcpy(r, data, len);
 		memcpy(h + 12, data + 4 + 16, 4);
 		memcpy(h + 16, data + 4 + 12, 4);
 		h[10] = h[11] = 0;
-		iblib_put_be16(h + 10, ip_checksum(h, 20));
+		put_be16(h + 10, ip_checksum(h, 20));
 		icmp[0] = ICMP_ECHO_REPLY;
 		icmp[2] = icmp[3] = 0;
-		iblib_put_be16(icmp + 2, ip_checksum(icmp, total - 20));
+		put_be16(icmp + 2, ip_checksum(icmp, total - 20));
 		peer_send(r, 4 + total, wc->src_qpn, wc->slid);
 	}
 }
@@ -150,7 +150,7 @@ static struct net_device *ib0(void)
 static const uint8_t *peer_find(uint16_t type, unsigned nth, size_t *len)
 {
 	for (unsigned i = 0; i < peer.n; i++) {
-		if (peer.log[i].len >= 4 && iblib_get_be16(peer.log[i].data) == type && nth-- == 0) {
+		if (peer.log[i].len >= 4 && get_be16(peer.log[i].data) == type && nth-- == 0) {
 			*len = peer.log[i].len;
 			return peer.log[i].data;
 		}
@@ -218,17 +218,17 @@ TEST(ipoib_arp_request_bytes_and_first_packet_is_queued)
 		goto out;
 	CHECK_EQ(len, 4 + 56);
 	/* IPoIB header: type 0x0806, reserved 0 */
-	CHECK_EQ(iblib_get_be16(p), 0x0806);
-	CHECK_EQ(iblib_get_be16(p + 2), 0);
+	CHECK_EQ(get_be16(p), 0x0806);
+	CHECK_EQ(get_be16(p + 2), 0);
 	p += 4;
-	CHECK_EQ(iblib_get_be16(p), 32);       /* htype InfiniBand */
-	CHECK_EQ(iblib_get_be16(p + 2), 0x0800);
+	CHECK_EQ(get_be16(p), 32);       /* htype InfiniBand */
+	CHECK_EQ(get_be16(p + 2), 0x0800);
 	CHECK_EQ(p[4], 20);                    /* hlen */
 	CHECK_EQ(p[5], 4);
-	CHECK_EQ(iblib_get_be16(p + 6), 1);    /* request */
+	CHECK_EQ(get_be16(p + 6), 1);    /* request */
 	CHECK_MEM(p + 8, ib0()->ll_addr, 20);
-	CHECK_EQ(iblib_get_be32(p + 28), OUR_IP);
-	CHECK_EQ(iblib_get_be32(p + 52), PEER_IP);
+	CHECK_EQ(get_be32(p + 28), OUR_IP);
+	CHECK_EQ(get_be32(p + 52), PEER_IP);
 	CHECK_EQ(ipoib_instance()->stats.queued, 1);   /* the echo request waits, not dropped */
 	CHECK(peer_find(ETHERTYPE_IPV4, 0, &len) == NULL);
 	/* no reply: five more requests 500 ms apart, then the queued packet is dropped */
@@ -304,20 +304,20 @@ TEST(ipoib_icmp_echo_reply_bytes_and_checksums)
 		return;
 	ipv4_configure(ib0(), OUR_IP, 0xffffff00u, 0);
 	memset(pkt, 0, sizeof(pkt));
-	iblib_put_be16(pkt, ETHERTYPE_IPV4);
+	put_be16(pkt, ETHERTYPE_IPV4);
 	iph[0] = 0x45;
-	iblib_put_be16(iph + 2, 20 + 8 + 40);
+	put_be16(iph + 2, 20 + 8 + 40);
 	iph[8] = 64;
 	iph[9] = IP_PROTO_ICMP;
-	iblib_put_be32(iph + 12, PEER_IP);
-	iblib_put_be32(iph + 16, OUR_IP);
-	iblib_put_be16(iph + 10, ip_checksum(iph, 20));
+	put_be32(iph + 12, PEER_IP);
+	put_be32(iph + 16, OUR_IP);
+	put_be16(iph + 10, ip_checksum(iph, 20));
 	icmp[0] = ICMP_ECHO_REQUEST;
-	iblib_put_be16(icmp + 4, 0x1234);
-	iblib_put_be16(icmp + 6, 0x0042);
+	put_be16(icmp + 4, 0x1234);
+	put_be16(icmp + 6, 0x0042);
 	for (int i = 0; i < 40; i++)
 		icmp[8 + i] = (uint8_t)(i * 7);
-	iblib_put_be16(icmp + 2, ip_checksum(icmp, 48));
+	put_be16(icmp + 2, ip_checksum(icmp, 48));
 	peer_send(pkt, sizeof(pkt), ipo->qp->qpn, 0x11);
 	for (int i = 0; i < 6; i++)
 		ib_poll();
@@ -342,8 +342,8 @@ TEST(ipoib_icmp_echo_reply_bytes_and_checksums)
 	/* a reply to our own request is counted */
 	iph[0] = 0x45;
 	icmp[0] = ICMP_ECHO_REPLY;
-	iblib_put_be16(icmp + 2, 0);
-	iblib_put_be16(icmp + 2, ip_checksum(icmp, 48));
+	put_be16(icmp + 2, 0);
+	put_be16(icmp + 2, ip_checksum(icmp, 48));
 	peer_send(pkt, sizeof(pkt), ipo->qp->qpn, 0x11);
 	ib_poll();
 	ib_poll();
@@ -489,9 +489,9 @@ TEST(ipv4_parser_rejects_malformed_input)
 	struct ipv4_packet ip;
 	const char *why;
 
-	iblib_put_be32(h + 12, PEER_IP);
-	iblib_put_be32(h + 16, OUR_IP);
-	iblib_put_be16(h + 10, ip_checksum(h, 20));
+	put_be32(h + 12, PEER_IP);
+	put_be32(h + 16, OUR_IP);
+	put_be16(h + 10, ip_checksum(h, 20));
 	CHECK_EQ(ipv4_parse(h, 28, &ip, &why), 0);
 	CHECK_EQ(ip.payload_len, 8);
 	CHECK_EQ(ipv4_parse(h, 19, &ip, &why), -EINVAL);
@@ -507,12 +507,12 @@ TEST(ipv4_parser_rejects_malformed_input)
 	CHECK_STR(why, "not IPv4");
 	h[0] = 0x45;
 	h[6] = 0x20;                                            /* MF */
-	iblib_put_be16(h + 10, 0);
-	iblib_put_be16(h + 10, ip_checksum(h, 20));
+	put_be16(h + 10, 0);
+	put_be16(h + 10, ip_checksum(h, 20));
 	CHECK_EQ(ipv4_parse(h, 28, &ip, &why), -ENOTSUP);
 	h[6] = 0x40;                                            /* DF only: fine */
-	iblib_put_be16(h + 10, 0);
-	iblib_put_be16(h + 10, ip_checksum(h, 20));
+	put_be16(h + 10, 0);
+	put_be16(h + 10, ip_checksum(h, 20));
 	CHECK_EQ(ipv4_parse(h, 28, &ip, &why), 0);
 	h[8] ^= 1;                                              /* corrupt: checksum fails */
 	CHECK_EQ(ipv4_parse(h, 28, &ip, &why), -EINVAL);
@@ -528,7 +528,7 @@ TEST(icmp_parser_and_checksum)
 	const char *why;
 
 	CHECK_EQ(ip_checksum(rfc, sizeof(rfc)), 0x220d);
-	iblib_put_be16(m + 2, ip_checksum(m, sizeof(m)));   /* odd length */
+	put_be16(m + 2, ip_checksum(m, sizeof(m)));   /* odd length */
 	CHECK_EQ(icmp_parse(m, sizeof(m), &e, &why), 0);
 	CHECK_EQ(e.seq, 2);
 	CHECK_EQ(e.data_len, 1);

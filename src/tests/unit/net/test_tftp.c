@@ -53,7 +53,7 @@ static void srv_send_block(struct tftp_srv *s, uint32_t b)
 
 	pkt[0] = 0;
 	pkt[1] = TFTP_DATA;
-	iblib_put_be16(pkt + 2, (uint16_t)b);
+	put_be16(pkt + 2, (uint16_t)b);
 	memcpy(pkt + 4, s->data + off, n);
 	s->data_sent++;
 	srv_send(s, SRV_TID, pkt, 4 + n);
@@ -155,7 +155,7 @@ static void tftp_server(const struct fake_pkt *p, void *ctx)
 
 	if (p->len < 2)
 		return;
-	op = iblib_get_be16(p->payload);
+	op = get_be16(p->payload);
 	if (p->dport == TFTP_PORT && op == TFTP_RRQ) {
 		s->rrqs++;
 		s->client_port = p->sport;
@@ -168,7 +168,7 @@ static void tftp_server(const struct fake_pkt *p, void *ctx)
 
 			pkt[0] = 0;
 			pkt[1] = TFTP_ERROR;
-			iblib_put_be16(pkt + 2, s->error_code);
+			put_be16(pkt + 2, s->error_code);
 			srv_send(s, SRV_TID, pkt, n);
 			return;
 		}
@@ -181,9 +181,9 @@ static void tftp_server(const struct fake_pkt *p, void *ctx)
 	if (op == TFTP_ERROR) {
 		if (p->dport == s->client_port || p->sport == s->client_port) {
 			if (p->dport == SRV_TID)
-				s->last_error_code = iblib_get_be16(p->payload + 2);
+				s->last_error_code = get_be16(p->payload + 2);
 			else
-				s->stranger_error_code = iblib_get_be16(p->payload + 2);
+				s->stranger_error_code = get_be16(p->payload + 2);
 		}
 		s->errors_seen++;
 		return;
@@ -192,7 +192,7 @@ static void tftp_server(const struct fake_pkt *p, void *ctx)
 		return;
 	s->acks++;
 	{
-		uint16_t b = iblib_get_be16(p->payload + 2);
+		uint16_t b = get_be16(p->payload + 2);
 		uint32_t full = (s->acked & ~0xffffu) | b;
 
 		if (full < s->acked && s->acked - full > 0x8000)
