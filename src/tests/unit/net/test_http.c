@@ -241,6 +241,14 @@ static bool body_ok(const uint8_t *b, size_t n)
 	return true;
 }
 
+/* One canned response (NUL-terminated) on a fresh connection: what get() of url returned. */
+static long get_one(const char *resp, const char *url, struct http_result *res)
+{
+	srv_reset();
+	srv_add(resp, 0);
+	return get(url, res, NULL);
+}
+
 TEST(http_get_with_loss_reordering_duplicates_and_wrap)
 {
 	struct http_result res;
@@ -292,9 +300,7 @@ TEST(http_lying_content_length)
 	static const char resp[] = "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\nonly this";
 	struct http_result res;
 
-	srv_reset();
-	srv_add(resp, 0);
-	CHECK(get("http://198.18.0.1/f", &res, NULL) < 0);
+	CHECK(get_one(resp, "http://198.18.0.1/f", &res) < 0);
 	CHECK_STR(res.error, "server closed the connection after 9 of 1000 bytes of "
 		  "http://198.18.0.1/f");
 	peer_teardown();
@@ -324,41 +330,45 @@ TEST(http_chunk_size_overflow)
 				   "fffffffffffffffffff\r\nxx";
 	struct http_result res;
 
-	srv_reset();
-	srv_add(resp, 0);
-	CHECK(get("http://198.18.0.1/o", &res, NULL) < 0);
+	CHECK(get_one(resp, "http://198.18.0.1/o", &res) < 0);
 	CHECK(strstr(res.error, "bad chunked body from http://198.18.0.1/o after 0 bytes: chunk "
 		     "size overflows") != NULL);
 	peer_teardown();
 }
 
+/* A 100000-byte body the server breaks off after some bytes: stop_after goes silent, rst_after
+ * resets (0: off). Returns what get() returned; res holds the error. */
+static long get_broken_body(const char *url, size_t stop_after, size_t rst_after,
+			    struct http_result *res)
+{
+	size_t len;
+	char *r = make_body_response(100000, &len);
+	long rc;
+
+	srv_reset();
+	srv.stop_after = stop_after;
+	srv.rst_after = rst_after;
+	srv_add(r, len);
+	rc = get(url, res, NULL);
+	free(r);
+	return rc;
+}
+
 TEST(http_server_stops_mid_body)
 {
 	struct http_result res;
-	size_t len;
-	char *r = make_body_response(100000, &len);
 
-	srv_reset();
-	srv.stop_after = 50000;
-	srv_add(r, len);
-	CHECK_EQ(get("http://198.18.0.1/s", &res, NULL), -ETIMEDOUT);
+	CHECK_EQ(get_broken_body("http://198.18.0.1/s", 50000, 0, &res), -ETIMEDOUT);
 	CHECK(strstr(res.error, "no data from http://198.18.0.1/s for 3 s (ESTABLISHED, ") != NULL);
-	free(r);
 	peer_teardown();
 }
 
 TEST(http_reset_mid_body)
 {
 	struct http_result res;
-	size_t len;
-	char *r = make_body_response(100000, &len);
 
-	srv_reset();
-	srv.rst_after = 30000;
-	srv_add(r, len);
-	CHECK(get("http://198.18.0.1/r", &res, NULL) < 0);
+	CHECK(get_broken_body("http://198.18.0.1/r", 0, 30000, &res) < 0);
 	CHECK(strstr(res.error, "connection reset by the server after ") != NULL);
-	free(r);
 	peer_teardown();
 }
 
@@ -385,9 +395,7 @@ TEST(http_redirect_loop_bounded)
 	static const char loop[] = "HTTP/1.1 301 Moved\r\nLocation: /again\r\nContent-Length: 0\r\n\r\n";
 	struct http_result res;
 
-	srv_reset();
-	srv_add(loop, 0);
-	CHECK(get("http://198.18.0.1/again", &res, NULL) < 0);
+	CHECK(get_one(loop, "http://198.18.0.1/again", &res) < 0);
 	CHECK_EQ(srv.conns, 6);   /* the first request and five redirects */
 	CHECK(strstr(res.error, "too many redirects (more than 5)") != NULL);
 	peer_teardown();
@@ -399,15 +407,11 @@ TEST(http_errors_name_status_and_url)
 	static const char e404[] = "HTTP/1.0 404 Not Found\r\n\r\n";
 	struct http_result res;
 
-	srv_reset();
-	srv_add(e500, 0);
-	CHECK_EQ(get("http://198.18.0.1/boom", &res, NULL), -EIO);
+	CHECK_EQ(get_one(e500, "http://198.18.0.1/boom", &res), -EIO);
 	CHECK_STR(res.error, "HTTP 500 Internal Server Error for http://198.18.0.1/boom");
 	CHECK(test_console_has("http: HTTP 500 Internal Server Error for http://198.18.0.1/boom"));
 	peer_teardown();
-	srv_reset();
-	srv_add(e404, 0);
-	CHECK_EQ(get("http://198.18.0.1/x", &res, NULL), -ENOENT);
+	CHECK_EQ(get_one(e404, "http://198.18.0.1/x", &res), -ENOENT);
 	CHECK_STR(res.error, "HTTP 404 Not Found for http://198.18.0.1/x");
 	peer_teardown();
 }
@@ -437,9 +441,7 @@ TEST(http_interim_100_then_200_and_until_close)
 				   "Connection: close\r\n\r\nbody until the end";
 	struct http_result res;
 
-	srv_reset();
-	srv_add(resp, 0);
-	CHECK_EQ(get("http://198.18.0.1/u", &res, NULL), 18);
+	CHECK_EQ(get_one(resp, "http://198.18.0.1/u", &res), 18);
 	CHECK_MEM(sinkbuf, "body until the end", 18);
 	peer_teardown();
 }
