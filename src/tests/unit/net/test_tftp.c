@@ -302,19 +302,41 @@ static int run_polled(struct tftp_srv *s, const struct tftp_opts *opts)
 	return rc < 0 ? rc : polled.state == TFTP_DONE ? (int)sink.len : polled.result;
 }
 
+/* A fresh server serving size bytes; the client asks for boot.bin. */
+static void serve_file(struct tftp_srv *s, const uint8_t *f, size_t size)
+{
+	memset(s, 0, sizeof(*s));
+	s->data = f;
+	s->size = size;
+}
+
+/* A fresh server serving a new pseudo-random file (free it after). */
+static uint8_t *serve_new_file(struct tftp_srv *s, size_t size, uint64_t seed)
+{
+	uint8_t *f = make_file(size, seed);
+
+	serve_file(s, f, size);
+	return f;
+}
+
+/* run_tftp fetches all size bytes of f, intact. */
+static void expect_whole_file(struct tftp_srv *s, const struct tftp_opts *opts, const uint8_t *f,
+			      size_t size)
+{
+	CHECK_EQ(run_tftp(s, opts, sizeof(sink_buf)), (long)size);
+	CHECK_MEM(sink_buf, f, size);
+}
+
 TEST(tftp_negotiates_blksize_tsize_windowsize)
 {
 	struct tftp_srv s = { 0 };
 	struct tftp_opts o = { 0 };
-	uint8_t *f = make_file(100000, 1);
+	uint8_t *f = serve_new_file(&s, 100000, 1);
 
-	s.data = f;
-	s.size = 100000;
 	s.grant_tsize = true;
 	s.grant_windowsize = 4;
 	o.windowsize = 8;
-	CHECK_EQ(run_tftp(&s, &o, sizeof(sink_buf)), 100000);
-	CHECK_MEM(sink_buf, f, 100000);
+	expect_whole_file(&s, &o, f, 100000);
 	CHECK_STR(s.rrq_mode, "octet");
 	CHECK_STR(s.asked_blksize, "2012");   /* MTU 2044 - 20 - 8 - 4 (RFC 2348) */
 	CHECK_STR(s.asked_tsize, "0");
@@ -333,13 +355,11 @@ TEST(tftp_windowsize_declined_falls_back_to_lockstep)
 {
 	struct tftp_srv s = { 0 };
 	struct tftp_opts o = { 0 };
-	uint8_t *f = make_file(20120, 2);
+	/* exactly 10 blocks: an empty block 11 ends the file (RFC 1350) */
+	uint8_t *f = serve_new_file(&s, 20120, 2);
 
-	s.data = f;
-	s.size = 20120;   /* exactly 10 blocks: an empty block 11 ends the file (RFC 1350) */
 	o.windowsize = 8;
-	CHECK_EQ(run_tftp(&s, &o, sizeof(sink_buf)), 20120);
-	CHECK_MEM(sink_buf, f, 20120);
+	expect_whole_file(&s, &o, f, 20120);
 	CHECK_EQ(s.acks, 1 + 11);
 	CHECK_EQ(prog_total, 0);   /* tsize not granted */
 	free(f);
@@ -348,15 +368,22 @@ TEST(tftp_windowsize_declined_falls_back_to_lockstep)
 TEST(tftp_server_without_options)
 {
 	struct tftp_srv s = { 0 };
-	uint8_t *f = make_file(1500, 3);
+	uint8_t *f = serve_new_file(&s, 1500, 3);
 
-	s.data = f;
-	s.size = 1500;
 	s.no_options = true;
-	CHECK_EQ(run_tftp(&s, NULL, sizeof(sink_buf)), 1500);
-	CHECK_MEM(sink_buf, f, 1500);
+	expect_whole_file(&s, NULL, f, 1500);
 	CHECK_EQ(s.acks, 3);   /* 512 + 512 + 476 */
 	free(f);
+}
+
+/* Windows of 4 with every 7th block dropped, pairs swapped and blocks sent twice. */
+static void serve_lossy_windows(struct tftp_srv *s, const uint8_t *f, size_t size)
+{
+	serve_file(s, f, size);
+	s->grant_windowsize = 4;
+	s->drop_every = 7;
+	s->swap_pairs = true;
+	s->duplicate = true;
 }
 
 TEST(tftp_survives_loss_reordering_and_duplicates)
@@ -365,26 +392,14 @@ TEST(tftp_survives_loss_reordering_and_duplicates)
 	struct tftp_opts o = { 0 };
 	uint8_t *f = make_file(300000, 4);
 
-	s.data = f;
-	s.size = 300000;
-	s.grant_windowsize = 4;
+	serve_lossy_windows(&s, f, 300000);
 	s.grant_tsize = true;
-	s.drop_every = 7;
-	s.swap_pairs = true;
-	s.duplicate = true;
 	o.windowsize = 4;
-	CHECK_EQ(run_tftp(&s, &o, sizeof(sink_buf)), 300000);
-	CHECK_MEM(sink_buf, f, 300000);
+	expect_whole_file(&s, &o, f, 300000);
 	CHECK(prog_monotonic);
 	CHECK(s.data_sent > 149 + 149 / 7);   /* every dropped block was sent again */
 	/* the same through the polled API: the client saw and discarded both kinds */
-	memset(&s, 0, sizeof(s));
-	s.data = f;
-	s.size = 300000;
-	s.grant_windowsize = 4;
-	s.drop_every = 7;
-	s.swap_pairs = true;
-	s.duplicate = true;
+	serve_lossy_windows(&s, f, 300000);
 	memset(sink_buf, 0, sizeof(sink_buf));
 	CHECK_EQ(run_polled(&s, &o), 300000);
 	CHECK_MEM(sink_buf, f, 300000);
@@ -397,14 +412,11 @@ TEST(tftp_survives_loss_reordering_and_duplicates)
 TEST(tftp_lockstep_with_loss_uses_client_timeouts)
 {
 	struct tftp_srv s = { 0 };
-	uint8_t *f = make_file(50000, 5);
+	uint8_t *f = serve_new_file(&s, 50000, 5);
 
-	s.data = f;
-	s.size = 50000;
 	s.drop_every = 3;
 	s.duplicate = true;
-	CHECK_EQ(run_tftp(&s, NULL, sizeof(sink_buf)), 50000);
-	CHECK_MEM(sink_buf, f, 50000);
+	expect_whole_file(&s, NULL, f, 50000);
 	free(f);
 }
 
@@ -424,23 +436,17 @@ TEST(tftp_server_error_shown_verbatim)
 TEST(tftp_refuses_oack_with_unasked_or_larger_options)
 {
 	struct tftp_srv s = { 0 };
-	uint8_t *f = make_file(5000, 6);
+	uint8_t *f = serve_new_file(&s, 5000, 6);
 
-	s.data = f;
-	s.size = 5000;
 	s.extra_option = "timeout";
 	CHECK_EQ(run_tftp(&s, NULL, sizeof(sink_buf)), -EINVAL);
 	CHECK(test_console_has("option 'timeout' was never asked for"));
 	CHECK_EQ(s.last_error_code, 8);   /* RFC 2347: terminate with ERROR 8 */
-	memset(&s, 0, sizeof(s));
-	s.data = f;
-	s.size = 5000;
+	serve_file(&s, f, 5000);
 	s.grant_blksize = 4000;           /* more than the 2012 we asked */
 	CHECK_EQ(run_tftp(&s, NULL, sizeof(sink_buf)), -EINVAL);
 	CHECK(test_console_has("blksize outside"));
-	memset(&s, 0, sizeof(s));
-	s.data = f;
-	s.size = 5000;
+	serve_file(&s, f, 5000);
 	s.grant_windowsize = 4;           /* windowsize we did not ask for */
 	CHECK_EQ(run_tftp(&s, NULL, sizeof(sink_buf)), -EINVAL);
 	free(f);
@@ -449,17 +455,13 @@ TEST(tftp_refuses_oack_with_unasked_or_larger_options)
 TEST(tftp_file_larger_than_buffer)
 {
 	struct tftp_srv s = { 0 };
-	uint8_t *f = make_file(10000, 7);
+	uint8_t *f = serve_new_file(&s, 10000, 7);
 
-	s.data = f;
-	s.size = 10000;
 	s.grant_tsize = true;
 	CHECK_EQ(run_tftp(&s, NULL, 4096), -ERANGE);   /* known from tsize, before any data */
 	CHECK_EQ(s.last_error_code, 3);
 	CHECK(test_console_has("boot.bin is 10000 bytes; the buffer holds 4096"));
-	memset(&s, 0, sizeof(s));
-	s.data = f;
-	s.size = 10000;
+	serve_file(&s, f, 10000);
 	s.no_options = true;                       /* found out block by block */
 	CHECK_EQ(run_tftp(&s, NULL, 4096), -ERANGE);
 	CHECK_EQ(s.last_error_code, 3);
@@ -469,13 +471,10 @@ TEST(tftp_file_larger_than_buffer)
 TEST(tftp_packet_from_another_tid_gets_error_5)
 {
 	struct tftp_srv s = { 0 };
-	uint8_t *f = make_file(20000, 8);
+	uint8_t *f = serve_new_file(&s, 20000, 8);
 
-	s.data = f;
-	s.size = 20000;
 	s.stranger = true;
-	CHECK_EQ(run_tftp(&s, NULL, sizeof(sink_buf)), 20000);
-	CHECK_MEM(sink_buf, f, 20000);
+	expect_whole_file(&s, NULL, f, 20000);
 	CHECK_EQ(s.stranger_error_code, 5);
 	free(f);
 }
@@ -497,15 +496,12 @@ TEST(tftp_block_numbers_wrap_past_65535)
 	struct tftp_srv s = { 0 };
 	struct tftp_opts o = { 0 };
 	size_t size = 8 * 70000 + 3;
-	uint8_t *f = make_file(size, 9);
+	uint8_t *f = serve_new_file(&s, size, 9);
 
-	s.data = f;
-	s.size = size;
 	s.grant_windowsize = 64;
 	o.blksize = 8;
 	o.windowsize = 64;
-	CHECK_EQ(run_tftp(&s, &o, sizeof(sink_buf)), (long)size);
-	CHECK_MEM(sink_buf, f, size);
+	expect_whole_file(&s, &o, f, size);
 	free(f);
 }
 
@@ -539,10 +535,8 @@ TEST(tftp_oack_parser_refusals)
 TEST(tftp_console_command)
 {
 	struct tftp_srv s = { 0 };
-	uint8_t *f = make_file(3000, 10);
+	uint8_t *f = serve_new_file(&s, 3000, 10);
 
-	s.data = f;
-	s.size = 3000;
 	s.grant_tsize = true;
 	fake_net_setup(tftp_server, &s);
 	fake_tick = tftp_server_tick;
@@ -560,9 +554,7 @@ TEST(tftp_console_command)
 		CHECK(test_console_has(want));
 	}
 	free(s.sent_once);
-	memset(&s, 0, sizeof(s));
-	s.data = f;
-	s.size = 3000;
+	serve_file(&s, f, 3000);
 	CHECK_EQ(setting_set("next-server", "198.18.0.1"), 0);
 	CHECK_EQ(run_apps_command("tftp boot.bin"), 0);   /* next-server from DHCP */
 	CHECK_EQ(s.rrqs, 1);
