@@ -4,6 +4,7 @@
 
 #include <ibboot/hermon_prm.h>
 
+#include "check_helpers.h"
 #include "rawhost.h"
 #include "test.h"
 
@@ -181,7 +182,7 @@ TEST(hcasim_cmd_icm_size_aux_and_init_hca_checks)
 TEST(hcasim_cmd_map_icm_limits_and_unmap)
 {
 	struct rawhost rh;
-	struct hcasim_mem_usage before, after;
+	struct hcasim_mem_usage before;
 	uint64_t pa;
 
 	CHECK_EQ(rawhost_up(&rh), 0);
@@ -191,16 +192,13 @@ TEST(hcasim_cmd_map_icm_limits_and_unmap)
 	CHECK_EQ(rawhost_map(&rh, 0xffa, rh.qpc.va, pa, 0), 0x03);
 	/* beyond SET_ICM_SIZE */
 	CHECK_EQ(rawhost_map(&rh, 0xffa, rh.icm_size + (1u << 20), pa, 0), 0x03);
-	hcasim_mem_usage(rh.h, &after);
-	CHECK_EQ(after.icm_bytes, before.icm_bytes);
+	expect_icm_bytes(&rh, before.icm_bytes);
 	/* MAP_ICM works while the HCA is up (Linux maps ICM on demand) */
 	CHECK_EQ(rawhost_map(&rh, 0xffa, rh.qpc.va - 4096, pa, 0), 0);
-	hcasim_mem_usage(rh.h, &after);
-	CHECK_EQ(after.icm_bytes, before.icm_bytes + 4096);
+	expect_icm_bytes(&rh, before.icm_bytes + 4096);
 	CHECK_EQ(rawhost_cmd(&rh, 0xff9, 0, rh.qpc.va - 4096, 1, 0, NULL), 0);
 	CHECK_EQ(rawhost_cmd(&rh, 0xff9, 0, 123, 1, 0, NULL), 0x03);
-	hcasim_mem_usage(rh.h, &after);
-	CHECK_EQ(after.icm_bytes, before.icm_bytes);
+	expect_icm_bytes(&rh, before.icm_bytes);
 	rawhost_fini(&rh);
 }
 

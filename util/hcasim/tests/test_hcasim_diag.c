@@ -6,6 +6,7 @@
 
 #include <ibboot/hermon_prm.h>
 
+#include "check_helpers.h"
 #include "rawhost.h"
 #include "test.h"
 
@@ -84,10 +85,8 @@ TEST(hcasim_diag_corrupt_next_cqe)
 	rawhost_post_ud(&o.a, &o.aqp, &to_b, tx, 8, 0);
 	rawhost_post_ud(&o.a, &o.aqp, &to_b, tx, 8, 0);
 	rawhost_run(&o.a, &o.b);
-	CHECK_EQ(rawhost_poll_cq(&o.a, &o.acq, cqe), 1);
-	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x1f);
-	CHECK_EQ(rawhost_poll_cq(&o.a, &o.acq, cqe), 1);
-	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x0a);
+	expect_cqe(&o.a, &o.acq, cqe, 0x1f);
+	expect_cqe(&o.a, &o.acq, cqe, 0x0a);
 	rawhost_pair_down(&o);
 }
 
@@ -95,7 +94,6 @@ TEST(hcasim_diag_link_drop_and_no_receive_wqe)
 {
 	struct rawhost_pair o;
 	struct hcasim_port_stats st;
-	uint8_t cqe[32];
 	uint64_t tx;
 
 	CHECK_EQ(one_up(&o), 0);
@@ -108,11 +106,7 @@ TEST(hcasim_diag_link_drop_and_no_receive_wqe)
 	CHECK_EQ(st.rx_packets, 1);
 	/* link dropped under traffic: B's port goes DOWN, arriving packets are lost */
 	hcasim_port_set_link(o.b.h, 1, false);
-	rawhost_post_recv(&o.b, &o.bqp, rawhost_alloc(&o.b, 2048, 64), 2048, 0);
-	rawhost_post_ud(&o.a, &o.aqp, &to_b, tx, 8, 0);
-	rawhost_run(&o.a, &o.b);
-	CHECK_EQ(rawhost_poll_cq(&o.b, &o.bcq, cqe), 0);
-	CHECK_EQ(hcasim_port_stats(o.b.h, 1, &st), 0);
+	expect_ud_dropped(&o, &to_b, tx, &st);
 	CHECK_EQ(st.rx_link_down, 1);
 	rawhost_pair_down(&o);
 }

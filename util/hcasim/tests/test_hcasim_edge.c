@@ -6,6 +6,7 @@
 #include <ibboot/hermon_prm.h>
 #include <ibboot/wire/packet.h>
 
+#include "check_helpers.h"
 #include "rawhost.h"
 #include "test.h"
 
@@ -16,7 +17,7 @@
 TEST(hcasim_edge_unmap_icm_splits_a_mapping)
 {
 	struct rawhost rh;
-	struct hcasim_mem_usage u0, u;
+	struct hcasim_mem_usage u0;
 	uint64_t pa, va;
 
 	CHECK_EQ(rawhost_up(&rh), 0);
@@ -25,16 +26,13 @@ TEST(hcasim_edge_unmap_icm_splits_a_mapping)
 	pa = rawhost_alloc(&rh, 0x4000, 0x4000);
 	CHECK_EQ(rawhost_map(&rh, MAP_ICM, va, pa, 2), 0);
 	CHECK_EQ(rawhost_cmd(&rh, 0xff9, 0, va + 0x1000, 1, 0, NULL), 0);  /* middle page */
-	hcasim_mem_usage(rh.h, &u);
-	CHECK_EQ(u.icm_bytes, u0.icm_bytes + 0x3000);
+	expect_icm_bytes(&rh, u0.icm_bytes + 0x3000);
 	CHECK_EQ(rawhost_map(&rh, MAP_ICM, va + 0x1000, pa + 0x1000, 0), 0); /* hole can be refilled */
 	CHECK_EQ(rawhost_cmd(&rh, 0xff9, 0, va, 1, 0, NULL), 0);           /* head */
 	CHECK_EQ(rawhost_cmd(&rh, 0xff9, 0, va + 0x3000, 1, 0, NULL), 0);  /* tail */
-	hcasim_mem_usage(rh.h, &u);
-	CHECK_EQ(u.icm_bytes, u0.icm_bytes + 0x2000);
+	expect_icm_bytes(&rh, u0.icm_bytes + 0x2000);
 	CHECK_EQ(rawhost_cmd(&rh, 0xff9, 0, va - 0x1000, 6, 0, NULL), 0);  /* spans the rest */
-	hcasim_mem_usage(rh.h, &u);
-	CHECK_EQ(u.icm_bytes, u0.icm_bytes);
+	expect_icm_bytes(&rh, u0.icm_bytes);
 	rawhost_fini(&rh);
 }
 
@@ -110,8 +108,7 @@ TEST(hcasim_edge_bad_wqes_and_doorbells)
 	S(send_db_register, qn, db, 0x100);
 	hcasim_bar_write(rh.h, 2, 128 * 4096 + 0x14, db, 4);
 	rawhost_run(&rh, NULL);
-	CHECK_EQ(rawhost_poll_cq(&rh, &cq, cqe), 1);
-	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0);
+	expect_cqe(&rh, &cq, cqe, 0);
 	/* an RDMA WRITE on a UD QP: local QP operation error, QP to error */
 	rawhost_post_rc(&rh, &qp, 0x08, rawhost_alloc(&rh, 64, 64), 8, 0, 0, 0);
 	rawhost_run(&rh, NULL);
@@ -137,8 +134,7 @@ TEST(hcasim_edge_ud_address_vector_in_other_pd)
 	/* rewrite the PD in the already-posted WQE before the device runs it */
 	S(ud_address_vector, pd, w + 16, 0x999);
 	rawhost_run(&rh, NULL);
-	CHECK_EQ(rawhost_poll_cq(&rh, &cq, cqe), 1);
-	CHECK_EQ(G(completion_with_error, syndrome, cqe), 0x04);
+	expect_cqe_error(&rh, &cq, cqe, 0x04);
 	rawhost_fini(&rh);
 }
 
@@ -242,14 +238,12 @@ TEST(hcasim_edge_rc_responder_rules)
 	/* ... and with one posted: ACK, the receive completes as RDMA_WRITE_IMM */
 	rawhost_post_recv(&r.b, &r.qp, rawhost_alloc(&r.b, 256, 64), 256, 0);
 	CHECK_EQ(rc_req(&r, IBLIB_OP_RC_RDMA_WRITE_ONLY_IMM, 10, 16, data, 16), 0x1f);
-	CHECK_EQ(rawhost_poll_cq(&r.b, &r.cq, cqe), 1);
-	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x00);
+	expect_cqe(&r.b, &r.cq, cqe, 0x00);
 	CHECK_EQ(G(completion_queue_entry, immediate_rssvalue_invalidatekey, cqe), 0x1234);
 	/* SEND with immediate into a receive */
 	rawhost_post_recv(&r.b, &r.qp, rawhost_alloc(&r.b, 256, 64), 256, 0);
 	CHECK_EQ(rc_req(&r, IBLIB_OP_RC_SEND_ONLY_IMM, 11, 0, data, 40), 0x1f);
-	CHECK_EQ(rawhost_poll_cq(&r.b, &r.cq, cqe), 1);
-	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x03);
+	expect_cqe(&r.b, &r.cq, cqe, 0x03);
 	/* a packet for another QP number, and another partition */
 	{
 		struct hcasim_port_stats st;

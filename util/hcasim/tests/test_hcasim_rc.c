@@ -5,6 +5,7 @@
 
 #include <ibboot/hermon_prm.h>
 
+#include "check_helpers.h"
 #include "rawhost.h"
 #include "test.h"
 
@@ -38,8 +39,7 @@ TEST(hcasim_rc_send_and_rdma_write_read)
 	rawhost_post_recv(&r.b, &r.bqp, dst + 2048, 1024, 0);
 	rawhost_post_rc(&r.a, &r.aqp, 0x0a, src, 20, 0, 0, 0);
 	rawhost_run(&r.a, &r.b);
-	CHECK_EQ(rawhost_poll_cq(&r.a, &r.acq, cqe), 1);
-	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x0a);
+	expect_cqe(&r.a, &r.acq, cqe, 0x0a);
 	CHECK_EQ(rawhost_poll_cq(&r.b, &r.bcq, cqe), 1);
 	CHECK_EQ(G(completion_queue_entry, byte_cnt, cqe), 20);
 	CHECK_MEM(rawhost_ptr(&r.b, dst + 2048), "remote write payload", 20);
@@ -47,14 +47,12 @@ TEST(hcasim_rc_send_and_rdma_write_read)
 	CHECK_EQ(rawhost_reg_mr(&r.b, 20, dst, dst, 1024, 0xf, false, RAWHOST_PD, &rkey), 0);
 	rawhost_post_rc(&r.a, &r.aqp, 0x08, src, 20, 0, dst + 100, rkey);
 	rawhost_run(&r.a, &r.b);
-	CHECK_EQ(rawhost_poll_cq(&r.a, &r.acq, cqe), 1);
-	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x08);
+	expect_cqe(&r.a, &r.acq, cqe, 0x08);
 	CHECK_MEM(rawhost_ptr(&r.b, dst + 100), "remote write payload", 20);
 	/* RDMA READ it back */
 	rawhost_post_rc(&r.a, &r.aqp, 0x10, back, 20, 0, dst + 100, rkey);
 	rawhost_run(&r.a, &r.b);
-	CHECK_EQ(rawhost_poll_cq(&r.a, &r.acq, cqe), 1);
-	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x10);
+	expect_cqe(&r.a, &r.acq, cqe, 0x10);
 	CHECK_MEM(rawhost_ptr(&r.a, back), "remote write payload", 20);
 	rawhost_pair_down(&r);
 }
@@ -89,8 +87,7 @@ TEST(hcasim_rc_remote_write_to_local_only_region_refused)
 	memset(rawhost_ptr(&r.a, src), 0x77, 64);
 	rawhost_post_rc(&r.a, &r.aqp, 0x10, src, 64, 0, dst, r.b.lkey);
 	rawhost_run(&r.a, &r.b);
-	CHECK_EQ(rawhost_poll_cq(&r.a, &r.acq, cqe), 1);
-	CHECK_EQ(G(completion_with_error, syndrome, cqe), 0x13);
+	expect_cqe_error(&r.a, &r.acq, cqe, 0x13);
 	CHECK_EQ(((uint8_t *)rawhost_ptr(&r.a, src))[0], 0x77);
 	rawhost_pair_down(&r);
 }
@@ -108,8 +105,7 @@ TEST(hcasim_rc_qp_without_remote_write_refuses)
 	CHECK_EQ(rawhost_reg_mr(&r.b, 20, dst, dst, 1024, 0xf, false, RAWHOST_PD, &rkey), 0);
 	rawhost_post_rc(&r.a, &r.aqp, 0x08, src, 16, 0, dst, rkey);
 	rawhost_run(&r.a, &r.b);
-	CHECK_EQ(rawhost_poll_cq(&r.a, &r.acq, cqe), 1);
-	CHECK_EQ(G(completion_with_error, syndrome, cqe), 0x13);
+	expect_cqe_error(&r.a, &r.acq, cqe, 0x13);
 	CHECK(strstr(hcasim_refused(r.b.h, 0), "remote write disabled") != NULL);
 	rawhost_pair_down(&r);
 }
@@ -148,8 +144,7 @@ TEST(hcasim_rc_multi_packet_send_write_read)
 	rawhost_post_recv(&r.b, &r.bqp, rcv, 12000, 0);
 	rawhost_post_rc(&r.a, &r.aqp, 0x0a, src, 10000, 0, 0, 0);
 	rawhost_run(&r.a, &r.b);
-	CHECK_EQ(rawhost_poll_cq(&r.a, &r.acq, cqe), 1);
-	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x0a);
+	expect_cqe(&r.a, &r.acq, cqe, 0x0a);
 	CHECK_EQ(rawhost_poll_cq(&r.b, &r.bcq, cqe), 1);
 	CHECK_EQ(G(completion_queue_entry, byte_cnt, cqe), 10000);
 	CHECK_MEM(rawhost_ptr(&r.b, rcv), s, 10000);
@@ -157,20 +152,17 @@ TEST(hcasim_rc_multi_packet_send_write_read)
 	CHECK_EQ(rawhost_reg_mr(&r.b, 20, dst, dst, 3 * 4096, 0xf, false, RAWHOST_PD, &rkey), 0);
 	rawhost_post_rc(&r.a, &r.aqp, 0x08, src + 7, 9000, 0, dst + 5, rkey);
 	rawhost_run(&r.a, &r.b);
-	CHECK_EQ(rawhost_poll_cq(&r.a, &r.acq, cqe), 1);
-	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x08);
+	expect_cqe(&r.a, &r.acq, cqe, 0x08);
 	CHECK_MEM(rawhost_ptr(&r.b, dst + 5), s + 7, 9000);
 	rawhost_post_rc(&r.a, &r.aqp, 0x10, back, 9000, 0, dst + 5, rkey);
 	rawhost_run(&r.a, &r.b);
-	CHECK_EQ(rawhost_poll_cq(&r.a, &r.acq, cqe), 1);
-	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x10);
+	expect_cqe(&r.a, &r.acq, cqe, 0x10);
 	CHECK_MEM(rawhost_ptr(&r.a, back), s + 7, 9000);
 	/* a multi-packet WRITE into a local-only region: refused at the first packet, nothing lands */
 	memset(rawhost_ptr(&r.b, rcv), 0x44, 9000);
 	rawhost_post_rc(&r.a, &r.aqp, 0x08, src, 9000, 0, rcv, r.b.lkey);
 	rawhost_run(&r.a, &r.b);
-	CHECK_EQ(rawhost_poll_cq(&r.a, &r.acq, cqe), 1);
-	CHECK_EQ(G(completion_with_error, syndrome, cqe), 0x13);
+	expect_cqe_error(&r.a, &r.acq, cqe, 0x13);
 	CHECK_EQ(((uint8_t *)rawhost_ptr(&r.b, rcv))[0], 0x44);
 	CHECK_EQ(((uint8_t *)rawhost_ptr(&r.b, rcv))[8999], 0x44);
 	rawhost_pair_down(&r);

@@ -5,6 +5,7 @@
 
 #include <ibboot/hermon_prm.h>
 
+#include "check_helpers.h"
 #include "rawhost.h"
 #include "test.h"
 
@@ -136,11 +137,9 @@ TEST(hcasim_tpt_receive_too_small_is_a_length_error)
 	rawhost_post_recv(&l.b, &l.bqp, rx, 16, 0);
 	rawhost_post_recv(&l.b, &l.bqp, rx + 64, 16, 0);
 	CHECK_EQ(send_with(&l, rawhost_alloc(&l.a, 64, 64), 32, 0, cqe), 0x0a);
-	CHECK_EQ(rawhost_poll_cq(&l.b, &l.bcq, cqe), 1);
-	CHECK_EQ(G(completion_with_error, syndrome, cqe), 0x01);
+	expect_cqe_error(&l.b, &l.bcq, cqe, 0x01);
 	/* the receive QP went to error: its other posted receive is flushed */
-	CHECK_EQ(rawhost_poll_cq(&l.b, &l.bcq, cqe), 1);
-	CHECK_EQ(G(completion_with_error, syndrome, cqe), 0x05);
+	expect_cqe_error(&l.b, &l.bcq, cqe, 0x05);
 	CHECK_EQ(G(completion_with_error, wqe_counter, cqe), 1);
 	rawhost_pair_down(&l);
 }

@@ -8,6 +8,7 @@
 #include <ibboot/wire/mad.h>
 #include <ibboot/wire/packet.h>
 
+#include "check_helpers.h"
 #include "rawhost.h"
 #include "test.h"
 
@@ -139,8 +140,7 @@ TEST(hcasim_ud_qkey_mismatch_dropped_and_privileged_qkey)
 	d.qkey = 0x80000000;
 	rawhost_post_ud(&p.a, &p.aqp, &d, tx, 16, 0);
 	rawhost_run(&p.a, &p.b);
-	CHECK_EQ(rawhost_poll_cq(&p.b, &p.bcq, cqe), 1);
-	CHECK_EQ(G(completion_queue_entry, opcode, cqe), 0x02);
+	expect_cqe(&p.b, &p.bcq, cqe, 0x02);
 	CHECK_EQ(hcasim_port_stats(p.b.h, 3, &st), -1);
 	rawhost_pair_down(&p);
 }
@@ -293,11 +293,7 @@ TEST(hcasim_ud_qpn_with_random_high_bits)
 	CHECK_EQ(G(completion_queue_entry, srq_rqpn, cqe), 0x5a3100);
 	/* a stale peer's QPN with other high bits does not reach this QP */
 	d.dqpn = 0x002148;
-	rawhost_post_recv(&p.b, &p.bqp, rawhost_alloc(&p.b, 2048, 64), 2048, 0);
-	rawhost_post_ud(&p.a, &p.aqp, &d, tx, 8, 0);
-	rawhost_run(&p.a, &p.b);
-	CHECK_EQ(rawhost_poll_cq(&p.b, &p.bcq, cqe), 0);
-	CHECK_EQ(hcasim_port_stats(p.b.h, 1, &st), 0);
+	expect_ud_dropped(&p, &d, tx, &st);
 	CHECK_EQ(st.rx_no_qp, 1);
 	rawhost_pair_down(&p);
 }

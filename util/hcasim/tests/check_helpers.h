@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* Checks the rawhost model tests repeat: the next completion, ICM in use, a UD send that B drops.
+ * Each CHECK reports this file's line; the test's name in the PASS/FAIL line says which test. */
+#ifndef HCASIM_CHECK_HELPERS_H
+#define HCASIM_CHECK_HELPERS_H
+
+#include <ibboot/hermon_prm.h>
+
+#include "rawhost.h"
+#include "test.h"
+
+/* The next CQE on cq is a good completion of opcode (PRM CQE format). */
+static inline void expect_cqe(struct rawhost *rh, struct rawhost_cq *cq, uint8_t cqe[32],
+			      unsigned opcode)
+{
+	CHECK_EQ(rawhost_poll_cq(rh, cq, cqe), 1);
+	CHECK_EQ(hermonprm_completion_queue_entry_st_get_opcode(cqe), opcode);
+}
+
+/* The next CQE on cq is an error completion with this syndrome. */
+static inline void expect_cqe_error(struct rawhost *rh, struct rawhost_cq *cq, uint8_t cqe[32],
+				    unsigned syndrome)
+{
+	CHECK_EQ(rawhost_poll_cq(rh, cq, cqe), 1);
+	CHECK_EQ(hermonprm_completion_with_error_st_get_syndrome(cqe), syndrome);
+}
+
+/* The model holds exactly this much ICM. */
+static inline void expect_icm_bytes(struct rawhost *rh, uint64_t bytes)
+{
+	struct hcasim_mem_usage u;
+
+	hcasim_mem_usage(rh->h, &u);
+	CHECK_EQ(u.icm_bytes, bytes);
+}
+
+/* A posts one 8-byte UD send to d with a receive ready on B, and B completes nothing: the packet
+ * was dropped. st: B's port 1 counters afterwards, for the caller to name the reason. */
+static inline void expect_ud_dropped(struct rawhost_pair *p, const struct rawhost_ud_dest *d,
+				     uint64_t tx, struct hcasim_port_stats *st)
+{
+	uint8_t cqe[32];
+
+	rawhost_post_recv(&p->b, &p->bqp, rawhost_alloc(&p->b, 2048, 64), 2048, 0);
+	rawhost_post_ud(&p->a, &p->aqp, d, tx, 8, 0);
+	rawhost_run(&p->a, &p->b);
+	CHECK_EQ(rawhost_poll_cq(&p->b, &p->bcq, cqe), 0);
+	CHECK_EQ(hcasim_port_stats(p->b.h, 1, st), 0);
+}
+
+#endif
