@@ -1,10 +1,29 @@
-# Shared helpers for the smoke tests (sourced). Results go to stdout as PASS:/FAIL:/SKIP: lines.
+# src/tests/framework/lib.sh — the one shell library of the tests (sourced by bash scripts).
+# Results go to stdout, one per line, at the start of the line (HACKING.md, "Tests").
+#
+#   SUITE=name              set before sourcing (optional): results are named SUITE/NAME
+#   pass NAME               PASS: SUITE/NAME
+#   fail NAME WHY           FAIL: SUITE/NAME: WHY   (counted in $failures)
+#   skip NAME WHY           SKIP: SUITE/NAME: WHY
+#   skip_all WHY            SKIP: SUITE: WHY, then exit 77 (this machine cannot run the test)
+#   finish                  exit 1 if anything failed, else 0
+#   expect NAME LOG REGEX WHAT   fail NAME unless LOG has a line matching REGEX (extended)
+#   extract LOG SED-EXPR    the first match of a sed -E expression with one group, or empty
+#   in_private_netns VAR ARGS...  re-run this script (with ARGS) inside a network namespace of
+#                           its own: `ip netns add` as root, else `unshare -rn`; SKIPs (exit 77)
+#                           when neither works. VAR marks the inner run. Returns inside it.
+#   qemu_device_test        set-up of the QEMU device tests (util/qemu/tests): $QEMU, $MODEL, $T,
+#                           run_qemu, serial_text, need_model (see there)
 failures=0
+SUITE=${SUITE:-}
 
-pass() { echo "PASS: $1"; }
-fail() { echo "FAIL: $1: $2"; failures=$((failures + 1)); }
+_result_name() { if [ -n "$SUITE" ]; then echo "$SUITE/$1"; else echo "$1"; fi; }
+pass() { echo "PASS: $(_result_name "$1")"; }
+fail() { echo "FAIL: $(_result_name "$1"): $2"; failures=$((failures + 1)); }
+skip() { echo "SKIP: $(_result_name "$1"): $2"; }
+skip_all() { echo "SKIP: ${SUITE:-$(basename "$0")}: $1"; exit 77; }
+finish() { [ "$failures" -eq 0 ] && exit 0; exit 1; }
 
-# expect NAME LOG REGEX WHAT — fails NAME unless LOG has a line matching REGEX (extended).
 expect() {
 	if ! grep -aqE "$3" "$2"; then
 		fail "$1" "$4 (no line matching /$3/ in $2)"
@@ -12,7 +31,84 @@ expect() {
 	fi
 }
 
-# Integer from the first match of a sed -E expression with one group, or empty.
 extract() {
 	sed -nE "s/$2/\\1/p" "$1" | head -n1
+}
+
+in_private_netns() {
+	local var=$1 ns
+	shift
+	[ -n "${!var:-}" ] && return 0
+	if [ "$(id -u)" -eq 0 ]; then
+		ns=ibboot-$(basename "$0" .sh)-$$
+		ip netns add "$ns" 2>/dev/null || skip_all "cannot create a network namespace (ip netns add)"
+		trap 'ip netns del "$ns" 2>/dev/null' EXIT
+		env "$var=1" ip netns exec "$ns" "$0" "$@"
+		exit $?
+	fi
+	unshare -rn true 2>/dev/null ||
+		skip_all "neither root nor unprivileged user namespaces (unshare -rn)"
+	exec env "$var=1" unshare -rn "$0" "$@"
+}
+
+# ---- QEMU device tests (util/qemu/tests) ----
+#   $QEMU   the cached ibboot QEMU (util/qemu/build --print-path; `make qemu` builds it)
+#   $MODEL  bin/libhcasim.so (absolute)
+#   $T      a fresh directory for this test's logs: build/qemu/tests/<test>/
+#   run_qemu GUARD_SECONDS ARGS...   run QEMU headless, serial to $T/serial.log, stdout+stderr to
+#                                    $T/qemu.out; returns QEMU's exit status. graphics=off makes
+#                                    SeaBIOS mirror the text console (where the stock iPXE writes)
+#                                    to the serial port. GUARD_SECONDS only stops a hung guest
+#                                    (status 124); nothing asserts on time.
+#   serial_text                      the serial log without CRs and ANSI colour codes
+#   need_model                       FAIL (exit 1) unless $MODEL exists
+# Results are named qemu/<test>/NAME.
+qemu_device_test() {
+	set -uo pipefail
+	TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+	cd "$TOP"
+	TEST_NAME=$(basename "$0" .sh)
+	SUITE=qemu/$TEST_NAME
+	T=$TOP/build/qemu/tests/$TEST_NAME
+	# A test that re-runs itself inside an environment (ipxe-oracle) keeps the outer run's logs.
+	[ -n "${QEMU_TEST_KEEP_DIR:-}" ] || rm -rf "$T"
+	mkdir -p "$T"
+	MODEL=$(realpath -m "${HCASIM_SO:-$TOP/bin/libhcasim.so}")
+	QEMU_PID=
+	trap stop_qemu EXIT
+	if ! QEMU=$(util/qemu/build --print-path 2>/dev/null); then
+		echo "FAIL: $SUITE: QEMU with the hermon device is not built (run: make qemu)"
+		exit 1
+	fi
+}
+
+stop_qemu() {
+	if [ -n "${QEMU_PID:-}" ] && kill -0 "$QEMU_PID" 2>/dev/null; then
+		kill "$QEMU_PID" 2>/dev/null
+		wait "$QEMU_PID" 2>/dev/null
+	fi
+	QEMU_PID=
+}
+
+run_qemu() {
+	local guard=$1 rc
+	shift
+	# `timeout` is the process we own; it passes our TERM on to QEMU.
+	timeout --kill-after=5 "$guard" "$QEMU" -display none -machine graphics=off -monitor none \
+		-no-reboot -m 256 -net none -serial "file:$T/serial.log" "$@" > "$T/qemu.out" 2>&1 &
+	QEMU_PID=$!
+	wait "$QEMU_PID"; rc=$?
+	QEMU_PID=
+	return "$rc"
+}
+
+serial_text() {
+	sed -e 's/\r//g' -e 's/\x1b\[[0-9;]*[a-zA-Z]//g' "$T/serial.log"
+}
+
+need_model() {
+	if [ ! -f "$MODEL" ]; then
+		echo "FAIL: $SUITE: $MODEL is missing (make bin/libhcasim.so)"
+		exit 1
+	fi
 }

@@ -46,9 +46,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-failures=0
-pass() { echo "PASS: $suite/$1"; }
-fail() { echo "FAIL: $suite/$1: $2"; failures=$((failures + 1)); }
+SUITE=$suite
+source "$(dirname "${BASH_SOURCE[0]}")/../../../src/tests/framework/lib.sh"
 # wait_until SECONDS CMD...: poll a condition; a limit only so a broken run cannot hang CI.
 wait_until() {
 	local limit=$(($1 * 10)); shift

@@ -2,7 +2,8 @@
 # -device hermon,fabric=SOCKET attaches the model's ports to fabsim: port 1 (cabled in the
 # topology) is accepted and fabsim's LINK message reaches the device; port 2 (no cable) stays
 # unplugged with a warning naming fabsim's reason; QEMU leaving detaches the port at fabsim.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../../../src/tests/framework/lib.sh"
+qemu_device_test
 need_model
 FABSIM=$TOP/bin/fabsim
 [ -x "$FABSIM" ] || { echo "FAIL: qemu/$TEST_NAME: $FABSIM missing (make bin/fabsim)"; exit 1; }

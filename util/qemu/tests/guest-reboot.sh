@@ -2,7 +2,8 @@
 # A guest reboot resets the PCI device: the hermon device then starts a fresh model instance, and
 # the stock iPXE probing again after the reboot finds a device that answers from reset (second
 # reset + QUERY_FW after the "PCI reset" line, completed with status 0 like the first).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../../../src/tests/framework/lib.sh"
+qemu_device_test
 need_model
 HCR_TRACE=$TOP/build/qemu/hcr-trace
 

@@ -5,7 +5,8 @@
 # over IPoIB, fetches one file over TFTP and one over HTTP, checks their sizes and prints a marker.
 # Each step is a result line; the device log's HCR trace and iPXE's console are kept in
 # build/qemu/tests/ipxe-oracle/ and the last lines printed, so a failure shows where it stopped.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../../../src/tests/framework/lib.sh"
+qemu_device_test
 need_model
 
 if [ "${1:-}" != --inside ]; then

@@ -4,7 +4,8 @@
 # (device log, decoded by hcr-trace); the probe must end with iPXE registering net0, and the host
 # memory it lent the HCA must be back by the end. The command trace and iPXE's console are printed
 # so that wherever a model change makes iPXE stop is on record.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../../../src/tests/framework/lib.sh"
+qemu_device_test
 need_model
 HCR_TRACE=$TOP/build/qemu/hcr-trace
 [ -x "$HCR_TRACE" ] || { echo "FAIL: qemu/$TEST_NAME: $HCR_TRACE missing (make check-qemu-device builds it)"; exit 1; }

@@ -2,7 +2,8 @@
 # What a guest sees of -device hermon,device-id=0x1003 (a ConnectX-3): the stock iPXE reads the
 # IDs, class and BAR registers from config space; SeaBIOS's own debug log (isa-debugcon, port
 # 0x402) shows the BAR sizes it found by probing and the addresses it assigned.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../../../src/tests/framework/lib.sh"
+qemu_device_test
 need_model
 
 # 00:03.0 is busdevfn 24 for iPXE's pci/<busdevfn>.<offset>.<len> settings.

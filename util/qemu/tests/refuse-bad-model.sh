@@ -1,7 +1,8 @@
 #!/bin/bash
 # The device refuses to realize, with a message naming the problem, when the model is absent,
 # unloadable or not libhcasim — QEMU then exits with status 1 instead of crashing or booting.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../../../src/tests/framework/lib.sh"
+qemu_device_test
 
 # expect_refusal CASE MESSAGE-SUBSTRING DEVICE-OPTIONS
 expect_refusal() {

@@ -24,9 +24,8 @@ T=$TOP/build/hosted/e2e
 [ "$BENCH" -gt 0 ] && T=$TOP/build/hosted/bench
 rm -rf "$T"
 mkdir -p "$T"
-FAILED=0
-pass() { echo "PASS: hosted-e2e/$1"; }
-fail() { echo "FAIL: hosted-e2e/$1: $2"; FAILED=1; }
+SUITE=hosted-e2e
+source src/tests/framework/lib.sh
 for f in bin/ibboot-hosted bin/fabsim bin/fabsim-servernode util/netboot-env; do
 	[ -e "$f" ] || { echo "FAIL: hosted-e2e: $f missing (run: make all)"; exit 1; }
 done
@@ -261,4 +260,4 @@ fi
 # Figures for the log (not asserted).
 echo "INFO: hosted-e2e: port 2 ACTIVE $(sed -nE 's/.*port 2: ACTIVE, .*\(([0-9]+) ms after start\).*/\1/p' <<<"$S" | head -1) ms after start (SM started late);" \
 	"ping 1: ${got1:-?}/3, ping across the SM restart: ${got2:-?}/20; server kernel answered $answered"
-exit "$FAILED"
+finish

@@ -18,9 +18,8 @@ BIN=$(realpath "${1:-bin/ibboot-hosted}")
 T=$TOP/build/dhcp/ipoib-e2e${IPOIB_E2E_FAULT:+-faults}
 suite=dhcp-ipoib${IPOIB_E2E_FAULT:+-faults}
 rm -rf "$T" && mkdir -p "$T"
-fails=0
-pass() { echo "PASS: $suite/$1"; }
-fail() { echo "FAIL: $suite/$1: $2"; fails=$((fails + 1)); }
+SUITE=$suite
+source src/tests/framework/lib.sh
 
 for f in "$BIN" bin/fabsim bin/fabsim-servernode; do
 	[ -x "$f" ] || { echo "FAIL: $suite: $f missing (run: make all)"; exit 1; }
@@ -123,5 +122,5 @@ if [ -n "$fault" ]; then
 		fail faults-were-applied "no loss/reordering counted on hca1-p1 (see $T/counters.log)"
 	fi
 fi
-[ $fails -eq 0 ] || { echo "--- serial"; tail -40 "$log"; }
-[ $fails -eq 0 ]
+[ "$failures" -eq 0 ] || { echo "--- serial"; tail -40 "$log"; }
+[ "$failures" -eq 0 ]

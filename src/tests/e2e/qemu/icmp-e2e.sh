@@ -14,9 +14,8 @@ cd "$TOP"
 T=$TOP/build/driver/e2e-$MODE
 rm -rf "$T"
 mkdir -p "$T"
-FAILED=0
-pass() { echo "PASS: driver-$MODE/$1"; }
-fail() { echo "FAIL: driver-$MODE/$1: $2"; FAILED=1; }
+SUITE=driver-$MODE
+source src/tests/framework/lib.sh
 CMDS="ipconfig+198.18.0.60/24,ping+198.18.0.1+3,echo+SM-RESTART-NOW,sleep+10000,ping+198.18.0.1+3,ibstat,fwdump,poweroff"
 
 if [ "$MODE" = hosted ]; then
@@ -100,4 +99,4 @@ if grep -Eq 'completion error|treated as an error|failed: status' <<<"$S"; then
 else
 	pass no-errors
 fi
-exit "$FAILED"
+finish

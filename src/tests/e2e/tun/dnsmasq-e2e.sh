@@ -11,28 +11,14 @@ id_flexboot=ff:00:00:00:00:00:02:00:00:02:c9:00:$guid
 id_ib=20:$guid
 work=$(realpath -m build/dhcp/e2e)
 tun=ibbtun0
-fails=0
 
-pass() { echo "PASS: $suite/$1"; }
-fail() { echo "FAIL: $suite/$1: $2"; fails=$((fails + 1)); }
+SUITE=$suite
+source "$(dirname "$0")/../../framework/lib.sh"
 
 if ! command -v dnsmasq >/dev/null; then
 	echo "SKIP: $suite: dnsmasq is not installed (util/deps.d/dhcp.list)"; exit 77
 fi
-if [ "$(id -u)" -eq 0 ] && [ -z "${DHCP_E2E_IN_NS:-}" ]; then
-	ns=ibboot-dhcp-$$
-	if ! ip netns add "$ns" 2>/dev/null; then
-		echo "SKIP: $suite: cannot create a network namespace (ip netns add)"; exit 77
-	fi
-	trap 'ip netns del "$ns" 2>/dev/null' EXIT
-	DHCP_E2E_IN_NS=1 ip netns exec "$ns" "$0" "$@"
-	exit $?
-elif [ -z "${DHCP_E2E_IN_NS:-}" ]; then
-	if ! unshare -rn true 2>/dev/null; then
-		echo "SKIP: $suite: neither root nor unprivileged user namespaces (unshare -rn)"; exit 77
-	fi
-	DHCP_E2E_IN_NS=1 exec unshare -rn "$0" "$@"
-fi
+in_private_netns DHCP_E2E_IN_NS "$@"
 
 # ---- inside the private namespace from here on ----
 rm -rf "$work" && mkdir -p "$work/tftp"
@@ -165,4 +151,4 @@ else
 fi
 echo "--- dnsmasq log (DHCP)"
 grep -E "DHCP(DISCOVER|OFFER|REQUEST|ACK)|sent .* to|failed|error" "$work/dnsmasq.log" | head -20
-[ $fails -eq 0 ]
+[ "$failures" -eq 0 ]

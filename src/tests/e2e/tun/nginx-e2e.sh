@@ -12,28 +12,14 @@ suite=tcp-nginx
 work=$(realpath -m build/tcp/e2e-$mode)
 tun=ibbtcp0
 srv=http://198.18.0.1
-fails=0
 
-pass() { echo "PASS: $suite/$1"; }
-fail() { echo "FAIL: $suite/$1: $2"; fails=$((fails + 1)); }
+SUITE=$suite
+source "$(dirname "$0")/../../framework/lib.sh"
 
 if ! command -v nginx >/dev/null; then
 	echo "SKIP: $suite: nginx is not installed (util/deps.d/tcp.list)"; exit 77
 fi
-if [ "$(id -u)" -eq 0 ] && [ -z "${TCP_E2E_IN_NS:-}" ]; then
-	ns=ibboot-tcp-$$
-	if ! ip netns add "$ns" 2>/dev/null; then
-		echo "SKIP: $suite: cannot create a network namespace (ip netns add)"; exit 77
-	fi
-	trap 'ip netns del "$ns" 2>/dev/null' EXIT
-	TCP_E2E_IN_NS=1 ip netns exec "$ns" "$0" "$@"
-	exit $?
-elif [ -z "${TCP_E2E_IN_NS:-}" ]; then
-	if ! unshare -rn true 2>/dev/null; then
-		echo "SKIP: $suite: neither root nor unprivileged user namespaces (unshare -rn)"; exit 77
-	fi
-	TCP_E2E_IN_NS=1 exec unshare -rn "$0" "$@"
-fi
+in_private_netns TCP_E2E_IN_NS "$@"
 
 # ---- inside the private namespace from here on ----
 rm -rf "$work" && mkdir -p "$work/www/sub" "$work/tmp"
@@ -242,4 +228,4 @@ else
 	fail lossy-16MiB-sha256 "with $how: rc=$rc, sha256 $(sha "$work/big.out") / $(sha "$work/chunked.out") != $want"
 fi
 tc qdisc del dev "$tun" root 2>/dev/null
-[ $fails -eq 0 ]
+[ "$failures" -eq 0 ]

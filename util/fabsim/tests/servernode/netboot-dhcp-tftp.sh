@@ -9,12 +9,11 @@
 set -u
 cd "$(dirname "$0")/../../../.." || exit 1
 T=servernode-netboot
+SUITE=$T
+. src/tests/framework/lib.sh
 WORK=$(mktemp -d /tmp/servernode-netboot.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT
 
-fail() { echo "FAIL: $T/$1: $2"; status=1; }
-pass() { echo "PASS: $T/$1"; }
-status=0
 
 # Overridable for debugging a build elsewhere; netboot-env honours FABSIM and SERVERNODE too.
 CLIENT=${IPOIB_CLIENT:-build/tests/ipoib-client}
@@ -111,4 +110,4 @@ fi
 if grep -qE "runtime error|AddressSanitizer|LeakSanitizer" "$WORK/env/logs/servernode.log" 2>/dev/null; then
 	fail sanitizers "$(grep -m1 -E "runtime error|AddressSanitizer|LeakSanitizer" "$WORK/env/logs/servernode.log")"
 fi
-exit $status
+finish

@@ -5,10 +5,9 @@
 set -u
 cd "$(dirname "$0")/../../../.." || exit 1
 T=netboot-env-pieces
+SUITE=$T
+. src/tests/framework/lib.sh
 WORK=$(mktemp -d /tmp/netboot-env-pieces.XXXXXX) || exit 1
-status=0
-fail() { echo "FAIL: $T/$1: $2"; status=1; }
-pass() { echo "PASS: $T/$1"; }
 cleanup() { util/netboot-env down "$WORK/env" >/dev/null 2>&1; rm -rf "$WORK"; }
 trap cleanup EXIT
 
@@ -39,4 +38,4 @@ if [ -z "$left" ] && ! ip netns list | grep -q "^$NETBOOT_NS"; then
 else
 	fail down-leaves-nothing "still there: pids$left / namespace $NETBOOT_NS"
 fi
-exit $status
+finish

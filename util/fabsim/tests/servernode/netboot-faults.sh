@@ -8,13 +8,12 @@
 set -u
 cd "$(dirname "$0")/../../../.." || exit 1
 T=servernode-faults
+SUITE=$T
+. src/tests/framework/lib.sh
 WORK=$(mktemp -d /tmp/servernode-faults.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT
 CLIENT=${IPOIB_CLIENT:-build/tests/ipoib-client}
 CTL=${FABSIMCTL:-bin/fabsimctl}
-status=0
-fail() { echo "FAIL: $T/$1: $2"; status=1; }
-pass() { echo "PASS: $T/$1"; }
 [ -x "$CTL" ] || { echo "FAIL: $T: $CTL is not built"; exit 1; }
 
 head -c 40000 /dev/urandom >"$WORK/f.bin"
@@ -51,4 +50,4 @@ got=$(sha256sum "$WORK/got" 2>/dev/null | cut -d' ' -f1)
 if grep -qE "runtime error|AddressSanitizer|LeakSanitizer" "$WORK/env/logs/servernode.log" 2>/dev/null; then
 	fail sanitizers "$(grep -m1 -E "runtime error|AddressSanitizer|LeakSanitizer" "$WORK/env/logs/servernode.log")"
 fi
-exit $status
+finish

@@ -8,12 +8,11 @@
 set -u
 cd "$(dirname "$0")/../../../.." || exit 1
 T=servernode-sm-restart
+SUITE=$T
+. src/tests/framework/lib.sh
 WORK=$(mktemp -d /tmp/servernode-smrestart.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT
 CLIENT=${IPOIB_CLIENT:-build/tests/ipoib-client}
-status=0
-fail() { echo "FAIL: $T/$1: $2"; status=1; }
-pass() { echo "PASS: $T/$1"; }
 
 head -c 20000 /dev/urandom >"$WORK/f.bin"
 want=$(sha256sum "$WORK/f.bin" | cut -d' ' -f1)
@@ -69,4 +68,4 @@ done
 if grep -qE "runtime error|AddressSanitizer|LeakSanitizer" "$WORK/env/logs/servernode.log" 2>/dev/null; then
 	fail sanitizers "$(grep -m1 -E "runtime error|AddressSanitizer|LeakSanitizer" "$WORK/env/logs/servernode.log")"
 fi
-exit $status
+finish
