@@ -60,6 +60,24 @@ TEST(hcasim_ctx_unmapped_icm_is_an_icm_error)
 	rawhost_fini(&rh);
 }
 
+/* One field of a PRM structure set to a value, through its generated setter. */
+struct prm_edit {
+	void (*set)(void *buf, uint32_t v);
+	uint32_t v;
+};
+
+static const struct prm_edit bad_mpt[][3] = {
+	/* key does not name the index */
+	{ { hermonprm_mpt_st_set_r_w, 1 }, { hermonprm_mpt_st_set_pa, 1 },
+	  { hermonprm_mpt_st_set_mem_key, 0x42000011 } },
+	/* memory windows are not modelled */
+	{ { hermonprm_mpt_st_set_mem_key, 0x42000012 }, { hermonprm_mpt_st_set_r_w, 0 } },
+	/* lkey must be 0 */
+	{ { hermonprm_mpt_st_set_r_w, 1 }, { hermonprm_mpt_st_set_lkey, 5 } },
+	/* a virtual region needs MTTs */
+	{ { hermonprm_mpt_st_set_lkey, 0 }, { hermonprm_mpt_st_set_pa, 0 } },
+};
+
 TEST(hcasim_ctx_mpt_commands)
 {
 	struct rawhost rh;
@@ -74,23 +92,12 @@ TEST(hcasim_ctx_mpt_commands)
 	CHECK_EQ(G(mpt, pd, out), RAWHOST_PD);
 	CHECK_EQ(rawhost_reg_mr(&rh, 16, 0, 0, 0, 3, true, RAWHOST_PD, &key), 0x09);
 	CHECK_EQ(rawhost_reg_mr(&rh, 300, 0, 0, 0, 3, true, RAWHOST_PD, &key), 0x0a);
-	/* key does not name the index */
-	S(mpt, r_w, m, 1);
-	S(mpt, pa, m, 1);
-	S(mpt, mem_key, m, 0x42000011);
-	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x00d, 0, 18, m, sizeof(m), NULL, 0, NULL), 0x03);
-	/* memory windows are not modelled */
-	S(mpt, mem_key, m, 0x42000012);
-	S(mpt, r_w, m, 0);
-	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x00d, 0, 18, m, sizeof(m), NULL, 0, NULL), 0x03);
-	/* lkey must be 0 */
-	S(mpt, r_w, m, 1);
-	S(mpt, lkey, m, 5);
-	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x00d, 0, 18, m, sizeof(m), NULL, 0, NULL), 0x03);
-	/* a virtual region needs MTTs */
-	S(mpt, lkey, m, 0);
-	S(mpt, pa, m, 0);
-	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x00d, 0, 18, m, sizeof(m), NULL, 0, NULL), 0x03);
+	/* SW2HW_MPT refuses each of these entries; every row edits the entry the previous row left */
+	for (size_t i = 0; i < sizeof(bad_mpt) / sizeof(bad_mpt[0]); i++) {
+		for (size_t j = 0; j < 3 && bad_mpt[i][j].set; j++)
+			bad_mpt[i][j].set(m, bad_mpt[i][j].v);
+		CHECK_EQ(rawhost_cmd_mbox(&rh, 0x00d, 0, 18, m, sizeof(m), NULL, 0, NULL), 0x03);
+	}
 	/* HW2SW returns it and marks it software-owned in ICM */
 	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x00f, 0, 16, NULL, 0, out, sizeof(out), NULL), 0);
 	CHECK_EQ(G(mpt, mem_key, out), 0x77000010u);
