@@ -5,6 +5,7 @@
 #define HCASIM_CHECK_HELPERS_H
 
 #include <ibboot/hermon_prm.h>
+#include <ibboot/wire/packet.h>
 
 #include "rawhost.h"
 #include "test.h"
@@ -23,6 +24,21 @@ static inline void expect_cqe_error(struct rawhost *rh, struct rawhost_cq *cq, u
 {
 	CHECK_EQ(rawhost_poll_cq(rh, cq, cqe), 1);
 	CHECK_EQ(hermonprm_completion_with_error_st_get_syndrome(cqe), syndrome);
+}
+
+/* One UD QP of a single host: send CQ and receive CQ both 130 (what rawhost_up_with_qp creates). */
+#define UD_QP_ATTR { .st = 3, .log_sq = 3, .log_rq = 3, .cqn_snd = 130, .cqn_rcv = 130 }
+
+/* Build the packet p with payload and hand it to the model as if it arrived on port. */
+static inline void packet_in(struct hcasim *h, unsigned port, const struct iblib_pkt *p,
+			     const void *payload, size_t len)
+{
+	uint8_t pkt[512];
+	int n = iblib_pkt_build(pkt, sizeof(pkt), p, payload, len);
+
+	CHECK(n > 0);
+	if (n > 0)
+		hcasim_packet_in(h, port, pkt, (size_t)n);
 }
 
 /* The model holds exactly this much ICM. */

@@ -41,7 +41,7 @@ TEST(hcasim_edge_qp_optional_parameters_and_states)
 	struct rawhost rh;
 	struct rawhost_cq cq;
 	struct rawhost_qp qp;
-	struct rawhost_qp_attr a = { .st = 3, .log_sq = 3, .log_rq = 3, .cqn_snd = 130, .cqn_rcv = 130 };
+	struct rawhost_qp_attr a = UD_QP_ATTR;
 	uint8_t mb[512] = { 0 }, out[512], *q = hermonprm_qp_ee_state_transitions_st_qpc_eec_data(mb);
 	uint8_t *path = hermonprm_queue_pair_ee_context_entry_st_primary_address_path(q);
 	uint8_t *icm;
@@ -84,7 +84,7 @@ TEST(hcasim_edge_bad_wqes_and_doorbells)
 	struct rawhost rh;
 	struct rawhost_cq cq;
 	struct rawhost_qp qp;
-	struct rawhost_qp_attr a = { .st = 3, .log_sq = 3, .log_rq = 3, .cqn_snd = 130, .cqn_rcv = 130 };
+	struct rawhost_qp_attr a = UD_QP_ATTR;
 	struct rawhost_ud_dest d = { .dlid = 2, .dqpn = 0x200 };
 	uint8_t cqe[32], db[4] = { 0 }, *w;
 	unsigned refused;
@@ -124,7 +124,7 @@ TEST(hcasim_edge_ud_address_vector_in_other_pd)
 	struct rawhost rh;
 	struct rawhost_cq cq;
 	struct rawhost_qp qp;
-	struct rawhost_qp_attr a = { .st = 3, .log_sq = 3, .log_rq = 3, .cqn_snd = 130, .cqn_rcv = 130 };
+	struct rawhost_qp_attr a = UD_QP_ATTR;
 	struct rawhost_ud_dest d = { .dlid = 2, .dqpn = 0x200 };
 	uint8_t cqe[32], *w;
 
@@ -248,22 +248,17 @@ TEST(hcasim_edge_rc_responder_rules)
 	{
 		struct hcasim_port_stats st;
 		struct iblib_pkt p = { 0 };
-		uint8_t pkt[256];
-		int n;
 
 		p.lrh.dlid = 2;
 		p.bth.opcode = IBLIB_OP_RC_SEND_ONLY;
 		p.bth.pkey = 0x8005;
 		p.bth.dest_qp = 0x200;
-		n = iblib_pkt_build(pkt, sizeof(pkt), &p, data, 8);
-		hcasim_packet_in(r.b.h, 1, pkt, (size_t)n);
+		packet_in(r.b.h, 1, &p, data, 8);
 		p.bth.pkey = 0xffff;
 		p.bth.dest_qp = 0x201;
-		n = iblib_pkt_build(pkt, sizeof(pkt), &p, data, 8);
-		hcasim_packet_in(r.b.h, 1, pkt, (size_t)n);
+		packet_in(r.b.h, 1, &p, data, 8);
 		p.lrh.dlid = 7; /* not this port's LID */
-		n = iblib_pkt_build(pkt, sizeof(pkt), &p, data, 8);
-		hcasim_packet_in(r.b.h, 1, pkt, (size_t)n);
+		packet_in(r.b.h, 1, &p, data, 8);
 		rawhost_run(&r.b, NULL);
 		CHECK_EQ(hcasim_port_stats(r.b.h, 1, &st), 0);
 		CHECK_EQ(st.rx_bad_pkey, 1);

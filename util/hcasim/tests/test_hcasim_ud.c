@@ -247,7 +247,7 @@ TEST(hcasim_ud_not_active_port_sends_nothing)
 	struct rawhost a;
 	struct rawhost_cq cq;
 	struct rawhost_qp qp;
-	struct rawhost_qp_attr qa = { .st = 3, .log_sq = 3, .log_rq = 3, .cqn_snd = 130, .cqn_rcv = 130 };
+	struct rawhost_qp_attr qa = UD_QP_ATTR;
 	struct rawhost_ud_dest d = { .dlid = 0x22, .dqpn = 0x200 };
 	uint8_t cqe[32];
 
