@@ -157,6 +157,10 @@ int cmd_query_dev_cap(struct hcasim *h, struct hcasim_cmd *c)
 	PRM_SET(query_dev_cap, stat_rate_support, o, 0x100f);
 	PRM_SET(query_dev_cap, rc, o, 1);
 	PRM_SET(query_dev_cap, ud, o, 1);
+	/* The model raises PORT_MGMNT_CHANGE (0x1d) for the SM's Sets, MAD_IFC ones included, so it
+	 * says so: Linux mlx4 maps that event and stops deriving it from the Sets it forwards only
+	 * when this bit is set (eq.c get_async_ev_mask, mlx4_ib mad.c smp_snoop). */
+	PRM_SET(query_dev_cap, port_mng_chg_ev, o, 1);
 	PRM_SET(query_dev_cap, pkv, o, 1);
 	PRM_SET(query_dev_cap, qkv, o, 1);
 	PRM_SET(query_dev_cap, log_pg_sz, o, 12);

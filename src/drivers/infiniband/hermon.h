@@ -131,6 +131,10 @@ struct hermon_caps {
 	unsigned num_ports;
 	unsigned log_max_qp_sz, log_max_cq_sz;
 	bool dpdp;
+	/* Flags bit 59 (Linux mlx4 MLX4_DEV_CAP_FLAG_PORT_MNG_CHG_EV): the firmware raises
+	 * PORT_MGMNT_CHANGE for the SM's Sets, those the driver forwards by MAD_IFC included;
+	 * without it nobody learns of a ClientReregister unless the SMA looks at the Sets. */
+	bool port_mgmt_events;
 };
 
 /* ---- ICM plan: where every context table lives in ICM virtual space ---- */

@@ -55,6 +55,7 @@ int hermon_read_caps(struct hermon *h)
 	c->log_max_qp_sz = MIN(hermonprm_query_dev_cap_st_get_log_max_qp_sz(cap), 16u);
 	c->log_max_cq_sz = MIN(hermonprm_query_dev_cap_st_get_log_max_cq_sz(cap), 22u);
 	c->dpdp = hermonprm_query_dev_cap_st_get_dpdp(cap);
+	c->port_mgmt_events = hermonprm_query_dev_cap_st_get_port_mng_chg_ev(cap);
 	kfree(cap);
 
 	if (c->num_ports == 0) {
