@@ -22,7 +22,7 @@ IB_DRIVER_SRCS := src/drivers/infiniband/hermon.c src/drivers/infiniband/hermon_
 	src/drivers/infiniband/hermon_qp.c
 # WIRE_SRCS (the wire formats) is the top Makefile's: util/ compiles them too.
 IBCORE_SRCS := src/net/infiniband/ib_core.c src/net/infiniband/ib_mad.c \
-	src/net/infiniband/ib_port.c src/net/infiniband/ib_sa.c
+	src/net/infiniband/ib_port.c src/net/infiniband/ib_sa.c src/net/infiniband/ib_sma.c
 NET_SRCS := src/net/netdev.c src/net/ipoib.c src/net/ipoib_arp.c src/net/ipv4.c src/net/icmp.c \
 	src/net/udp.c src/net/dhcp.c src/net/dhcp_settings.c src/net/dns.c src/net/tftp.c \
 	src/net/tcp.c src/net/uri.c src/net/http.c src/net/http_client.c \

@@ -134,6 +134,9 @@ int hermon_ib_register(struct hermon *h)
 	ksnprintf(h->ibname, sizeof(h->ibname), "hermon-%02x:%02x.%x", PCI_BUS(h->pci->bdf),
 		  PCI_DEV(h->pci->bdf), PCI_FN(h->pci->bdf));
 	ib_device_init(&h->ib, h->ibname, &hermon_ib_ops, h->num_ports, h);
+	/* With the capability the firmware raises PORT_MGMNT_CHANGE for the SM's Sets the core's SMA
+	 * forwards by MAD_IFC; without it the SMA derives the events from those Sets. */
+	h->ib.port_mgmt_events = h->caps.port_mgmt_events;
 	return ib_device_register(&h->ib);
 }
 

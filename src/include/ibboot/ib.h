@@ -107,6 +107,7 @@ struct ib_device;
 struct ib_sa_client;
 struct ib_mad_agent;
 struct ib_port_policy;
+struct ib_sma;
 
 struct ib_port {
 	struct ib_device *dev;
@@ -116,6 +117,7 @@ struct ib_port {
 	union ib_gid gid;            /* gid_prefix + port_guid, GID index 0 */
 	/* Core state for this port (the driver must not touch these). */
 	struct ib_mad_agent *mad;    /* GSI QP + transactions (ib_mad.c) */
+	struct ib_sma *sma;          /* QP0: the SM's SMPs, answered through the mad op (ib_sma.c) */
 	struct ib_sa_client *sa;     /* PathRecord cache, multicast groups (ib_sa.c) */
 	struct ib_port_policy *policy;
 	bool query_pending;          /* an event asked for PortInfo to be re-read */
@@ -137,7 +139,7 @@ struct ib_cq {
 /* Queue pairs                                                                                    */
 
 enum ib_qp_type {
-	IB_QPT_SMI,   /* QP0 of a port: subnet management (the firmware SMA normally owns it) */
+	IB_QPT_SMI,   /* QP0 of a port: subnet management (the core's SMA, ib_sma.c) */
 	IB_QPT_GSI,   /* QP1 of a port: general services (SA client), Q_Key 0x80010000 */
 	IB_QPT_UD,    /* unreliable datagram (IPoIB) */
 	IB_QPT_RC,    /* reserved for later: not created by the core today */
@@ -337,8 +339,9 @@ struct ib_device_ops {
 	/*
 	 * Local MAD (MAD_IFC): hand the 256-byte MAD `in` to the port's firmware agents and copy the
 	 * 256-byte response to `out`. Returns -EIO if the command failed; the MAD status in `out` is
-	 * the core's business. Used for Get(NodeInfo/PortInfo/PKeyTable) and, when the driver runs QP0
-	 * itself, to forward the SM's Sets to the firmware SMA (see ib_smp_snoop()).
+	 * the core's business. Used for Get(NodeInfo/PortInfo/PKeyTable) and by the core's SMA, which
+	 * hands the firmware every Get/Set the SM sends to QP0 (ib_sma.c). The driver owns QP0 and QP1
+	 * (create_qp of IB_QPT_SMI/GSI), so the firmware sees the SM's SMPs only this way.
 	 */
 	int (*mad)(struct ib_device *dev, unsigned port, const void *in, void *out);
 };
@@ -352,6 +355,10 @@ struct ib_device {
 	void *drv_priv;
 	unsigned num_ports;          /* 1..IB_MAX_PORTS */
 	uint8_t node_guid[8];        /* filled by the core from NodeInfo if left zero */
+	/* Driver, before ib_device_register: the device raises IB_EVENT_PORT_MGMT for every SM Set,
+	 * those the SMA forwards through the mad op included (Hermon: QUERY_DEV_CAP PORT_MNG_CHG_EV).
+	 * false: the core's SMA derives the events from the Sets it forwards (ib_smp_snoop). */
+	bool port_mgmt_events;
 	uint64_t (*clock_ms)(void);  /* core: time source; defaults to clock_ms() */
 	struct ib_port port[IB_MAX_PORTS];
 	/* Core: */
@@ -372,9 +379,9 @@ int ib_device_register(struct ib_device *dev);
 /* Leaves groups (best effort), destroys every QP and CQ, closes every port. Idempotent. */
 void ib_device_unregister(struct ib_device *dev);
 /*
- * For a driver that receives SMPs on QP0 itself and forwards the SM's Sets by MAD_IFC: give the
- * core the SubnSet(PortInfo) it forwarded so ClientReregister and LID/SM changes turn into port
- * events (IBA 14.2.5.6). Returns the IB_MGMT_* flags found (>= 0) or -EINVAL for a malformed SMP.
+ * A SubnSet (PortInfo, P_KeyTable) the firmware accepted, as the core's SMA forwarded it: turns
+ * ClientReregister and LID/SM/P_Key changes into port events (IBA 14.2.5.6). Returns the IB_MGMT_*
+ * flags found (>= 0) or -EINVAL for a malformed SMP.
  */
 int ib_smp_snoop(struct ib_device *dev, unsigned port, const uint8_t *smp, size_t len);
 

@@ -63,4 +63,15 @@ int ib_smp_check_response(const uint8_t *resp, size_t len, uint16_t attr_id);
 /* The address of the port's SA (SM LID, SM SL, QP1, the GSI Q_Key). */
 void ib_sa_address(const struct ib_port *port, struct ib_address_vector *av);
 
+/* What the port's SMA (QP0, ib_sma.c) did: SMPs received, answered (by the firmware through the
+ * mad op, or by the agent itself: own_answers), Sets the firmware accepted, dropped ones and
+ * failed MAD_IFC commands. */
+struct ib_sma_stats {
+	unsigned received, answered, own_answers, sets, dropped, mad_ifc_failed;
+};
+/* NULL when the port has no SMA (not open). */
+const struct ib_sma_stats *ib_sma_stats(const struct ib_port *port);
+/* The SMA's QP0 (NULL likewise). */
+struct ib_qp *ib_sma_qp(const struct ib_port *port);
+
 #endif

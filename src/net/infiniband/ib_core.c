@@ -231,7 +231,7 @@ static int ib_query_node_guid(struct ib_device *dev)
 	return rc;
 }
 
-/* ---- SM Set snooping (driver-owned QP0) ---- */
+/* ---- what the SM's Sets change (the SMA's QP0, ib_sma.c) ---- */
 
 int ib_smp_snoop(struct ib_device *dev, unsigned port_num, const uint8_t *smp, size_t len)
 {
@@ -731,6 +731,7 @@ static void ib_port_teardown(struct ib_port *port)
 {
 	ib_policy_destroy(port);
 	ib_sa_client_destroy(port);
+	ib_sma_destroy(port);         /* before the agent: its QP uses the agent's CQ */
 	ib_mad_agent_destroy(port);
 	if (port->open) {
 		port->dev->ops->close(port->dev, port->num);
@@ -770,8 +771,10 @@ int ib_device_register(struct ib_device *dev)
 
 		if (!port->open)
 			continue;
-		if (ib_mad_agent_create(port) < 0 || ib_sa_client_create(port) < 0 ||
-		    ib_policy_create(port) < 0) {
+		/* QP0 right after QP1: once the driver owns them the SM gets no answer until the
+		 * SMA's QP is ready to receive (its first SMPs are retried by the SM). */
+		if (ib_mad_agent_create(port) < 0 || ib_sma_create(port, port->mad->cq) < 0 ||
+		    ib_sa_client_create(port) < 0 || ib_policy_create(port) < 0) {
 			kprintf("%s port %u: out of memory for the port's agents\n", dev->name,
 				port->num);
 			ib_port_teardown(port);

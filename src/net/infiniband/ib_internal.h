@@ -11,6 +11,12 @@ struct ib_wq_slot {
 	void *cookie;
 };
 
+/* ib_sma.c: QP0 of a port and its agent; it shares the GSI agent's CQ (one CQ less to poll). */
+#define IB_SMA_SEND_WQES 4
+#define IB_SMA_RECV_WQES 8
+int ib_sma_create(struct ib_port *port, struct ib_cq *cq);
+void ib_sma_destroy(struct ib_port *port);
+
 /* ib_core.c */
 uint32_t ib_port_query_changes(struct ib_port *port, const struct ib_port_attr *old);
 

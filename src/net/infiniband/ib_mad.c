@@ -214,7 +214,9 @@ int ib_mad_agent_create(struct ib_port *port)
 	/* TID high half from the port GUID's low bytes and the port number: unique per port. */
 	a->tid_high = iblib_get_be32(port->attr.port_guid + 4) ^ ((uint32_t)port->num << 24);
 	a->tid_next = 1;
-	a->cq = ib_create_cq(dev, IB_MAD_SEND_WQES + IB_MAD_RECV_WQES);
+	/* The port's SMA (QP0) completes on this CQ too: room for both QPs' work requests. */
+	a->cq = ib_create_cq(dev, IB_MAD_SEND_WQES + IB_MAD_RECV_WQES + IB_SMA_SEND_WQES +
+				  IB_SMA_RECV_WQES);
 	if (!a->cq)
 		goto err;
 	cfg.send_cq = cfg.recv_cq = a->cq;

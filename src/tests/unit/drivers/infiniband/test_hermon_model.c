@@ -13,6 +13,7 @@
 #include <ibboot/errno.h>
 #include <ibboot/hermon_prm.h>
 #include <ibboot/ib_mad.h>
+#include <ibboot/wire/bytes.h>
 #include <ibboot/wire/mad.h>
 #include <ibboot/wire/packet.h>
 #include "hermon_rig.h"
@@ -383,6 +384,64 @@ TEST(hermon_model_gsi_mlx_send_between_ports)
 	CHECK_MEM(r.last + pkt.payload_off + 16, mad + 16, IB_MAD_SIZE - 16);
 	rig_poll(&r, 3);
 	CHECK_EQ(a2->stats.unmatched, before + 1);
+	rig_destroy(&r);
+}
+
+/* The driver owns QP0 (CONF_SPECIAL_QP op_mod 0), so the model hands the SM's SMPs to the core's
+ * QP0 only, and the core's SMA answers them through MAD_IFC, as iPXE and Linux mlx4 do. The
+ * model raises PORT_MGMNT_CHANGE for Sets and says so (PORT_MNG_CHG_EV): the core relies on it. */
+TEST(hermon_model_sm_smp_answered_by_the_core_sma)
+{
+	static uint8_t mad[IB_MAD_SIZE], pkt[512];
+	struct iblib_pkt p = { 0 }, out;
+	const struct ib_sma_stats *st;
+	const struct hermon_qp *q0;
+	struct rig r;
+	int n;
+
+	CHECK_EQ(up_active(&r), 0);
+	CHECK(r.h.caps.port_mgmt_events);
+	CHECK(r.h.ib.port_mgmt_events);
+	st = ib_sma_stats(&r.h.ib.port[0]);
+	CHECK(st != NULL && r.h.ib.port[0].sma != NULL);
+	if (!st) {
+		rig_destroy(&r);
+		return;
+	}
+	q0 = ib_sma_qp(&r.h.ib.port[0])->drv_priv;
+	CHECK_EQ(q0->ext_qpn, 0);
+	CHECK_EQ(q0->qpn, r.h.plan.special_qpn_base);
+	/* SubnGet(NodeInfo) from the SM at LID 1, LID-routed to port 1 */
+	memset(mad, 0, sizeof(mad));
+	mad[0] = IBLIB_MAD_BASE_VERSION; mad[1] = IBLIB_MCLASS_SUBN_LID; mad[2] = 1;
+	mad[3] = IBLIB_METHOD_GET;
+	iblib_put_be64(mad + 8, 0x1234);
+	iblib_put_be16(mad + 16, IBLIB_SM_ATTR_NODE_INFO);
+	p.lrh.vl = IBLIB_VL15;
+	p.lrh.dlid = 0x11;
+	p.lrh.slid = 1;
+	p.bth.opcode = IBLIB_OP_UD_SEND_ONLY;
+	p.bth.pkey = 0xffff;
+	p.deth.src_qp = 0;
+	n = iblib_pkt_build(pkt, sizeof(pkt), &p, mad, IB_MAD_SIZE);
+	CHECK(n > 0);
+	r.last_len = 0;
+	hcasim_packet_in(r.sim, 1, pkt, (size_t)n);
+	rig_poll(&r, 3);
+	CHECK_EQ(st->received, 1);
+	CHECK_EQ(st->answered, 1);
+	CHECK_EQ(iblib_pkt_parse(r.last, r.last_len, &out, 0), 0);
+	CHECK_EQ(out.lrh.vl, IBLIB_VL15);
+	CHECK_EQ(out.lrh.dlid, 1);
+	CHECK_EQ(out.lrh.slid, 0x11);
+	CHECK_EQ(out.bth.dest_qp, 0);
+	CHECK_EQ(out.deth.src_qp, 0);
+	CHECK_EQ(r.last[out.payload_off + 3], IBLIB_METHOD_GET_RESP);
+	CHECK_EQ(iblib_get_be64(r.last + out.payload_off + 8), 0x1234);
+	CHECK_EQ(iblib_smp_status(r.last + out.payload_off), 0);
+	/* The answer also crossed the cable to port 2, which is not LID 1: its only refusal. */
+	CHECK_EQ(hcasim_refused_count(r.sim), 1);
+	CHECK(strstr(hcasim_refused(r.sim, 0), "port 2: DLID 0x1 is not this port's LID") != NULL);
 	rig_destroy(&r);
 }
 

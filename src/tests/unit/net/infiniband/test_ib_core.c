@@ -8,6 +8,7 @@
 #include <ibboot/ib_mad.h>
 #include <ibboot/ib_sa.h>
 #include <ibboot/ib_ulp.h>
+#include <ibboot/wire/attrs.h>
 #include <ibboot/wire/bytes.h>
 #include <ibboot/wire/mad.h>
 #include <stdlib.h>
@@ -671,4 +672,185 @@ TEST(ib_first_active_port_of_any_adapter_is_chosen)
 	CHECK(ib_active_port() == NULL);
 	free(b);
 	fx_teardown(a);
+}
+
+/* ---- the SMA on QP0: the SM's SMPs answered through the mad op ---- */
+
+static struct {
+	unsigned n;
+	struct ib_address_vector av;
+	uint8_t mad[IB_MAD_SIZE];
+} smacap;
+
+static void sma_capture(struct fake_ibdev *f, unsigned port, const struct ib_address_vector *av,
+			uint32_t src_qpn, const uint8_t *data, size_t len)
+{
+	(void)f;
+	(void)port;
+	if (src_qpn != 0 || len != IB_MAD_SIZE)
+		return;
+	smacap.n++;
+	smacap.av = *av;
+	memcpy(smacap.mad, data, IB_MAD_SIZE);
+}
+
+static void smp_init(uint8_t *mad, uint8_t mclass, uint8_t method, uint16_t attr, uint32_t mod)
+{
+	struct iblib_mad_hdr hd = { .base_version = 1, .mgmt_class = mclass, .class_version = 1,
+				    .method = method, .tid = 0x5a5a, .attr_id = attr,
+				    .attr_mod = mod };
+
+	memset(mad, 0, IB_MAD_SIZE);
+	iblib_mad_hdr_put(mad, &hd);
+}
+
+/* An SMP from the SM (at slid) arriving on port 1's QP0, then one poll. */
+static int smp_inject(struct fake_ibdev *f, const uint8_t *mad, uint16_t slid)
+{
+	struct ib_address_vector to = { .qpn = 0, .qkey = 0, .lid = f->port[0].lid };
+	int rc = fake_ibdev_inject(f, &to, slid, 0, NULL, mad, IB_MAD_SIZE);
+
+	ib_poll();
+	return rc;
+}
+
+TEST(ib_sma_answers_the_sm_through_the_mad_op)
+{
+	struct fake_ibdev *f = fx_setup(NULL);
+	const struct ib_sma_stats *st;
+	uint8_t mad[IB_MAD_SIZE];
+	unsigned mad_ifc;
+
+	if (!f)
+		return;
+	memset(&smacap, 0, sizeof(smacap));
+	f->capture = sma_capture;
+	st = ib_sma_stats(&f->dev.port[0]);
+	CHECK(st != NULL);
+	CHECK(ib_sma_stats(&f->dev.port[1]) != NULL);   /* every open port has its QP0 */
+	/* LID-routed Get(PortInfo): the firmware (mad op) answers, back to the SM on QP0 */
+	mad_ifc = f->n_mad_ifc;
+	smp_init(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_GET, IBLIB_SM_ATTR_PORT_INFO, 1);
+	CHECK_EQ(smp_inject(f, mad, 1), 0);
+	CHECK_EQ(f->n_mad_ifc, mad_ifc + 1);
+	CHECK_EQ(smacap.n, 1);
+	CHECK_EQ(smacap.av.lid, 1);
+	CHECK_EQ(smacap.av.qpn, 0);
+	CHECK_EQ(smacap.mad[3], IBLIB_METHOD_GET_RESP);
+	CHECK_EQ(iblib_get_be64(smacap.mad + 8), 0x5a5a);
+	CHECK_EQ(iblib_portinfo_lid(iblib_smp_data(smacap.mad)), 0x11);
+	CHECK_EQ(st->answered, 1);
+	/* SMInfo: a CA runs no SM - answered "unsupported" by the agent, the firmware not asked */
+	smp_init(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_GET, IBLIB_SM_ATTR_SM_INFO, 0);
+	CHECK_EQ(smp_inject(f, mad, 1), 0);
+	CHECK_EQ(f->n_mad_ifc, mad_ifc + 1);
+	CHECK_EQ(smacap.n, 2);
+	CHECK_EQ(iblib_smp_status(smacap.mad), IBLIB_MAD_STATUS_UNSUP_METHOD_ATTR);
+	CHECK_EQ(st->own_answers, 1);
+	/* responses and traps are not for an SMA: dropped, unanswered */
+	smp_init(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_GET_RESP, IBLIB_SM_ATTR_PORT_INFO, 1);
+	CHECK_EQ(smp_inject(f, mad, 1), 0);
+	smp_init(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_TRAP, 2, 0);
+	CHECK_EQ(smp_inject(f, mad, 1), 0);
+	CHECK_EQ(smacap.n, 2);
+	CHECK_EQ(st->dropped, 2);
+	/* a failed MAD_IFC (e.g. the firmware refused the M_Key): no answer, the SM times out */
+	f->mad_ifc_error = -EIO;
+	smp_init(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_GET, IBLIB_SM_ATTR_NODE_INFO, 0);
+	CHECK_EQ(smp_inject(f, mad, 1), 0);
+	f->mad_ifc_error = 0;
+	CHECK_EQ(smacap.n, 2);
+	CHECK_EQ(st->mad_ifc_failed, 1);
+	CHECK_EQ(st->received, 5);
+	fx_teardown(f);
+}
+
+TEST(ib_sma_directed_route_sets_d_and_steps_the_hop_pointer_back)
+{
+	struct fake_ibdev *f = fx_setup(NULL);
+	uint8_t mad[IB_MAD_SIZE];
+
+	if (!f)
+		return;
+	memset(&smacap, 0, sizeof(smacap));
+	f->capture = sma_capture;
+	/* OpenSM two hops away: hop count 2, the last switch advanced the pointer to 2 (C14-9) */
+	smp_init(mad, IBLIB_MCLASS_SUBN_DR, IBLIB_METHOD_GET, IBLIB_SM_ATTR_NODE_INFO, 0);
+	mad[6] = 2;
+	mad[7] = 2;
+	iblib_put_be16(mad + IBLIB_SMP_DR_SLID_OFF, IB_LID_PERMISSIVE);
+	iblib_put_be16(mad + IBLIB_SMP_DR_DLID_OFF, IB_LID_PERMISSIVE);
+	mad[IBLIB_SMP_INITIAL_PATH_OFF + 1] = 3;
+	mad[IBLIB_SMP_INITIAL_PATH_OFF + 2] = 7;
+	CHECK_EQ(smp_inject(f, mad, IB_LID_PERMISSIVE), 0);
+	CHECK_EQ(smacap.n, 1);
+	CHECK_EQ(smacap.av.lid, IB_LID_PERMISSIVE);
+	CHECK_EQ(smacap.mad[1], IBLIB_MCLASS_SUBN_DR);
+	CHECK_EQ(smacap.mad[3], IBLIB_METHOD_GET_RESP);
+	CHECK(iblib_smp_dr_d(smacap.mad));                     /* D: returning */
+	CHECK_EQ(iblib_smp_status(smacap.mad), 0);
+	CHECK_EQ(iblib_smp_dr_hop_ptr(smacap.mad), 2);         /* C14-13:1: back to hop count */
+	CHECK_EQ(smacap.mad[IBLIB_SMP_RETURN_PATH_OFF + 2], 1); /* we received it on port 1 */
+	CHECK_EQ(iblib_get_be64(iblib_smp_data(smacap.mad) + 12), 0x0002c90300001000ull);
+	/* a hop pointer that does not end here (C14-9:5), or a returning SMP: dropped */
+	mad[6] = 1;
+	CHECK_EQ(smp_inject(f, mad, IB_LID_PERMISSIVE), 0);
+	mad[6] = 2;
+	mad[4] = 0x80;
+	CHECK_EQ(smp_inject(f, mad, IB_LID_PERMISSIVE), 0);
+	CHECK_EQ(smacap.n, 1);
+	CHECK_EQ(ib_sma_stats(&f->dev.port[0])->dropped, 2);
+	fx_teardown(f);
+}
+
+static void set_portinfo(uint8_t *mad, const struct fake_ibdev *f, bool rereg)
+{
+	uint8_t *pi = iblib_smp_data(mad);
+
+	smp_init(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_SET, IBLIB_SM_ATTR_PORT_INFO, 1);
+	iblib_portinfo_set_lid(pi, f->port[0].lid);
+	iblib_portinfo_set_master_sm_lid(pi, f->port[0].sm_lid);
+	iblib_portinfo_set_client_reregister(pi, rereg);
+}
+
+/* ClientReregister changes nothing one can read back: the Set itself is the only news, unless
+ * the device reports the Sets as events itself (then the event does, and the Set must not). */
+TEST(ib_sma_set_client_reregister_rejoins_once)
+{
+	struct fake_ibdev *f = fx_setup(NULL);
+	struct join_log log = { 0 };
+	uint8_t mad[IB_MAD_SIZE];
+	union ib_gid mgid;
+
+	if (!f)
+		return;
+	ib_ipv4_broadcast_mgid(&mgid, 0xffff);
+	(void)ib_sa_join(&f->dev.port[0], &mgid, NULL, join_cb, &log);
+	ib_poll();
+	CHECK_EQ(f->n_mc_joins, 1);
+	/* a Set without ClientReregister and nothing changed: no rejoin */
+	set_portinfo(mad, f, false);
+	CHECK_EQ(smp_inject(f, mad, 1), 0);
+	ib_poll();
+	CHECK_EQ(f->n_mc_joins, 1);
+	CHECK_EQ(ib_sma_stats(&f->dev.port[0])->sets, 1);
+	/* ClientReregister: the groups are joined again, once */
+	set_portinfo(mad, f, true);
+	CHECK_EQ(smp_inject(f, mad, 1), 0);
+	ib_poll();
+	ib_poll();
+	CHECK(test_console_has("the subnet manager asked for re-registration"));
+	CHECK_EQ(f->n_mc_joins, 2);
+	/* a device that raises PORT_MGMT for Sets: the event rejoins, the Set adds nothing */
+	f->dev.port_mgmt_events = true;
+	CHECK_EQ(smp_inject(f, mad, 1), 0);
+	ib_poll();
+	ib_poll();
+	CHECK_EQ(f->n_mc_joins, 2);
+	fake_ibdev_port_event(f, 1, IB_EVENT_PORT_MGMT, IB_MGMT_CLIENT_REREG);
+	ib_poll();
+	ib_poll();
+	CHECK_EQ(f->n_mc_joins, 3);
+	CHECK_EQ(ib_sma_stats(&f->dev.port[0])->sets, 3);
+	fx_teardown(f);
 }
