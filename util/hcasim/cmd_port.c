@@ -177,12 +177,21 @@ int cmd_mad_ifc(struct hcasim *h, struct hcasim_cmd *c)
 	return ST_OK;
 }
 
-/* in_mod = base of the 8-QP special block: QP0 of port p at base+p-1, QP1 at base+2+p-1.
+/* in_mod = base of the 8-QP special block: QP0 of port p at base+p-1, QP1 at base+2+p-1; from
+ * then on the driver owns QP0 and QP1 of every port (ud.c special_qp_in). op_mod 0 is what both
+ * silicon-proven drivers issue before owning QP0/QP1 themselves (iPXE hermon.c
+ * hermon_configure_special_qps, "internal_qps" 0; Linux mlx4 qp.c mlx4_CONF_SPECIAL_QP); what
+ * another op_mod makes the chip do is not established, so it is refused.
  * in_mod 0 hands QP0/QP1 back to the firmware. */
 int cmd_conf_special_qp(struct hcasim *h, struct hcasim_cmd *c)
 {
 	uint32_t base = c->in_mod & 0xffffff;
 
+	if (c->op_mod != 0) {
+		hcasim_refuse(h, "CONF_SPECIAL_QP: op_mod %#x: only 0 (the driver owns QP0 and QP1) "
+			      "is established", c->op_mod);
+		return ST_BAD_PARAM;
+	}
 	if (base == 0) {
 		h->special_qp_set = false;
 		return ST_OK;

@@ -374,10 +374,22 @@ static void special_qp_in(struct hcasim *h, unsigned port, const struct iblib_pk
 		hcasim_refuse(h, "port %u: SMP not on VL15: dropped (IBA 14.2.2.1)", port);
 		return;
 	}
-	if (h->special_qp_set && QP_STATE(h, qpn) >= QPS_RTR && QP_STATE(h, qpn) != QPS_ERR)
-		ud_deliver(h, port, p, buf, qpn, (int)qp);
-	else
+	/* Before CONF_SPECIAL_QP the firmware's own agents own QP0/QP1. After it the driver does
+	 * (cmd_conf_special_qp): its QP takes the packet, and one not ready to receive drops it, as
+	 * any QP below RTR does - the firmware does not stand in for a driver that is not ready
+	 * (README.md, "Where the model is strict"). */
+	if (!h->special_qp_set) {
 		firmware_mad(h, port, p, buf, qp);
+		return;
+	}
+	if (QP_STATE(h, qpn) < QPS_RTR || QP_STATE(h, qpn) == QPS_ERR) {
+		h->port[port - 1].rx_no_qp++;
+		hcasim_log(h, "hcasim: port %u: %s for QP%u dropped: the driver owns QP%u "
+			   "(CONF_SPECIAL_QP) and its QP %#x is not ready to receive", port,
+			   qp == 0 ? "SMP" : "GMP", qp, qp, qpn);
+		return;
+	}
+	ud_deliver(h, port, p, buf, qpn, (int)qp);
 }
 
 static void mcast_in(struct hcasim *h, unsigned port, const struct iblib_pkt *p, const uint8_t *buf)

@@ -400,15 +400,18 @@ int rawhost_bringup_rest(struct rawhost *rh)
 		return st;
 	if ((st = rawhost_cmd(rh, 0x012, 0, ~0ull, RAWHOST_EQN, 0, NULL)))
 		return st;
-	rh->special_base = 64;
-	if ((st = rawhost_cmd(rh, 0x023, 0, 0, rh->special_base, 0, NULL)))
-		return st;
 	for (unsigned p = 1; p <= 2; p++) {
 		st = rawhost_cmd(rh, 0x009, 0, 0, p, 0, NULL);
 		if (st && p == 1)
 			return st;
 	}
 	return 0;
+}
+
+int rawhost_take_special_qps(struct rawhost *rh)
+{
+	rh->special_base = 64;
+	return rawhost_cmd(rh, 0x023, 0, 0, rh->special_base, 0, NULL);
 }
 
 int rawhost_bringup(struct rawhost *rh)

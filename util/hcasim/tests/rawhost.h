@@ -2,7 +2,7 @@
 /*
  * rawhost — a minimal, driver-independent "host" for the HCA model, for tests: a flat guest
  * memory arena serving the model's DMA, a fake clock, an HCR command helper, a bring-up helper
- * (reset → QUERY_FW → MAP_FA → RUN_FW → ICM → INIT_HCA → MPT → EQ → special QPs → INIT_PORT)
+ * (reset → QUERY_FW → MAP_FA → RUN_FW → ICM → INIT_HCA → MPT → EQ → INIT_PORT)
  * and small helpers for CQs, QPs, WQEs and CQEs written with the PRM accessors.
  * It knows nothing of any real driver; fabsim's tests reuse it to attach models to a fabric.
  */
@@ -97,12 +97,15 @@ int rawhost_cmd_mbox(struct rawhost *rh, unsigned opcode, unsigned op_mod, uint3
  * 4 KiB pages at pa, at ICM address va. Returns the HCR status. */
 int rawhost_map(struct rawhost *rh, unsigned opcode, uint64_t va, uint64_t pa, unsigned log2pages);
 
-/* The stock bring-up to INIT_HCA (fw, ICM, layout); then rawhost_bringup_rest() for MPT, EQ,
- * CONF_SPECIAL_QP and INIT_PORT on every port. rawhost_bringup() does both. Return 0 or the
- * first failing HCR status. */
+/* The stock bring-up to INIT_HCA (fw, ICM, layout); then rawhost_bringup_rest() for MPT, EQ
+ * and INIT_PORT on every port. rawhost_bringup() does both. Return 0 or the first failing HCR
+ * status. QP0/QP1 stay with the firmware's agents: a driver-less host answers the SM with them. */
 int rawhost_bringup_hca(struct rawhost *rh);
 int rawhost_bringup_rest(struct rawhost *rh);
 int rawhost_bringup(struct rawhost *rh);
+/* CONF_SPECIAL_QP (op_mod 0) with the block at special_base = 64: from now on the host owns
+ * QP0/QP1 and SMPs/GMPs reach only its MLX QPs there. Returns the HCR status. */
+int rawhost_take_special_qps(struct rawhost *rh);
 /* Software reset through BAR0 + 0xF0010, waiting (fake clock) until config space answers. */
 int rawhost_reset(struct rawhost *rh);
 

@@ -67,6 +67,7 @@ TEST(hcasim_robust_random_wqes_doorbells_and_packets)
 	CHECK_EQ(rawhost_set_port(&rh, 1, 5, 4), 0);
 	CHECK_EQ(rawhost_set_port(&rh, 2, 6, 4), 0);
 	CHECK_EQ(rawhost_create_cq(&rh, &cq, 130, 6), 0);
+	CHECK_EQ(rawhost_take_special_qps(&rh), 0);
 	for (unsigned i = 0; i < 3; i++) {
 		a.st = st[i];
 		CHECK_EQ(rawhost_create_qp(&rh, &qp[i], i == 2 ? rh.special_base : 0x100 + i, &a), 0);

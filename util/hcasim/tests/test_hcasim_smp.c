@@ -167,6 +167,7 @@ TEST(hcasim_smp_to_driver_qp0_and_mlx_send)
 	CHECK_EQ(rawhost_up(&rh), 0);
 	hcasim_port_set_link(rh.h, 1, true);
 	CHECK_EQ(rawhost_create_cq(&rh, &cq, 130, 3), 0);
+	CHECK_EQ(rawhost_take_special_qps(&rh), 0);
 	CHECK_EQ(rawhost_create_qp(&rh, &qp0, rh.special_base, &qa), 0); /* QP0 of port 1, RTR */
 	rx = rawhost_alloc(&rh, 4096, 64);
 	rawhost_post_recv(&rh, &qp0, rx, 2048, 0);
@@ -207,6 +208,76 @@ TEST(hcasim_smp_to_driver_qp0_and_mlx_send)
 	CHECK_MEM(rh.pkts[0].data + 28, mad, 256);
 	CHECK_EQ(rawhost_poll_cq(&rh, &cq, cqe), 1);
 	CHECK_EQ(G(completion_queue_entry, s_r, cqe), 1);
+	rawhost_fini(&rh);
+}
+
+/* Who answers the SM is CONF_SPECIAL_QP's business: before it the firmware SMA; after it (op_mod
+ * 0: the driver owns QP0 and QP1) only the driver's QP0, and while that QP cannot receive (not
+ * created, or not yet RTR) the SMP is dropped and counted - the firmware does not stand in. */
+TEST(hcasim_smp_driver_owned_qp0_below_rtr_drops)
+{
+	struct rawhost rh;
+	struct rawhost_cq cq;
+	struct rawhost_qp qp0;
+	struct rawhost_qp_attr qa = { .st = 7, .log_sq = 3, .log_rq = 3, .cqn_snd = 130,
+				      .cqn_rcv = 130, .port = 1, .to_state = 1 };
+	struct hcasim_port_stats st;
+	uint8_t mad[256], cqe[32];
+	uint64_t rx;
+
+	CHECK_EQ(rawhost_up(&rh), 0);
+	hcasim_port_set_link(rh.h, 1, true);
+	CHECK_EQ(rawhost_create_cq(&rh, &cq, 130, 3), 0);
+	mad_init(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_GET, IBLIB_SM_ATTR_PORT_INFO, 1);
+	/* no CONF_SPECIAL_QP yet: the firmware SMA answers */
+	inject_mad(&rh, 1, 0, mad);
+	CHECK_EQ(rh.npkts, 1);
+	/* an op_mod whose meaning on the chip is not established is refused, nothing changes */
+	CHECK_EQ(rawhost_cmd(&rh, 0x023, 1, 0, 64, 0, NULL), 0x03);
+	inject_mad(&rh, 1, 0, mad);
+	CHECK_EQ(rh.npkts, 2);
+	/* op_mod 0: the driver owns QP0/QP1; with no QP0 the SMP is dropped and counted */
+	CHECK_EQ(rawhost_take_special_qps(&rh), 0);
+	CHECK_EQ(hcasim_port_stats(rh.h, 1, &st), 0);
+	uint64_t no_qp = st.rx_no_qp;
+	inject_mad(&rh, 1, 0, mad);
+	CHECK_EQ(rh.npkts, 2);
+	CHECK_EQ(hcasim_port_stats(rh.h, 1, &st), 0);
+	CHECK_EQ(st.rx_no_qp, no_qp + 1);
+	CHECK(strstr(rh.last_log, "not ready to receive") != NULL);
+	/* QP0 in INIT with a receive posted: still dropped (a QP below RTR receives nothing) */
+	CHECK_EQ(rawhost_create_qp(&rh, &qp0, rh.special_base, &qa), 0);
+	rx = rawhost_alloc(&rh, 4096, 64);
+	rawhost_post_recv(&rh, &qp0, rx, 2048, 0);
+	inject_mad(&rh, 1, 0, mad);
+	CHECK_EQ(rh.npkts, 2);
+	CHECK_EQ(rawhost_poll_cq(&rh, &cq, cqe), 0);
+	CHECK_EQ(hcasim_port_stats(rh.h, 1, &st), 0);
+	CHECK_EQ(st.rx_no_qp, no_qp + 2);
+	/* a PMA query for QP1 with no driver QP1: dropped too */
+	CHECK_EQ(rawhost_set_port(&rh, 1, 5, 4), 0);
+	{
+		uint8_t pma[256];
+
+		mad_init(pma, IBLIB_MCLASS_PERF, IBLIB_METHOD_GET, IBLIB_PERF_ATTR_PORT_COUNTERS, 0);
+		pma[64 + 1] = 1;
+		inject_mad(&rh, 1, 1, pma);
+		CHECK_EQ(rh.npkts, 2);
+		CHECK_EQ(hcasim_port_stats(rh.h, 1, &st), 0);
+		CHECK_EQ(st.rx_no_qp, no_qp + 3);
+	}
+	/* INIT2RTR: now the driver's QP0 takes it, and the firmware still does not answer */
+	{
+		uint8_t mb[512] = { 0 };
+
+		CHECK_EQ(rawhost_cmd_mbox(&rh, 0x01a, 0, rh.special_base, mb, sizeof(mb), NULL, 0, NULL), 0);
+	}
+	inject_mad(&rh, 1, 0, mad);
+	CHECK_EQ(rh.npkts, 2);
+	CHECK_EQ(rawhost_poll_cq(&rh, &cq, cqe), 1);
+	CHECK_EQ(G(completion_queue_entry, qpn, cqe), rh.special_base);
+	CHECK_MEM((uint8_t *)rawhost_ptr(&rh, rx) + 40, mad, 24);
+	CHECK_EQ(hcasim_refused_count(rh.h), 1); /* the op_mod, nothing else */
 	rawhost_fini(&rh);
 }
 
