@@ -29,6 +29,14 @@ static inline void expect_cqe_error(struct rawhost *rh, struct rawhost_cq *cq, u
 /* One UD QP of a single host: send CQ and receive CQ both 130 (what rawhost_up_with_qp creates). */
 #define UD_QP_ATTR { .st = 3, .log_sq = 3, .log_rq = 3, .cqn_snd = 130, .cqn_rcv = 130 }
 
+/* rawhost_up with one UD QP of UD_QP_ATTR. */
+static inline int ud_qp_up(struct rawhost *rh, struct rawhost_cq *cq, struct rawhost_qp *qp)
+{
+	const struct rawhost_qp_attr a = UD_QP_ATTR;
+
+	return rawhost_up_with_qp(rh, cq, qp, &a);
+}
+
 /* Build the packet p with payload and hand it to the model as if it arrived on port. */
 static inline void packet_in(struct hcasim *h, unsigned port, const struct iblib_pkt *p,
 			     const void *payload, size_t len)

@@ -41,12 +41,11 @@ TEST(hcasim_edge_qp_optional_parameters_and_states)
 	struct rawhost rh;
 	struct rawhost_cq cq;
 	struct rawhost_qp qp;
-	struct rawhost_qp_attr a = UD_QP_ATTR;
 	uint8_t mb[512] = { 0 }, out[512], *q = hermonprm_qp_ee_state_transitions_st_qpc_eec_data(mb);
 	uint8_t *path = hermonprm_queue_pair_ee_context_entry_st_primary_address_path(q);
 	uint8_t *icm;
 
-	CHECK_EQ(rawhost_up_with_qp(&rh, &cq, &qp, &a), 0);
+	CHECK_EQ(ud_qp_up(&rh, &cq, &qp), 0);
 	S(qp_ee_state_transitions, opt_param_mask, mb, 0x1f3ff);
 	S(queue_pair_ee_context_entry, rre, q, 1);
 	S(queue_pair_ee_context_entry, rwe, q, 1);
@@ -84,12 +83,10 @@ TEST(hcasim_edge_bad_wqes_and_doorbells)
 	struct rawhost rh;
 	struct rawhost_cq cq;
 	struct rawhost_qp qp;
-	struct rawhost_qp_attr a = UD_QP_ATTR;
-	struct rawhost_ud_dest d = { .dlid = 2, .dqpn = 0x200 };
 	uint8_t cqe[32], db[4] = { 0 }, *w;
 	unsigned refused;
 
-	CHECK_EQ(rawhost_up_with_qp(&rh, &cq, &qp, &a), 0);
+	CHECK_EQ(ud_qp_up(&rh, &cq, &qp), 0);
 	/* doorbell through another UAR page, and for a QP that does not exist */
 	refused = hcasim_refused_count(rh.h);
 	S(send_db_register, qn, db, 0x100);
@@ -115,7 +112,6 @@ TEST(hcasim_edge_bad_wqes_and_doorbells)
 	CHECK_EQ(rawhost_poll_cq(&rh, &cq, cqe), 1);
 	CHECK_EQ(G(completion_with_error, opcode, cqe), 0x1e);
 	CHECK_EQ(G(completion_with_error, syndrome, cqe), 0x02);
-	(void)d;
 	rawhost_fini(&rh);
 }
 
@@ -124,11 +120,10 @@ TEST(hcasim_edge_ud_address_vector_in_other_pd)
 	struct rawhost rh;
 	struct rawhost_cq cq;
 	struct rawhost_qp qp;
-	struct rawhost_qp_attr a = UD_QP_ATTR;
 	struct rawhost_ud_dest d = { .dlid = 2, .dqpn = 0x200 };
 	uint8_t cqe[32], *w;
 
-	CHECK_EQ(rawhost_up_with_qp(&rh, &cq, &qp, &a), 0);
+	CHECK_EQ(ud_qp_up(&rh, &cq, &qp), 0);
 	w = (uint8_t *)rawhost_ptr(&rh, qp.buf);
 	rawhost_post_ud(&rh, &qp, &d, rawhost_alloc(&rh, 64, 64), 8, 0);
 	/* rewrite the PD in the already-posted WQE before the device runs it */
