@@ -36,41 +36,51 @@ static const uint8_t mpt_expected[64] = {
 	0x00, 0xab, 0xc0, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x01, 0x23,
 };
 
+/* The fields of the vector above, each with its generated setter and getter. */
+static const struct {
+	void (*set)(void *buf, uint32_t v);
+	uint32_t (*get)(const void *buf);
+	uint32_t v;
+} mpt_fields[] = {
+	{ hermonprm_mpt_st_set_r_w, hermonprm_mpt_st_get_r_w, 1 },
+	{ hermonprm_mpt_st_set_pa, hermonprm_mpt_st_get_pa, 1 },
+	{ hermonprm_mpt_st_set_lr, hermonprm_mpt_st_get_lr, 1 },
+	{ hermonprm_mpt_st_set_lw, hermonprm_mpt_st_get_lw, 1 },
+	{ hermonprm_mpt_st_set_rr, hermonprm_mpt_st_get_rr, 0 },
+	{ hermonprm_mpt_st_set_rw, hermonprm_mpt_st_get_rw, 0 },
+	{ hermonprm_mpt_st_set_atomic, hermonprm_mpt_st_get_atomic, 0 },
+	{ hermonprm_mpt_st_set_status, hermonprm_mpt_st_get_status, 0 },
+	{ hermonprm_mpt_st_set_mem_key, hermonprm_mpt_st_get_mem_key, 0x5a3c9e81 },
+	{ hermonprm_mpt_st_set_pd, hermonprm_mpt_st_get_pd, 0x123456 },
+	{ hermonprm_mpt_st_set_start_addr_h, hermonprm_mpt_st_get_start_addr_h, 0x1 },
+	{ hermonprm_mpt_st_set_start_addr_l, hermonprm_mpt_st_get_start_addr_l, 0x80000000 },
+	{ hermonprm_mpt_st_set_len_h, hermonprm_mpt_st_get_len_h, 0 },
+	{ hermonprm_mpt_st_set_len_l, hermonprm_mpt_st_get_len_l, 0x200000 },
+	{ hermonprm_mpt_st_set_len64, hermonprm_mpt_st_get_len64, 1 },
+	{ hermonprm_mpt_st_set_mtt_adr_h, hermonprm_mpt_st_get_mtt_adr_h, 0x12 },
+	{ hermonprm_mpt_st_set_mtt_adr_l, hermonprm_mpt_st_get_mtt_adr_l, 0xabc000 },
+	{ hermonprm_mpt_st_set_mtt_size, hermonprm_mpt_st_get_mtt_size, 0x200 },
+	{ hermonprm_mpt_st_set_entity_size, hermonprm_mpt_st_get_entity_size, 12 },
+	{ hermonprm_mpt_st_set_mtt_fbo, hermonprm_mpt_st_get_mtt_fbo, 0x123 },
+};
+
 TEST(mpt_matches_hand_worked_vector)
 {
 	uint8_t mpt[HERMONPRM_MPT_ST_BYTES];
+	size_t n = sizeof(mpt_fields) / sizeof(mpt_fields[0]);
 
 	CHECK_EQ(sizeof(mpt), 64);
 	memset(mpt, 0, sizeof(mpt));
-	hermonprm_mpt_st_set_r_w(mpt, 1);
-	hermonprm_mpt_st_set_pa(mpt, 1);
-	hermonprm_mpt_st_set_lr(mpt, 1);
-	hermonprm_mpt_st_set_lw(mpt, 1);
-	hermonprm_mpt_st_set_rr(mpt, 0);
-	hermonprm_mpt_st_set_rw(mpt, 0);
-	hermonprm_mpt_st_set_atomic(mpt, 0);
-	hermonprm_mpt_st_set_status(mpt, 0);
-	hermonprm_mpt_st_set_mem_key(mpt, 0x5a3c9e81);
-	hermonprm_mpt_st_set_pd(mpt, 0x123456);
-	hermonprm_mpt_st_set_start_addr_h(mpt, 0x1);
-	hermonprm_mpt_st_set_start_addr_l(mpt, 0x80000000);
-	hermonprm_mpt_st_set_len_h(mpt, 0);
-	hermonprm_mpt_st_set_len_l(mpt, 0x200000);
-	hermonprm_mpt_st_set_len64(mpt, 1);
-	hermonprm_mpt_st_set_mtt_adr_h(mpt, 0x12);
-	hermonprm_mpt_st_set_mtt_adr_l(mpt, 0xabc000);
-	hermonprm_mpt_st_set_mtt_size(mpt, 0x200);
-	hermonprm_mpt_st_set_entity_size(mpt, 12);
-	hermonprm_mpt_st_set_mtt_fbo(mpt, 0x123);
+	for (size_t i = 0; i < n; i++)
+		mpt_fields[i].set(mpt, mpt_fields[i].v);
 	CHECK_MEM(mpt, mpt_expected, sizeof(mpt));
 
 	/* And back: every getter reads what the vector holds. */
-	CHECK_EQ(hermonprm_mpt_st_get_lw(mpt_expected), 1);
-	CHECK_EQ(hermonprm_mpt_st_get_rw(mpt_expected), 0);
-	CHECK_EQ(hermonprm_mpt_st_get_mem_key(mpt_expected), 0x5a3c9e81);
-	CHECK_EQ(hermonprm_mpt_st_get_pd(mpt_expected), 0x123456);
-	CHECK_EQ(hermonprm_mpt_st_get_entity_size(mpt_expected), 12);
-	CHECK_EQ(hermonprm_mpt_st_get_mtt_fbo(mpt_expected), 0x123);
+	for (size_t i = 0; i < n; i++) {
+		if (mpt_fields[i].get(mpt_expected) != mpt_fields[i].v)
+			fprintf(stderr, "  field %zu reads 0x%x\n", i, mpt_fields[i].get(mpt_expected));
+		CHECK_EQ(mpt_fields[i].get(mpt_expected), mpt_fields[i].v);
+	}
 }
 
 TEST(values_are_masked_to_field_width)
