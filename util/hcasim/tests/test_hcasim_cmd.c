@@ -147,28 +147,48 @@ TEST(hcasim_cmd_icm_size_aux_and_init_hca_checks)
 	CHECK_EQ(rawhost_cmd(&rh, 0xffa, 0, rh.in_mbox, 1, 0, NULL), 0x04); /* ICM before AUX */
 	CHECK_EQ(rawhost_map(&rh, 0xffc, 0, rawhost_alloc(&rh, 16 * 4096, 16 * 4096), 4), 0);
 	CHECK_EQ(rawhost_cmd(&rh, 0xffd, 0, 1ull << 31, 0, 0, &imm), 0x09); /* AUX mapped */
-	/* version must be 2 */
-	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x007, 0, 0, init, sizeof(init), NULL, 0, NULL), 0x03);
-	S(init_hca, version, init, 2);
-	/* misaligned QPC base */
-	S(qpcbaseaddr, qpc_base_addr_l, hermonprm_init_hca_st_qpc_eec_cqc_eqc_rdb_parameters(init), 0x1000 >> 5);
-	S(qpcbaseaddr, log_num_of_qp, hermonprm_init_hca_st_qpc_eec_cqc_eqc_rdb_parameters(init), 10);
-	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x007, 0, 0, init, sizeof(init), NULL, 0, NULL), 0x03);
-	/* QPC table larger than the device */
-	S(qpcbaseaddr, qpc_base_addr_l, hermonprm_init_hca_st_qpc_eec_cqc_eqc_rdb_parameters(init), 0);
-	S(qpcbaseaddr, log_num_of_qp, hermonprm_init_hca_st_qpc_eec_cqc_eqc_rdb_parameters(init), 20);
-	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x007, 0, 0, init, sizeof(init), NULL, 0, NULL), 0x03);
-	S(qpcbaseaddr, log_num_of_qp, hermonprm_init_hca_st_qpc_eec_cqc_eqc_rdb_parameters(init), 4);
-	/* bad multicast geometry */
-	S(multicastparam, log_mc_table_entry_sz, hermonprm_init_hca_st_multicast_parameters(init), 3);
-	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x007, 0, 0, init, sizeof(init), NULL, 0, NULL), 0x03);
-	S(multicastparam, log_mc_table_entry_sz, hermonprm_init_hca_st_multicast_parameters(init), 6);
-	S(uar_params, uar_page_sz, hermonprm_init_hca_st_uar_parameters(init), 1);
-	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x007, 0, 0, init, sizeof(init), NULL, 0, NULL), 0x03);
-	S(uar_params, uar_page_sz, hermonprm_init_hca_st_uar_parameters(init), 0);
-	S(uar_params, log_max_uars, hermonprm_init_hca_st_uar_parameters(init), 8);
-	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x007, 0, 0, init, sizeof(init), NULL, 0, NULL), 0);
-	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x007, 0, 0, init, sizeof(init), NULL, 0, NULL), 0x04);
+	/* INIT_HCA: each row edits the mailbox the previous row left, then expects this status */
+	{
+		void *qpc = hermonprm_init_hca_st_qpc_eec_cqc_eqc_rdb_parameters(init);
+		void *mc = hermonprm_init_hca_st_multicast_parameters(init);
+		void *uar = hermonprm_init_hca_st_uar_parameters(init);
+		const struct {
+			struct {
+				void *buf;
+				void (*set)(void *buf, uint32_t v);
+				uint32_t v;
+			} edit[3];
+			int status;
+		} steps[] = {
+			/* version must be 2 */
+			{ { { 0 } }, 0x03 },
+			/* (version 2 now) misaligned QPC base */
+			{ { { init, hermonprm_init_hca_st_set_version, 2 },
+			    { qpc, hermonprm_qpcbaseaddr_st_set_qpc_base_addr_l, 0x1000 >> 5 },
+			    { qpc, hermonprm_qpcbaseaddr_st_set_log_num_of_qp, 10 } }, 0x03 },
+			/* QPC table larger than the device */
+			{ { { qpc, hermonprm_qpcbaseaddr_st_set_qpc_base_addr_l, 0 },
+			    { qpc, hermonprm_qpcbaseaddr_st_set_log_num_of_qp, 20 } }, 0x03 },
+			/* bad multicast geometry */
+			{ { { qpc, hermonprm_qpcbaseaddr_st_set_log_num_of_qp, 4 },
+			    { mc, hermonprm_multicastparam_st_set_log_mc_table_entry_sz, 3 } }, 0x03 },
+			/* UAR page size other than 4 KiB */
+			{ { { mc, hermonprm_multicastparam_st_set_log_mc_table_entry_sz, 6 },
+			    { uar, hermonprm_uar_params_st_set_uar_page_sz, 1 } }, 0x03 },
+			/* a good mailbox initialises the HCA */
+			{ { { uar, hermonprm_uar_params_st_set_uar_page_sz, 0 },
+			    { uar, hermonprm_uar_params_st_set_log_max_uars, 8 } }, 0 },
+			/* ... once: INIT_HCA again is a bad state */
+			{ { { 0 } }, 0x04 },
+		};
+
+		for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+			for (size_t j = 0; j < 3 && steps[i].edit[j].set; j++)
+				steps[i].edit[j].set(steps[i].edit[j].buf, steps[i].edit[j].v);
+			CHECK_EQ(rawhost_cmd_mbox(&rh, 0x007, 0, 0, init, sizeof(init), NULL, 0, NULL),
+				 steps[i].status);
+		}
+	}
 	CHECK_EQ(rawhost_cmd(&rh, 0xffb, 0, 0, 0, 0, NULL), 0x04); /* UNMAP_ICM_AUX while up */
 	CHECK_EQ(rawhost_cmd(&rh, 0xffe, 0, 0, 0, 0, NULL), 0x04); /* UNMAP_FA while up */
 	CHECK_EQ(rawhost_cmd(&rh, 0x008, 0, 0, 0, 0, NULL), 0);   /* CLOSE_HCA */
