@@ -49,6 +49,19 @@ static inline void packet_in(struct hcasim *h, unsigned port, const struct iblib
 		hcasim_packet_in(h, port, pkt, (size_t)n);
 }
 
+/* One field of a PRM structure at buf set to v through its generated setter. */
+struct prm_edit {
+	void *buf;
+	void (*set)(void *buf, uint32_t v);
+	uint32_t v;
+};
+
+static inline void prm_apply(const struct prm_edit *e, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		e[i].set(e[i].buf, e[i].v);
+}
+
 /* The model holds exactly this much ICM. */
 static inline void expect_icm_bytes(struct rawhost *rh, uint64_t bytes)
 {

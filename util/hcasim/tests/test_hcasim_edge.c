@@ -46,20 +46,27 @@ TEST(hcasim_edge_qp_optional_parameters_and_states)
 	uint8_t *icm;
 
 	CHECK_EQ(ud_qp_up(&rh, &cq, &qp), 0);
-	S(qp_ee_state_transitions, opt_param_mask, mb, 0x1f3ff);
-	S(queue_pair_ee_context_entry, rre, q, 1);
-	S(queue_pair_ee_context_entry, rwe, q, 1);
-	S(queue_pair_ee_context_entry, rae, q, 1);
-	S(queue_pair_ee_context_entry, q_key, q, 0xabcd);
-	S(queue_pair_ee_context_entry, min_rnr_nak, q, 12);
-	S(queue_pair_ee_context_entry, sra_max, q, 3);
-	S(queue_pair_ee_context_entry, rra_max, q, 2);
-	S(queue_pair_ee_context_entry, retry_count, q, 5);
-	S(queue_pair_ee_context_entry, rnr_retry, q, 6);
-	S(address_path, pkey_index, path, 1);
-	S(address_path, ack_timeout, path, 17);
-	S(address_path, sched_queue, path, 0x83);
-	S(address_path, rlid, path, 0x77);
+	{
+		/* the RTS2RTS mailbox: the optional-parameter mask and every field it enables */
+		const struct prm_edit opt[] = {
+			{ mb, hermonprm_qp_ee_state_transitions_st_set_opt_param_mask, 0x1f3ff },
+			{ q, hermonprm_queue_pair_ee_context_entry_st_set_rre, 1 },
+			{ q, hermonprm_queue_pair_ee_context_entry_st_set_rwe, 1 },
+			{ q, hermonprm_queue_pair_ee_context_entry_st_set_rae, 1 },
+			{ q, hermonprm_queue_pair_ee_context_entry_st_set_q_key, 0xabcd },
+			{ q, hermonprm_queue_pair_ee_context_entry_st_set_min_rnr_nak, 12 },
+			{ q, hermonprm_queue_pair_ee_context_entry_st_set_sra_max, 3 },
+			{ q, hermonprm_queue_pair_ee_context_entry_st_set_rra_max, 2 },
+			{ q, hermonprm_queue_pair_ee_context_entry_st_set_retry_count, 5 },
+			{ q, hermonprm_queue_pair_ee_context_entry_st_set_rnr_retry, 6 },
+			{ path, hermonprm_address_path_st_set_pkey_index, 1 },
+			{ path, hermonprm_address_path_st_set_ack_timeout, 17 },
+			{ path, hermonprm_address_path_st_set_sched_queue, 0x83 },
+			{ path, hermonprm_address_path_st_set_rlid, 0x77 },
+		};
+
+		prm_apply(opt, sizeof(opt) / sizeof(opt[0]));
+	}
 	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x01c, 0, 0x100, mb, sizeof(mb), NULL, 0, NULL), 0);
 	icm = rawhost_ptr(&rh, rh.qpc.pa + 0x100 * 256);
 	CHECK_EQ(G(queue_pair_ee_context_entry, q_key, icm), 0xabcd);
