@@ -8,6 +8,9 @@
 #   skip_all WHY            SKIP: SUITE: WHY, then exit 77 (this machine cannot run the test)
 #   finish                  exit 1 if anything failed, else 0
 #   expect NAME LOG REGEX WHAT   fail NAME unless LOG has a line matching REGEX (extended)
+#   expect_status NAME GOT WANT [WHY]  fail NAME unless exit status GOT is WANT
+#   expect_clean NAME LOG   fail NAME if LOG has an ASan/UBSan report
+#   hosted_test NAME        $BIN=bin/ibboot-hosted, $OUT=build/check/NAME (created)
 #   extract LOG SED-EXPR    the first match of a sed -E expression with one group, or empty
 #   in_private_netns VAR ARGS...  re-run this script (with ARGS) inside a network namespace of
 #                           its own: `ip netns add` as root, else `unshare -rn`; SKIPs (exit 77)
@@ -29,6 +32,24 @@ expect() {
 		fail "$1" "$4 (no line matching /$3/ in $2)"
 		return 1
 	fi
+}
+
+expect_status() {
+	[ "$2" -eq "$3" ] && return 0
+	fail "$1" "exit status $2, expected $3${4:+ $4}"
+	return 1
+}
+
+expect_clean() {
+	grep -q 'ERROR: AddressSanitizer\|runtime error' "$2" || return 0
+	fail "$1" "sanitizer report in $2"
+	return 1
+}
+
+hosted_test() {
+	BIN=bin/ibboot-hosted
+	OUT=build/check/$1
+	mkdir -p "$OUT"
 }
 
 extract() {

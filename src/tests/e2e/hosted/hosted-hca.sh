@@ -6,9 +6,7 @@
 set -u
 cd "$(dirname "$0")/../../../.."
 . src/tests/framework/lib.sh
-BIN=bin/ibboot-hosted
-OUT=build/check/hosted-hca
-mkdir -p "$OUT"
+hosted_test hosted-hca
 
 if ! "$BIN" --help 2>&1 | grep -q -- '--hca'; then
 	echo "SKIP: hosted/hca: this build has no HCA model (util/hcasim missing)"
@@ -27,15 +25,15 @@ expect $t "$log" 'ConnectX-3 registered' "driver bring-up did not complete" &&
 expect $t "$log" 'port 1: DOWN' "port 1 state not reported" &&
 expect $t "$log" 'GID 0000:0000:0000:0000:0002:c903:00ab:cd11$' "port 1 GUID is not --hca-guid + 1" &&
 expect $t "$log" 'GID 0000:0000:0000:0000:0002:c903:00ab:cd12$' "port 2 GUID is not --hca-guid + 2" &&
-{ ! grep -q 'ERROR: AddressSanitizer\|runtime error' "$log" || { fail $t "sanitizer report"; false; }; } &&
-{ [ "$status" -eq 0 ] || { fail $t "exit status $status"; false; }; } &&
+expect_clean $t "$log" &&
+expect_status $t "$status" 0 &&
 pass $t
 
 t=hosted/hca-no-fabric
 timeout 30 "$BIN" --fabric="$OUT/no-such.sock" </dev/null >"$OUT/nofabric.log" 2>&1
 status=$?
 expect $t "$OUT/nofabric.log" 'cannot add the HCA model: .*no-such\.sock' "no clear error for a missing fabsim" &&
-{ [ "$status" -eq 1 ] || { fail $t "exit status $status, expected 1"; false; }; } &&
+expect_status $t "$status" 1 &&
 pass $t
 
 [ "$failures" -eq 0 ]

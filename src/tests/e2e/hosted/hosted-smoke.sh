@@ -4,9 +4,7 @@
 set -u
 cd "$(dirname "$0")/../../../.."
 . src/tests/framework/lib.sh
-BIN=bin/ibboot-hosted
-OUT=build/check/hosted-smoke
-mkdir -p "$OUT"
+hosted_test hosted-smoke
 
 t=hosted/cmdline
 timeout 60 "$BIN" ibboot.cmd=help,pci,mem,poweroff </dev/null >"$OUT/cmdline.log" 2>&1
@@ -17,7 +15,7 @@ expect $t "$log" '^00:01\.0 1234:0b1b class ff0000' "the test device is not list
 expect $t "$log" '^    BAR2 mem64 0x[0-9a-f]{10,} size 64 KiB prefetchable$' "64-bit BAR not above 4 GiB" &&
 expect $t "$log" '^memory: 64 MiB RAM' "buffer arena not reported" &&
 { [ ! -d src/net ] || expect $t "$log" '^  ping ' "network commands (linker table) missing from help"; } &&
-{ [ "$status" -eq 0 ] || { fail $t "exit status $status, expected 0"; false; }; } &&
+expect_status $t "$status" 0 &&
 pass $t
 
 t=hosted/mmio-memcheck
@@ -28,7 +26,7 @@ log=$OUT/mmio.log
 expect $t "$log" '^mmio 00:01\.0 BAR0 at 0xc0000000 \+0x0: 0x1b1b0001$' "ID register of the test device" &&
 expect $t "$log" '^mmio 00:01\.0 BAR2 at 0x[0-9a-f]+ \+0x20: 0xfeedf00d$' "BAR2 write did not read back" &&
 expect $t "$log" '^memcheck: (6[0-4]) MiB in [0-9]+ chunks written and verified, .* 0 bad; all freed$' "memcheck" &&
-{ [ "$status" -eq 0 ] || { fail $t "exit status $status, expected 0"; false; }; } &&
+expect_status $t "$status" 0 &&
 pass $t
 
 # Without ibboot.cmd= the firmware first offers autoboot and takes one key press to stop it (the
@@ -38,7 +36,7 @@ printf ' echo from-stdin\nbogus\npoweroff 5\n' | timeout 60 "$BIN" >"$OUT/stdin.
 status=$?
 expect $t "$OUT/stdin.log" '^from-stdin$' "echo did not run" &&
 expect $t "$OUT/stdin.log" '^bogus: unknown command' "unknown command not reported" &&
-{ [ "$status" -eq 5 ] || { fail $t "exit status $status, expected 5 from 'poweroff 5'"; false; }; } &&
+expect_status $t "$status" 5 "from 'poweroff 5'" &&
 pass $t
 
 t=hosted/crlf
@@ -66,7 +64,7 @@ t=hosted/eof
 timeout 60 "$BIN" </dev/null >"$OUT/eof.log" 2>&1
 status=$?
 expect $t "$OUT/eof.log" 'console input closed; powering off' "end of input not handled" &&
-{ [ "$status" -eq 0 ] || { fail $t "exit status $status, expected 0"; false; }; } &&
+expect_status $t "$status" 0 &&
 pass $t
 
 [ "$failures" -eq 0 ]
