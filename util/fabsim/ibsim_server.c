@@ -295,8 +295,8 @@ static bool ctl_request(struct fabric *f, struct sim_ctl_msg *m)
 		return true;
 	}
 	case SIM_CTL_GET_GID:
-		iblib_put_be64(m->data, p->pi.gid_prefix);
-		iblib_put_be64(m->data + 8, p->guid);
+		put_be64(m->data, p->pi.gid_prefix);
+		put_be64(m->data + 8, p->guid);
 		return true;
 	case SIM_CTL_GET_GUID:
 		memcpy(m->data, &p->node->guid, 8);
@@ -321,7 +321,7 @@ static bool ctl_request(struct fabric *f, struct sim_ctl_msg *m)
 	}
 	case SIM_CTL_GET_PKEYS:
 		for (unsigned i = 0; i < 32; i++)
-			iblib_put_be16(m->data + 2 * i, p->pkeys[i]);
+			put_be16(m->data + 2 * i, p->pkeys[i]);
 		return true;
 	default:
 		return false;
@@ -359,7 +359,7 @@ static void send_record(struct fabric *f, struct sim_client *c, const uint8_t *r
 
 static void bounce(struct fabric *f, struct sim_client *c, uint8_t *rec)
 {
-	iblib_put_be32(rec + REC_STATUS, SIM_STATUS_DROPPED);
+	put_be32(rec + REC_STATUS, SIM_STATUS_DROPPED);
 	c->bounced++;
 	send_record(f, c, rec);
 }
@@ -414,14 +414,14 @@ static void remember_request(struct sim_client *c, const uint8_t *rec)
 			slot = &c->out[i];   /* full: forget the oldest */
 	}
 	slot->used = true;
-	slot->tid = iblib_get_be64(rec + REC_MAD + MAD_TID);
+	slot->tid = get_be64(rec + REC_MAD + MAD_TID);
 	slot->deadline_ns = fabsim_now_ns() + REQUEST_TIMEOUT_MS * 1000000ull;
 	memcpy(slot->rec, rec, SIM_REC_BYTES);
 }
 
 static void answered(struct sim_client *c, const uint8_t *mad)
 {
-	uint64_t tid = iblib_get_be64(mad + MAD_TID);
+	uint64_t tid = get_be64(mad + MAD_TID);
 
 	for (unsigned i = 0; i < MAX_OUTSTANDING; i++)
 		if (c->out[i].used && c->out[i].tid == tid)
@@ -437,18 +437,18 @@ static void deliver_to_client(struct fabric *f, struct sim_client *c, const uint
 	if (pkt[h->payload_off + MAD_METHOD] & METHOD_RESP_BIT)
 		answered(c, pkt + h->payload_off);
 
-	iblib_put_be16(rec + REC_DLID, h->dlid);
-	iblib_put_be16(rec + REC_SLID, h->slid);
-	iblib_put_be32(rec + REC_DQP, h->dqpn);
-	iblib_put_be32(rec + REC_SQP, h->sqpn);
-	iblib_put_be64(rec + REC_LENGTH, MAD_BYTES);
+	put_be16(rec + REC_DLID, h->dlid);
+	put_be16(rec + REC_SLID, h->slid);
+	put_be32(rec + REC_DQP, h->dqpn);
+	put_be32(rec + REC_SQP, h->sqpn);
+	put_be64(rec + REC_LENGTH, MAD_BYTES);
 	memcpy(rec + REC_MAD, pkt + h->payload_off, MAD_BYTES);
 	send_record(f, c, rec);
 }
 
 static struct sim_client *client_by_tid(struct port *at, const uint8_t *mad)
 {
-	unsigned slot = (unsigned)(iblib_get_be64(mad + MAD_TID) >> 48);
+	unsigned slot = (unsigned)(get_be64(mad + MAD_TID) >> 48);
 
 	if (slot >= SIM_MAX_CLIENTS || !srv.cl[slot].used || srv.cl[slot].port != at)
 		return NULL;
@@ -482,8 +482,8 @@ static void smhost_sma(struct fabric *f, struct port *at, uint8_t *pkt, size_t l
 		return;
 	if (mad[MAD_MGMT_CLASS] == MGMT_CLASS_SUBN_DR) {
 		/* C14-13:1: leave through ReturnPath[HopCount], which is this port. */
-		iblib_put_be16(mad + MAD_STATUS,
-			       (uint16_t)(iblib_get_be16(mad + MAD_STATUS) | SMP_DIRECTION));
+		put_be16(mad + MAD_STATUS,
+			       (uint16_t)(get_be16(mad + MAD_STATUS) | SMP_DIRECTION));
 		mad[MAD_HOP_PTR] = mad[MAD_HOP_CNT];
 		pkt_refresh_crcs(pkt, len);
 		if (mad[MAD_HOP_CNT] == 0)
@@ -503,13 +503,13 @@ static void receive_smp(struct fabric *f, struct port *at, uint8_t *pkt, size_t 
 {
 	uint8_t *mad = pkt + h->payload_off;
 	uint8_t method = mad[MAD_METHOD];
-	uint16_t attr = iblib_get_be16(mad + MAD_ATTR_ID);
+	uint16_t attr = get_be16(mad + MAD_ATTR_ID);
 	bool response = method & METHOD_RESP_BIT;
 	struct sim_client *c;
 
 	if (mad[MAD_MGMT_CLASS] == MGMT_CLASS_SUBN_DR) {
 		unsigned hp = mad[MAD_HOP_PTR], hc = mad[MAD_HOP_CNT];
-		bool returning = iblib_get_be16(mad + MAD_STATUS) & SMP_DIRECTION;
+		bool returning = get_be16(mad + MAD_STATUS) & SMP_DIRECTION;
 
 		if (returning) {
 			/* C14-13:3: back at the requester's port: hand it to the SM. */
@@ -587,16 +587,16 @@ static void record_from_client(struct fabric *f, struct sim_client *c, uint8_t *
 {
 	struct port *p = c->port;
 	uint8_t *mad = rec + REC_MAD;
-	uint16_t dlid = iblib_get_be16(rec + REC_DLID), slid = iblib_get_be16(rec + REC_SLID);
-	uint32_t dqp = iblib_get_be32(rec + REC_DQP), sqp = iblib_get_be32(rec + REC_SQP);
+	uint16_t dlid = get_be16(rec + REC_DLID), slid = get_be16(rec + REC_SLID);
+	uint32_t dqp = get_be32(rec + REC_DQP), sqp = get_be32(rec + REC_SQP);
 	bool response = mad[MAD_METHOD] & METHOD_RESP_BIT;
 	uint8_t pkt[FABSIM_MAX_PKT];
 	size_t n;
 
 	if (!response) {
-		uint64_t tid = iblib_get_be64(mad + MAD_TID);
+		uint64_t tid = get_be64(mad + MAD_TID);
 
-		iblib_put_be64(mad + MAD_TID, (tid & 0x0000ffffffffffffull) |
+		put_be64(mad + MAD_TID, (tid & 0x0000ffffffffffffull) |
 					      (uint64_t)(c - srv.cl) << 48);
 	}
 	if (dqp > 0xffffff || sqp > 0xffffff || mad[MAD_BASE_VERSION] != 1) {
@@ -606,7 +606,7 @@ static void record_from_client(struct fabric *f, struct sim_client *c, uint8_t *
 	}
 	if (mad[MAD_MGMT_CLASS] == MGMT_CLASS_SUBN_DR && dlid == LID_PERMISSIVE) {
 		unsigned hp = mad[MAD_HOP_PTR], hc = mad[MAD_HOP_CNT];
-		bool returning = iblib_get_be16(mad + MAD_STATUS) & SMP_DIRECTION;
+		bool returning = get_be16(mad + MAD_STATUS) & SMP_DIRECTION;
 
 		if (hc >= 64) {
 			bounce(f, c, rec);

@@ -44,14 +44,14 @@ void node_info_encode(const struct node *n, unsigned local_port, uint8_t out[64]
 	out[1] = 1;                               /* ClassVersion */
 	out[2] = sw ? 2 : 1;                      /* NodeType: 1 CA, 2 switch */
 	out[3] = (uint8_t)n->nports;
-	iblib_put_be64(out + 4, n->guid);         /* SystemImageGUID */
-	iblib_put_be64(out + 12, n->guid);
-	iblib_put_be64(out + 20, local_port <= n->nports ? n->ports[local_port].guid : n->guid);
-	iblib_put_be16(out + 28, FABSIM_PKEYS);   /* PartitionCap */
-	iblib_put_be16(out + 30, sw ? DEVID_SWITCH : DEVID_CA);
-	iblib_put_be32(out + 32, REVISION);
+	put_be64(out + 4, n->guid);         /* SystemImageGUID */
+	put_be64(out + 12, n->guid);
+	put_be64(out + 20, local_port <= n->nports ? n->ports[local_port].guid : n->guid);
+	put_be16(out + 28, FABSIM_PKEYS);   /* PartitionCap */
+	put_be16(out + 30, sw ? DEVID_SWITCH : DEVID_CA);
+	put_be32(out + 32, REVISION);
 	out[36] = (uint8_t)local_port;
-	iblib_put_be24(out + 37, VENDOR_MELLANOX);
+	put_be24(out + 37, VENDOR_MELLANOX);
 }
 
 static uint32_t capability_mask(const struct port *p)
@@ -69,11 +69,11 @@ void port_info_encode(const struct port *p, unsigned local_port, uint8_t out[64]
 	bool sw = p->node->kind == NODE_SWITCH;
 
 	memset(out, 0, 64);
-	iblib_put_be64(out + 8, addr->gid_prefix);
-	iblib_put_be16(out + 16, addr->lid);
-	iblib_put_be16(out + 18, addr->smlid);
-	iblib_put_be32(out + 20, capability_mask(p));
-	iblib_put_be16(out + 26, addr->mkey_lease);
+	put_be64(out + 8, addr->gid_prefix);
+	put_be16(out + 16, addr->lid);
+	put_be16(out + 18, addr->smlid);
+	put_be32(out + 20, capability_mask(p));
+	put_be16(out + 26, addr->mkey_lease);
 	out[28] = (uint8_t)local_port;
 	out[29] = pi->width_enabled;
 	out[30] = WIDTH_1X_4X;
@@ -129,10 +129,10 @@ static int port_info_set(struct fabric *f, struct port *p, const uint8_t *d)
 	if (phys && phys != PHYS_POLLING && phys != PHYS_DISABLED && phys != PHYS_SLEEP)
 		return MAD_STATUS_BAD_VALUE;
 	if (addr_owner) {
-		p->pi.gid_prefix = iblib_get_be64(d + 8);
-		p->pi.lid = iblib_get_be16(d + 16);
-		p->pi.smlid = iblib_get_be16(d + 18);
-		p->pi.mkey_lease = iblib_get_be16(d + 26);
+		p->pi.gid_prefix = get_be64(d + 8);
+		p->pi.lid = get_be16(d + 16);
+		p->pi.smlid = get_be16(d + 18);
+		p->pi.mkey_lease = get_be16(d + 26);
 		p->pi.lmc = d[34] & 7;
 		p->pi.smsl = d[36] & 0xf;
 		p->pi.subnet_timeout = d[51] & 0x1f;
@@ -180,30 +180,30 @@ static int port_info_set(struct fabric *f, struct port *p, const uint8_t *d)
 static void switch_info_encode(const struct node *sw, uint8_t out[64])
 {
 	memset(out, 0, 64);
-	iblib_put_be16(out + 0, FABSIM_LFT_SIZE);    /* LinearFDBCap */
-	iblib_put_be16(out + 2, 0);                  /* RandomFDBCap */
-	iblib_put_be16(out + 4, FABSIM_MFT_SIZE);    /* MulticastFDBCap */
-	iblib_put_be16(out + 6, sw->lft_top);
+	put_be16(out + 0, FABSIM_LFT_SIZE);    /* LinearFDBCap */
+	put_be16(out + 2, 0);                  /* RandomFDBCap */
+	put_be16(out + 4, FABSIM_MFT_SIZE);    /* MulticastFDBCap */
+	put_be16(out + 6, sw->lft_top);
 	out[8] = sw->default_port;
 	out[9] = sw->default_mc_primary;
 	out[10] = sw->default_mc_not_primary;
 	out[11] = (uint8_t)(sw->lifetime << 3 | (sw->port_state_change ? 4 : 0));
-	iblib_put_be16(out + 12, 1);                 /* LIDsPerPort */
-	iblib_put_be16(out + 14, SWITCH_PORT_PKEYS); /* PartitionEnforcementCap */
+	put_be16(out + 12, 1);                 /* LIDsPerPort */
+	put_be16(out + 14, SWITCH_PORT_PKEYS); /* PartitionEnforcementCap */
 	out[16] = 0x08;                              /* EnhancedPort0 */
-	iblib_put_be16(out + 18, sw->mft_top);
+	put_be16(out + 18, sw->mft_top);
 }
 
 static void switch_info_set(struct node *sw, const uint8_t *d)
 {
-	sw->lft_top = iblib_get_be16(d + 6);
+	sw->lft_top = get_be16(d + 6);
 	sw->default_port = d[8];
 	sw->default_mc_primary = d[9];
 	sw->default_mc_not_primary = d[10];
 	sw->lifetime = d[11] >> 3;
 	if (d[11] & 4)
 		sw->port_state_change = false;           /* write 1 to clear */
-	sw->mft_top = iblib_get_be16(d + 18);
+	sw->mft_top = get_be16(d + 18);
 }
 
 /* The port an attribute modifier names: switches address ports explicitly, a CA answers for the
@@ -230,8 +230,8 @@ static int pkey_table(struct port *at, uint32_t mod, bool set, uint8_t *data)
 		return MAD_STATUS_BAD_VALUE;
 	for (unsigned i = 0; i < 32; i++) {
 		if (set)
-			p->pkeys[block * 32 + i] = iblib_get_be16(data + 2 * i);
-		iblib_put_be16(data + 2 * i, p->pkeys[block * 32 + i]);
+			p->pkeys[block * 32 + i] = get_be16(data + 2 * i);
+		put_be16(data + 2 * i, p->pkeys[block * 32 + i]);
 	}
 	return 0;
 }
@@ -242,7 +242,7 @@ static int guid_info(struct port *at, uint32_t mod, uint8_t *data)
 	if (mod != 0)
 		return MAD_STATUS_BAD_VALUE;
 	memset(data, 0, 64);
-	iblib_put_be64(data, at->node->kind == NODE_SWITCH ? at->node->guid : at->guid);
+	put_be64(data, at->node->kind == NODE_SWITCH ? at->node->guid : at->guid);
 	return 0;
 }
 
@@ -299,8 +299,8 @@ static int mft_block(struct node *sw, uint32_t mod, bool set, uint8_t *data)
 		return MAD_STATUS_BAD_VALUE;
 	for (unsigned i = 0; i < 32; i++) {
 		if (set)
-			sw->mft[block * 32 + i][pos] = iblib_get_be16(data + 2 * i);
-		iblib_put_be16(data + 2 * i, sw->mft[block * 32 + i][pos]);
+			sw->mft[block * 32 + i][pos] = get_be16(data + 2 * i);
+		put_be16(data + 2 * i, sw->mft[block * 32 + i][pos]);
 	}
 	return 0;
 }
@@ -374,9 +374,9 @@ static int answer(struct fabric *f, struct port *at, uint8_t method, uint16_t at
 bool sma_process(struct fabric *f, struct port *at, uint8_t *mad)
 {
 	uint8_t method = mad[MAD_METHOD];
-	uint16_t attr = iblib_get_be16(mad + MAD_ATTR_ID);
-	uint32_t mod = iblib_get_be32(mad + MAD_ATTR_MOD);
-	uint16_t keep = iblib_get_be16(mad + MAD_STATUS) & SMP_DIRECTION;
+	uint16_t attr = get_be16(mad + MAD_ATTR_ID);
+	uint32_t mod = get_be32(mad + MAD_ATTR_MOD);
+	uint16_t keep = get_be16(mad + MAD_STATUS) & SMP_DIRECTION;
 	int st;
 
 	/* Responses, traps and trap represses are not requests this agent answers. */
@@ -391,6 +391,6 @@ bool sma_process(struct fabric *f, struct port *at, uint8_t *mad)
 	fabsim_log(f, 2, "%s:%u SMA %s attr 0x%04x mod 0x%x -> status 0x%x", at->node->name,
 		   at->num, method == METHOD_SET ? "Set" : "Get", attr, mod, (unsigned)st);
 	mad[MAD_METHOD] = METHOD_GET_RESP;
-	iblib_put_be16(mad + MAD_STATUS, (uint16_t)(keep | st));
+	put_be16(mad + MAD_STATUS, (uint16_t)(keep | st));
 	return true;
 }

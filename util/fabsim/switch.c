@@ -123,7 +123,7 @@ static void switch_directed_route(struct fabric *f, struct node *sw, struct port
 {
 	uint8_t *mad = pkt + h->payload_off;
 	unsigned hp = mad[MAD_HOP_PTR], hc = mad[MAD_HOP_CNT], out;
-	bool returning = iblib_get_be16(mad + MAD_STATUS) & SMP_DIRECTION;
+	bool returning = get_be16(mad + MAD_STATUS) & SMP_DIRECTION;
 
 	if (hc >= 64)
 		DROP(f, in, dr_dropped, "DR hop count beyond 63");
@@ -137,12 +137,12 @@ static void switch_directed_route(struct fabric *f, struct node *sw, struct port
 		} else {
 			/* End of the directed path: this switch is the destination. LID-routed tails
 			 * (DrDLID not permissive) are not modelled. */
-			if (iblib_get_be16(mad + SMP_DR_DLID) != LID_PERMISSIVE)
+			if (get_be16(mad + SMP_DR_DLID) != LID_PERMISSIVE)
 				DROP(f, in, dr_dropped, "DR SMP with a LID-routed tail");
 			if (!sma_process(f, in, mad))
 				return;
-			iblib_put_be16(mad + MAD_STATUS,
-				       (uint16_t)(iblib_get_be16(mad + MAD_STATUS) | SMP_DIRECTION));
+			put_be16(mad + MAD_STATUS,
+				       (uint16_t)(get_be16(mad + MAD_STATUS) | SMP_DIRECTION));
 			/* C14-13:1: the response leaves through ReturnPath[HopCount] = arrival port. */
 			mad[MAD_HOP_PTR] = (uint8_t)hc;
 			out = in->num;
@@ -178,13 +178,13 @@ void switch_send_trap128(struct fabric *f, struct node *sw)
 	mad[MAD_MGMT_CLASS] = MGMT_CLASS_SUBN_LID;
 	mad[MAD_CLASS_VERSION] = 1;
 	mad[MAD_METHOD] = METHOD_TRAP;
-	iblib_put_be64(mad + MAD_TID, 0x7472617000000000ull | sw->ports[0].psn);
-	iblib_put_be16(mad + MAD_ATTR_ID, ATTR_NOTICE);
+	put_be64(mad + MAD_TID, 0x7472617000000000ull | sw->ports[0].psn);
+	put_be16(mad + MAD_ATTR_ID, ATTR_NOTICE);
 	mad[SMP_DATA + 0] = 0x80 | 1;                 /* IsGeneric, Type 1 (urgent) */
-	iblib_put_be24(mad + SMP_DATA + 1, 2);        /* ProducerType: switch */
-	iblib_put_be16(mad + SMP_DATA + 4, 128);      /* TrapNumber */
-	iblib_put_be16(mad + SMP_DATA + 6, pi->lid);  /* IssuerLID */
-	iblib_put_be16(mad + SMP_DATA + 10, pi->lid); /* DataDetails: LIDADDR */
+	put_be24(mad + SMP_DATA + 1, 2);        /* ProducerType: switch */
+	put_be16(mad + SMP_DATA + 4, 128);      /* TrapNumber */
+	put_be16(mad + SMP_DATA + 6, pi->lid);  /* IssuerLID */
+	put_be16(mad + SMP_DATA + 10, pi->lid); /* DataDetails: LIDADDR */
 	n = pkt_build_ud(out, sizeof(out), 15, 0, pi->smlid, pi->lid, 0xffff, 0, 0, 0,
 			 sw->ports[0].psn++, mad, MAD_BYTES);
 	if (!n || pkt_parse(out, n, &h) != PKT_OK)

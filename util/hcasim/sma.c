@@ -634,7 +634,7 @@ static uint16_t pma_port_counters(struct hcasim_sma *s, uint8_t method, const ui
 		return IBLIB_MAD_STATUS_INVALID_FIELD;
 	struct sma_counters *k = &s->port[p - 1].cnt;
 	if (method == IBLIB_METHOD_SET) {
-		uint16_t sel = iblib_get_be16(in + 2);  /* CounterSelect: which counters to clear */
+		uint16_t sel = get_be16(in + 2);  /* CounterSelect: which counters to clear */
 
 		if (sel & (1u << 2))
 			k->link_downed = 0;
@@ -648,7 +648,7 @@ static uint16_t pma_port_counters(struct hcasim_sma *s, uint8_t method, const ui
 			k->rcv_pkts = 0;
 	}
 	pc.port_select = (uint8_t)p;
-	pc.counter_select = iblib_get_be16(in + 2);
+	pc.counter_select = get_be16(in + 2);
 	pc.link_downed = k->link_downed;
 	pc.xmit_data = sat32(k->xmit_words);
 	pc.rcv_data = sat32(k->rcv_words);
@@ -669,7 +669,7 @@ static uint16_t pma_port_counters_ext(struct hcasim_sma *s, uint8_t method, cons
 		return IBLIB_MAD_STATUS_INVALID_FIELD;
 	struct sma_counters *k = &s->port[p - 1].cnt;
 	if (method == IBLIB_METHOD_SET) {
-		uint16_t sel = iblib_get_be16(in + 2);
+		uint16_t sel = get_be16(in + 2);
 
 		if (sel & 1)
 			k->xmit_words = 0;
@@ -681,7 +681,7 @@ static uint16_t pma_port_counters_ext(struct hcasim_sma *s, uint8_t method, cons
 			k->rcv_pkts = 0;
 	}
 	pc.port_select = (uint8_t)p;
-	pc.counter_select = iblib_get_be16(in + 2);
+	pc.counter_select = get_be16(in + 2);
 	pc.xmit_data = k->xmit_words;
 	pc.rcv_data = k->rcv_words;
 	pc.xmit_pkts = k->xmit_pkts;

@@ -104,7 +104,7 @@ int ib_smp_check_response(const uint8_t *resp, size_t len, uint16_t attr_id)
 		return -EINVAL;
 	if (iblib_mad_method(resp) != IBLIB_METHOD_GET_RESP || iblib_mad_attr_id(resp) != attr_id)
 		return -EINVAL;
-	if (iblib_get_be16(resp + 4) != IBLIB_MAD_STATUS_OK)
+	if (get_be16(resp + 4) != IBLIB_MAD_STATUS_OK)
 		return -EIO;
 	return 0;
 }
@@ -122,9 +122,9 @@ static int ib_local_get(struct ib_port *port, uint16_t attr_id, uint32_t attr_mo
 	in[1] = IBLIB_MCLASS_SUBN_LID;
 	in[2] = IBLIB_SMP_CLASS_VERSION;
 	in[3] = IBLIB_METHOD_GET;
-	iblib_put_be64(in + 8, 0x69626c6f63616c00ull | attr_id);   /* "iblocal": never on a wire */
-	iblib_put_be16(in + 16, attr_id);
-	iblib_put_be32(in + 20, attr_mod);
+	put_be64(in + 8, 0x69626c6f63616c00ull | attr_id);   /* "iblocal": never on a wire */
+	put_be16(in + 16, attr_id);
+	put_be32(in + 20, attr_mod);
 	rc = dev->ops->mad(dev, port->num, in, out);
 	if (rc < 0) {
 		kprintf("%s port %u: local MAD (attribute 0x%04x) failed: %s\n", dev->name,
@@ -135,7 +135,7 @@ static int ib_local_get(struct ib_port *port, uint16_t attr_id, uint32_t attr_mo
 	if (rc < 0) {
 		kprintf("%s port %u: bad local MAD response for attribute 0x%04x (method 0x%02x, "
 			"status 0x%04x)\n", dev->name, port->num, attr_id, out[3],
-			iblib_get_be16(out + 4));
+			get_be16(out + 4));
 		return rc;
 	}
 	memcpy(data, out + IBLIB_SMP_DATA_OFF, IBLIB_SMP_DATA_BYTES);
@@ -157,7 +157,7 @@ static void ib_portinfo_decode(const uint8_t *pi, struct ib_port_attr *a)
 	a->mtu_cap = (uint8_t)iblib_portinfo_mtu_cap(pi);
 	a->neighbor_mtu = (uint8_t)iblib_portinfo_neighbor_mtu(pi);
 	a->cap_mask = iblib_portinfo_capability_mask(pi);
-	iblib_put_be64(a->gid_prefix, iblib_portinfo_gid_prefix(pi));
+	put_be64(a->gid_prefix, iblib_portinfo_gid_prefix(pi));
 }
 
 /* What differs between two snapshots, as IB_MGMT_* flags. */
@@ -195,11 +195,11 @@ int ib_port_query(struct ib_port *port)
 		rc = ib_local_get(port, IBLIB_SM_ATTR_NODE_INFO, 0, data);
 		if (rc < 0)
 			return rc;
-		iblib_put_be64(a.port_guid, iblib_nodeinfo_port_guid(data));
+		put_be64(a.port_guid, iblib_nodeinfo_port_guid(data));
 		rc = ib_local_get(port, IBLIB_SM_ATTR_PKEY_TABLE, 0, data);
 		if (rc < 0)
 			return rc;
-		a.pkey = iblib_get_be16(data);   /* block 0, entry 0 (IBA 14.2.5.7) */
+		a.pkey = get_be16(data);   /* block 0, entry 0 (IBA 14.2.5.7) */
 	}
 	port->attr = a;
 	memcpy(port->gid.s.prefix, a.gid_prefix, 8);
@@ -224,8 +224,8 @@ static int ib_query_node_guid(struct ib_device *dev)
 		if (rc < 0)
 			return rc;
 		if (!memcmp(dev->node_guid, zero, 8))
-			iblib_put_be64(dev->node_guid, iblib_nodeinfo_node_guid(data));
-		iblib_put_be64(port->attr.port_guid, iblib_nodeinfo_port_guid(data));
+			put_be64(dev->node_guid, iblib_nodeinfo_node_guid(data));
+		put_be64(port->attr.port_guid, iblib_nodeinfo_port_guid(data));
 		memcpy(port->gid.s.guid, port->attr.port_guid, 8);
 	}
 	return rc;

@@ -75,7 +75,7 @@ static void mad_recv(struct ib_qp *qp, const struct ib_wc *wc, const uint8_t *gr
 		a->stats.malformed++;
 		return;
 	}
-	tid = iblib_get_be64(data + 8);
+	tid = get_be64(data + 8);
 	for (unsigned i = 0; i < IB_MAD_MAX_TXN; i++) {
 		struct ib_mad_txn *t = &a->txn[i];
 
@@ -124,7 +124,7 @@ int ib_mad_request(struct ib_port *port, const uint8_t *mad, const struct ib_add
 	memset(t, 0, sizeof(*t));
 	memcpy(t->req, mad, IB_MAD_SIZE);
 	t->tid = (uint64_t)a->tid_high << 32 | a->tid_next++;
-	iblib_put_be64(t->req + 8, t->tid);
+	put_be64(t->req + 8, t->tid);
 	t->av = *av;
 	t->done = done;
 	t->ctx = ctx;
@@ -154,7 +154,7 @@ int ib_mad_send_once(struct ib_port *port, const uint8_t *mad, const struct ib_a
 	if (!a)
 		return -ENODEV;
 	memcpy(copy, mad, IB_MAD_SIZE);
-	iblib_put_be64(copy + 8, (uint64_t)a->tid_high << 32 | a->tid_next++);
+	put_be64(copy + 8, (uint64_t)a->tid_high << 32 | a->tid_next++);
 	return mad_transmit(a, copy, av);
 }
 
@@ -212,7 +212,7 @@ int ib_mad_agent_create(struct ib_port *port)
 		return -ENOMEM;
 	a->port = port;
 	/* TID high half from the port GUID's low bytes and the port number: unique per port. */
-	a->tid_high = iblib_get_be32(port->attr.port_guid + 4) ^ ((uint32_t)port->num << 24);
+	a->tid_high = get_be32(port->attr.port_guid + 4) ^ ((uint32_t)port->num << 24);
 	a->tid_next = 1;
 	/* The port's SMA (QP0) completes on this CQ too: room for both QPs' work requests. */
 	a->cq = ib_create_cq(dev, IB_MAD_SEND_WQES + IB_MAD_RECV_WQES + IB_SMA_SEND_WQES +

@@ -53,7 +53,7 @@ void ib_ipv4_broadcast_mgid(union ib_gid *mgid, uint16_t pkey)
 	mgid->raw[1] = 0x12;              /* flags 1 (transient), scope 2 (link-local) */
 	mgid->raw[2] = 0x40;              /* IPv4 signature 0x401B */
 	mgid->raw[3] = 0x1b;
-	iblib_put_be16(mgid->raw + 4, pkey | 0x8000);
+	put_be16(mgid->raw + 4, pkey | 0x8000);
 	memset(mgid->raw + 12, 0xff, 4);  /* broadcast: the last 4 bytes all ones */
 }
 
@@ -88,7 +88,7 @@ static int sa_check_response(const uint8_t *mad, size_t len, uint8_t method, uin
 		*why = "unexpected SA attribute";
 		return -EINVAL;
 	}
-	status = iblib_get_be16(mad + 4);
+	status = get_be16(mad + 4);
 	if (status != IBLIB_MAD_STATUS_OK) {
 		*why = ib_sa_status_name(status);
 		return (status & 0xff00) == IBLIB_SA_STATUS_NO_RECORDS ? -ENOENT : -EIO;
@@ -182,8 +182,8 @@ static void sa_build(uint8_t *mad, uint8_t method, uint16_t attr, uint64_t comp_
 	mad[1] = IBLIB_MCLASS_SUBN_ADM;
 	mad[2] = IBLIB_SA_CLASS_VERSION;
 	mad[3] = method;
-	iblib_put_be16(mad + 16, attr);
-	iblib_put_be64(mad + IBLIB_SA_COMP_MASK_OFF, comp_mask);
+	put_be16(mad + 16, attr);
+	put_be64(mad + IBLIB_SA_COMP_MASK_OFF, comp_mask);
 }
 
 /* ---- paths ---- */

@@ -114,7 +114,7 @@ static void sma_recv(struct ib_qp *qp, const struct ib_wc *wc, const uint8_t *gr
 		/* The D bit is the driver's to set after MAD_IFC (Linux mlx4_ib ib_process_mad),
 		 * then the hop pointer steps back for the way home (C14-13:1). A path whose start
 		 * was LID-routed (DrSLID not permissive) is not one an SM sends to a CA. */
-		iblib_put_be16(resp + 4, (uint16_t)(iblib_get_be16(resp + 4) | IBLIB_SMP_DR_D_BIT));
+		put_be16(resp + 4, (uint16_t)(get_be16(resp + 4) | IBLIB_SMP_DR_D_BIT));
 		rc = iblib_smp_dr_respond(resp, false, port->dev->num_ports, NULL);
 		if (rc != IBLIB_DR_SEND && rc != IBLIB_DR_LOCAL) {
 			ib_send_buf_put(qp, buf);

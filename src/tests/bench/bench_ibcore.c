@@ -50,18 +50,18 @@ static size_t build_udp(uint8_t *p, uint16_t seq)
 	uint8_t *ip = p + 4, *udp = p + 24;
 
 	memset(p, 0, 4 + 20 + 64);
-	iblib_put_be16(p, ETHERTYPE_IPV4);
+	put_be16(p, ETHERTYPE_IPV4);
 	ip[0] = 0x45;
-	iblib_put_be16(ip + 2, 84);
+	put_be16(ip + 2, 84);
 	ip[8] = 64;
 	ip[9] = IP_PROTO_UDP;
-	iblib_put_be16(ip + 4, seq);
-	iblib_put_be32(ip + 12, PEER_IP);
-	iblib_put_be32(ip + 16, OUR_IP);
-	iblib_put_be16(ip + 10, ip_checksum(ip, 20));
-	iblib_put_be16(udp, 4000);
-	iblib_put_be16(udp + 2, 4001);
-	iblib_put_be16(udp + 4, 64);
+	put_be16(ip + 4, seq);
+	put_be32(ip + 12, PEER_IP);
+	put_be32(ip + 16, OUR_IP);
+	put_be16(ip + 10, ip_checksum(ip, 20));
+	put_be16(udp, 4000);
+	put_be16(udp + 2, 4001);
+	put_be16(udp + 4, 64);
 	return 4 + 84;
 }
 
@@ -95,8 +95,8 @@ int main(int argc, char **argv)
 		return 1;
 	/* The peer asks for us: ib0 learns it (ARP merge + PathRecord) and answers. */
 	ipoib_addr_make(arp.sha, PEER_QPN, &peer_gid);
-	iblib_put_be16(pkt, ETHERTYPE_ARP);
-	iblib_put_be16(pkt + 2, 0);
+	put_be16(pkt, ETHERTYPE_ARP);
+	put_be16(pkt + 2, 0);
 	ipoib_arp_build(pkt + 4, IPOIB_ARP_LEN, &arp);
 	to = (struct ib_address_vector){ .qpn = ip->qp->qpn, .qkey = ip->qp->qkey, .lid = 0x11 };
 	fake_ibdev_inject(&f, &to, PEER_LID, PEER_QPN, NULL, pkt, 4 + IPOIB_ARP_LEN);

@@ -18,8 +18,8 @@ struct fake_ibdev *fake_of(struct ib_device *dev)
 
 void fake_port_gid(const struct fake_ibdev *f, unsigned port, union ib_gid *gid)
 {
-	iblib_put_be64(gid->raw, f->port[port - 1].gid_prefix);
-	iblib_put_be64(gid->raw + 8, f->port[port - 1].port_guid);
+	put_be64(gid->raw, f->port[port - 1].gid_prefix);
+	put_be64(gid->raw + 8, f->port[port - 1].port_guid);
 }
 
 static struct fake_qp *fqp_of(struct fake_ibdev *f, const struct ib_qp *qp)
@@ -75,7 +75,7 @@ static int deliver(struct fake_ibdev *f, struct fake_qp *dst, uint16_t slid, uin
 		uint8_t *grh = b->va;
 
 		grh[0] = 0x60;   /* IPVer 6 */
-		iblib_put_be16(grh + 4, (uint16_t)(len + 4));
+		put_be16(grh + 4, (uint16_t)(len + 4));
 		grh[6] = 0x1b;
 		memcpy(grh + 8, sgid->raw, 16);
 		memcpy(grh + 24, dgid->raw, 16);
@@ -339,7 +339,7 @@ static void sa_handle(struct fake_ibdev *f, unsigned from_port, uint32_t from_qp
 	}
 	if (f->sa_status_override)
 		status = f->sa_status_override;
-	iblib_put_be16(resp + 4, status);
+	put_be16(resp + 4, status);
 	sa_respond(f, from_port, from_qpn, resp);
 }
 
@@ -521,7 +521,7 @@ static int fake_mad(struct ib_device *dev, unsigned port, const void *in_v, void
 		iblib_nodeinfo_set_class_version(d, 1);
 		iblib_nodeinfo_set_node_type(d, IBLIB_NODE_TYPE_CA);
 		iblib_nodeinfo_set_num_ports(d, dev->num_ports);
-		iblib_nodeinfo_set_node_guid(d, iblib_get_be64(f->node_guid));
+		iblib_nodeinfo_set_node_guid(d, get_be64(f->node_guid));
 		iblib_nodeinfo_set_port_guid(d, c->port_guid);
 		iblib_nodeinfo_set_local_port_num(d, port);
 		break;
@@ -539,10 +539,10 @@ static int fake_mad(struct ib_device *dev, unsigned port, const void *in_v, void
 		iblib_portinfo_set_subnet_timeout(d, 18);
 		break;
 	case IBLIB_SM_ATTR_PKEY_TABLE:
-		iblib_put_be16(d, c->pkey);
+		put_be16(d, c->pkey);
 		break;
 	default:
-		iblib_put_be16(out + 4, IBLIB_MAD_STATUS_UNSUP_METHOD_ATTR);
+		put_be16(out + 4, IBLIB_MAD_STATUS_UNSUP_METHOD_ATTR);
 		break;
 	}
 	return 0;
@@ -578,7 +578,7 @@ void fake_ibdev_init(struct fake_ibdev *f)
 {
 	memset(f, 0, sizeof(*f));
 	ib_device_init(&f->dev, "fake0", &fake_ops, 2, f);
-	iblib_put_be64(f->node_guid, 0x0002c90300001000ull);
+	put_be64(f->node_guid, 0x0002c90300001000ull);
 	for (unsigned p = 0; p < IB_MAX_PORTS; p++) {
 		struct fake_port_cfg *c = &f->port[p];
 

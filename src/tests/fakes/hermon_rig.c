@@ -376,8 +376,8 @@ int rig_sm_set_port(struct ib_device *dev, unsigned port, uint16_t lid, bool rer
 		mad[1] = IBLIB_MCLASS_SUBN_LID;
 		mad[2] = IBLIB_SMP_CLASS_VERSION;
 		mad[3] = IBLIB_METHOD_GET;
-		iblib_put_be16(mad + 16, IBLIB_SM_ATTR_PORT_INFO);
-		iblib_put_be32(mad + 20, port);
+		put_be16(mad + 16, IBLIB_SM_ATTR_PORT_INFO);
+		put_be32(mad + 20, port);
 		if ((rc = dev->ops->mad(dev, port, mad, reply)) != 0)
 			return rc;
 		memcpy(pi, reply + IBLIB_SMP_DATA_OFF, IBLIB_SMP_DATA_BYTES);

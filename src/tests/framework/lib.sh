@@ -11,6 +11,9 @@
 #   expect_status NAME GOT WANT [WHY]  fail NAME unless exit status GOT is WANT
 #   expect_clean NAME LOG   fail NAME if LOG has an ASan/UBSan report
 #   hosted_test NAME        $BIN=bin/ibboot-hosted, $OUT=build/check/NAME (created)
+#   servernode_test NAME    set-up of the server-node netboot tests (util/fabsim/tests/servernode):
+#                           results named NAME ($T too), $WORK a temporary directory removed on
+#                           exit, $CLIENT the raw IPoIB client
 #   extract LOG SED-EXPR    the first match of a sed -E expression with one group, or empty
 #   in_private_netns VAR ARGS...  re-run this script (with ARGS) inside a network namespace of
 #                           its own: `ip netns add` as root, else `unshare -rn`; SKIPs (exit 77)
@@ -50,6 +53,14 @@ hosted_test() {
 	BIN=bin/ibboot-hosted
 	OUT=build/check/$1
 	mkdir -p "$OUT"
+}
+
+servernode_test() {
+	T=$1
+	SUITE=$T
+	WORK=$(mktemp -d "/tmp/$T.XXXXXX") || exit 1
+	trap 'rm -rf "$WORK"' EXIT
+	CLIENT=${IPOIB_CLIENT:-build/tests/ipoib-client}
 }
 
 extract() {

@@ -119,8 +119,8 @@ static bool pkey_match(uint16_t a, uint16_t b)
 
 static void refresh_gid(struct ipoib_node *n)
 {
-	iblib_put_be64(n->gid, n->port.gid_prefix);
-	iblib_put_be64(n->gid + 8, n->cfg.port_guid);
+	put_be64(n->gid, n->port.gid_prefix);
+	put_be64(n->gid + 8, n->cfg.port_guid);
 }
 
 /* ---------------------------------------------------------------- sending */
@@ -569,7 +569,7 @@ static void handle_ipoib(struct ipoib_node *n, const struct ud_pkt *p, uint64_t 
 	}
 	n->st.rx_ipv4++;
 	/* The IPv4 total length, not the IB payload length: nothing after the datagram goes up. */
-	n->cfg.deliver_ipv4(n->cfg.ctx, body, iblib_get_be16(body + 2));
+	n->cfg.deliver_ipv4(n->cfg.ctx, body, get_be16(body + 2));
 }
 
 void ipoib_node_packet_in(struct ipoib_node *n, const uint8_t *pkt, size_t len, uint64_t now_ms)

@@ -95,8 +95,8 @@ static bool port_active(struct rig *r, uint16_t *lid, uint16_t *smlid)
 	iblib_mad_hdr_put(mad, &h);
 	if (rawhost_mad_ifc(&r->rh, r->join_port, mad, resp))
 		return false;
-	*lid = iblib_get_be16(resp + 64 + 16);
-	*smlid = iblib_get_be16(resp + 64 + 18);
+	*lid = get_be16(resp + 64 + 16);
+	*smlid = get_be16(resp + 64 + 18);
 	return (resp[64 + 32] & 0xf) == 4 && *smlid;
 }
 

@@ -376,11 +376,11 @@ static size_t dr_smp(uint8_t *pkt, uint16_t attr, uint32_t mod, const uint8_t *p
 	mad[MAD_METHOD] = METHOD_GET;
 	mad[MAD_HOP_PTR] = 1;
 	mad[MAD_HOP_CNT] = (uint8_t)hops;
-	iblib_put_be64(mad + MAD_TID, 0x1122334455667788ull);
-	iblib_put_be16(mad + MAD_ATTR_ID, attr);
-	iblib_put_be32(mad + MAD_ATTR_MOD, mod);
-	iblib_put_be16(mad + SMP_DR_SLID, LID_PERMISSIVE);
-	iblib_put_be16(mad + SMP_DR_DLID, LID_PERMISSIVE);
+	put_be64(mad + MAD_TID, 0x1122334455667788ull);
+	put_be16(mad + MAD_ATTR_ID, attr);
+	put_be32(mad + MAD_ATTR_MOD, mod);
+	put_be16(mad + SMP_DR_SLID, LID_PERMISSIVE);
+	put_be16(mad + SMP_DR_DLID, LID_PERMISSIVE);
 	memcpy(mad + SMP_INITIAL_PATH, path, hops + 1);
 	return pkt_build_ud(pkt, FABSIM_MAX_PKT, 15, 0, LID_PERMISSIVE, LID_PERMISSIVE, 0xffff, 0,
 			    0, 0, 1, mad, sizeof(mad));
@@ -413,13 +413,13 @@ TEST(directed_route_to_the_switch_sma)
 	if (!mad)
 		goto out;
 	CHECK_EQ(mad[MAD_METHOD], METHOD_GET_RESP);
-	CHECK_EQ(iblib_get_be16(mad + MAD_STATUS), SMP_DIRECTION);   /* D bit, status 0 */
+	CHECK_EQ(get_be16(mad + MAD_STATUS), SMP_DIRECTION);   /* D bit, status 0 */
 	CHECK_EQ(mad[MAD_HOP_PTR], 1);
 	CHECK_EQ(mad[SMP_RETURN_PATH + 1], 2);        /* arrived on switch port 2 */
-	CHECK_EQ(iblib_get_be64(mad + MAD_TID), 0x1122334455667788ull);
+	CHECK_EQ(get_be64(mad + MAD_TID), 0x1122334455667788ull);
 	CHECK_EQ(mad[SMP_DATA + 2], 2);               /* NodeType switch */
 	CHECK_EQ(mad[SMP_DATA + 3], 4);               /* NumPorts */
-	CHECK_EQ(iblib_get_be64(mad + SMP_DATA + 12), 0x0002c90300002000ull);
+	CHECK_EQ(get_be64(mad + SMP_DATA + 12), 0x0002c90300002000ull);
 	CHECK_EQ(mad[SMP_DATA + 36], 2);              /* LocalPortNum */
 	/* PortInfo of switch port 3 (b's cable): LinkUp, Active as set by rig_up, 4X. */
 	n = dr_smp(pkt, ATTR_PORT_INFO, 3, path, 1);
@@ -434,7 +434,7 @@ TEST(directed_route_to_the_switch_sma)
 	fabsim_client_send_packet(r.a, pkt, n);
 	CHECK_EQ(recv_type(&r, r.a, FABSIM_MSG_PACKET), 1);
 	mad = smp_of(&r);
-	CHECK(mad && (iblib_get_be16(mad + MAD_STATUS) & 0x7fff) == MAD_STATUS_BAD_ATTR);
+	CHECK(mad && (get_be16(mad + MAD_STATUS) & 0x7fff) == MAD_STATUS_BAD_ATTR);
 out:
 	rig_down(&r);
 }
@@ -610,33 +610,33 @@ TEST(switch_sma_programs_lft_and_mft)
 	mad[MAD_MGMT_CLASS] = MGMT_CLASS_SUBN_LID;
 	mad[MAD_CLASS_VERSION] = 1;
 	mad[MAD_METHOD] = METHOD_SET;
-	iblib_put_be16(mad + MAD_ATTR_ID, ATTR_LFT);
-	iblib_put_be32(mad + MAD_ATTR_MOD, 1);        /* LIDs 64..127 */
+	put_be16(mad + MAD_ATTR_ID, ATTR_LFT);
+	put_be32(mad + MAD_ATTR_MOD, 1);        /* LIDs 64..127 */
 	mad[SMP_DATA + 5] = 3;                         /* LID 69 -> port 3 */
 	CHECK(sma_process(&f, &sw->ports[0], mad));
-	CHECK_EQ(iblib_get_be16(mad + MAD_STATUS), 0);
+	CHECK_EQ(get_be16(mad + MAD_STATUS), 0);
 	CHECK_EQ(sw->lft[69], 3);
 	memset(mad + SMP_DATA, 0, 64);
 	mad[MAD_METHOD] = METHOD_SET;
-	iblib_put_be16(mad + MAD_ATTR_ID, ATTR_MFT);
-	iblib_put_be32(mad + MAD_ATTR_MOD, 0);         /* MLIDs 0xC000.., ports 0-15 */
-	iblib_put_be16(mad + SMP_DATA, 0x000c);
+	put_be16(mad + MAD_ATTR_ID, ATTR_MFT);
+	put_be32(mad + MAD_ATTR_MOD, 0);         /* MLIDs 0xC000.., ports 0-15 */
+	put_be16(mad + SMP_DATA, 0x000c);
 	CHECK(sma_process(&f, &sw->ports[0], mad));
 	CHECK_EQ(sw->mft[0][0], 0x000c);
 	/* Beyond the tables: invalid attribute modifier, nothing written. */
 	mad[MAD_METHOD] = METHOD_SET;
-	iblib_put_be16(mad + MAD_ATTR_ID, ATTR_LFT);
-	iblib_put_be32(mad + MAD_ATTR_MOD, 768);
+	put_be16(mad + MAD_ATTR_ID, ATTR_LFT);
+	put_be32(mad + MAD_ATTR_MOD, 768);
 	CHECK(sma_process(&f, &sw->ports[0], mad));
-	CHECK_EQ(iblib_get_be16(mad + MAD_STATUS), MAD_STATUS_BAD_VALUE);
+	CHECK_EQ(get_be16(mad + MAD_STATUS), MAD_STATUS_BAD_VALUE);
 	/* PortInfo state machine: Armed only from Init. */
 	mad[MAD_METHOD] = METHOD_SET;
-	iblib_put_be16(mad + MAD_ATTR_ID, ATTR_PORT_INFO);
-	iblib_put_be32(mad + MAD_ATTR_MOD, 2);
+	put_be16(mad + MAD_ATTR_ID, ATTR_PORT_INFO);
+	put_be32(mad + MAD_ATTR_MOD, 2);
 	memset(mad + SMP_DATA, 0, 64);
 	mad[SMP_DATA + 32] = PORT_ARMED;
 	CHECK(sma_process(&f, &sw->ports[0], mad));
-	CHECK_EQ(iblib_get_be16(mad + MAD_STATUS), MAD_STATUS_BAD_VALUE);  /* port 2 is Down */
+	CHECK_EQ(get_be16(mad + MAD_STATUS), MAD_STATUS_BAD_VALUE);  /* port 2 is Down */
 	/* A response is never answered. */
 	mad[MAD_METHOD] = METHOD_GET_RESP;
 	CHECK(!sma_process(&f, &sw->ports[0], mad));
@@ -906,20 +906,20 @@ static void sim_record(uint8_t rec[288], uint16_t dlid, uint32_t qp, uint8_t cls
 	uint8_t *mad = rec + 32;
 
 	memset(rec, 0, 288);
-	iblib_put_be16(rec, dlid);
-	iblib_put_be16(rec + 4, dlid == 0xffff ? 0xffff : 0);
-	iblib_put_be32(rec + 8, qp);
-	iblib_put_be32(rec + 12, qp);
-	iblib_put_be64(rec + 24, 256);
+	put_be16(rec, dlid);
+	put_be16(rec + 4, dlid == 0xffff ? 0xffff : 0);
+	put_be32(rec + 8, qp);
+	put_be32(rec + 12, qp);
+	put_be64(rec + 24, 256);
 	mad[MAD_BASE_VERSION] = 1;
 	mad[MAD_MGMT_CLASS] = cls;
 	mad[MAD_CLASS_VERSION] = 1;
 	mad[MAD_METHOD] = METHOD_GET;
 	mad[MAD_HOP_CNT] = (uint8_t)hops;
-	iblib_put_be64(mad + MAD_TID, 0x0000abcd00001234ull);
-	iblib_put_be16(mad + MAD_ATTR_ID, attr);
-	iblib_put_be16(mad + SMP_DR_SLID, 0xffff);
-	iblib_put_be16(mad + SMP_DR_DLID, 0xffff);
+	put_be64(mad + MAD_TID, 0x0000abcd00001234ull);
+	put_be16(mad + MAD_ATTR_ID, attr);
+	put_be16(mad + SMP_DR_SLID, 0xffff);
+	put_be16(mad + SMP_DR_DLID, 0xffff);
 	if (path)
 		memcpy(mad + SMP_INITIAL_PATH, path, hops + 1);
 }
@@ -968,19 +968,19 @@ TEST(ibsim_front_end_speaks_umad2sims_protocol)
 	memset(data, 0, sizeof(data));
 	CHECK_EQ(sim_ctl(&f, &c, 8, data), 8);
 	CHECK_EQ(data[32] & 0xf, PORT_INIT);
-	CHECK_EQ(iblib_get_be32(data + 20) & 2, 2);
+	CHECK_EQ(get_be32(data + 20) & 2, 2);
 	/* A 0-hop DR SMP is answered by the SM host's own SMA, with the client's slot in the TID. */
 	sim_record(rec, 0xffff, 0, MGMT_CLASS_SUBN_DR, ATTR_NODE_INFO, 0, NULL);
 	CHECK_EQ(send(c.data, rec, 288, 0), 288);
 	CHECK(sim_recv(&f, &c, rec));
 	CHECK_EQ(rec[32 + MAD_METHOD], METHOD_GET_RESP);
 	CHECK_EQ(rec[32 + SMP_DATA + 2], 1);                       /* a CA */
-	CHECK_EQ(iblib_get_be64(rec + 32 + MAD_TID), 0x0000abcd00001234ull);
+	CHECK_EQ(get_be64(rec + 32 + MAD_TID), 0x0000abcd00001234ull);
 	/* One hop: the switch answers over the cable. */
 	sim_record(rec, 0xffff, 0, MGMT_CLASS_SUBN_DR, ATTR_NODE_INFO, 1, path);
 	send(c.data, rec, 288, 0);
 	CHECK(sim_recv(&f, &c, rec));
-	CHECK_EQ(iblib_get_be32(rec + 16), 0);                      /* status: delivered */
+	CHECK_EQ(get_be32(rec + 16), 0);                      /* status: delivered */
 	CHECK_EQ(rec[32 + SMP_DATA + 2], 2);                       /* a switch */
 	CHECK_EQ(rec[32 + SMP_RETURN_PATH + 1], 1);
 	/* A malformed MAD is bounced at once with status 110 (ETIMEDOUT), as ibsim does. */
@@ -988,13 +988,13 @@ TEST(ibsim_front_end_speaks_umad2sims_protocol)
 	rec[32 + MAD_BASE_VERSION] = 7;
 	send(c.data, rec, 288, 0);
 	CHECK(sim_recv(&f, &c, rec));
-	CHECK_EQ(iblib_get_be32(rec + 16), 110);
+	CHECK_EQ(get_be32(rec + 16), 110);
 	/* A request lost in the fabric (nobody routes LID 0x55) comes back as a timeout. */
 	sim_record(rec, 0x55, 1, 0x03, 0x0035, 0, NULL);
 	send(c.data, rec, 288, 0);
 	CHECK(sim_recv(&f, &c, rec));
-	CHECK_EQ(iblib_get_be32(rec + 16), 110);
-	CHECK_EQ(iblib_get_be16(rec), 0x55);
+	CHECK_EQ(get_be32(rec + 16), 110);
+	CHECK_EQ(get_be16(rec), 0x55);
 	/* A short record is ignored, not fatal. */
 	send(c.data, rec, 100, 0);
 	pump_ibsim(&f, 10);

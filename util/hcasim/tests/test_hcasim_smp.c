@@ -55,7 +55,7 @@ TEST(hcasim_smp_mad_ifc_node_info)
 	mad_init(mad, IBLIB_MCLASS_SUBN_LID, IBLIB_METHOD_GET, IBLIB_SM_ATTR_NODE_INFO, 0);
 	CHECK_EQ(rawhost_mad_ifc(&rh, 1, mad, resp), 0);
 	CHECK_EQ(resp[3], IBLIB_METHOD_GET_RESP);
-	CHECK_EQ(iblib_get_be64(iblib_smp_data(resp) + 12), 0x0002c90300001230ull); /* NodeGUID */
+	CHECK_EQ(get_be64(iblib_smp_data(resp) + 12), 0x0002c90300001230ull); /* NodeGUID */
 	CHECK_EQ(iblib_smp_data(resp)[3], 2); /* NumPorts */
 	CHECK_EQ(rawhost_mad_ifc(&rh, 3, mad, resp), 0x03);
 	mad[0] = 9; /* bad base version: the SMA refuses the MAD */

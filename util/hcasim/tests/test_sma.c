@@ -31,8 +31,8 @@ static void mk(uint8_t *mad, uint8_t mclass, uint8_t method, uint16_t attr, uint
 	memset(mad, 0, IBLIB_MAD_BYTES);
 	iblib_mad_hdr_put(mad, &h);
 	if (mclass == IBLIB_MCLASS_SUBN_DR) {
-		iblib_put_be16(mad + IBLIB_SMP_DR_SLID_OFF, 0xFFFF);
-		iblib_put_be16(mad + IBLIB_SMP_DR_DLID_OFF, 0xFFFF);
+		put_be16(mad + IBLIB_SMP_DR_SLID_OFF, 0xFFFF);
+		put_be16(mad + IBLIB_SMP_DR_DLID_OFF, 0xFFFF);
 	}
 }
 
@@ -81,7 +81,7 @@ TEST(node_info_and_description)
 	const uint8_t *d = resp + 64;
 	CHECK_EQ(resp[3], IBLIB_METHOD_GET_RESP);
 	CHECK_EQ(status(resp), 0);
-	CHECK_EQ(iblib_get_be64(resp + 8), 0xABCD);
+	CHECK_EQ(get_be64(resp + 8), 0xABCD);
 	CHECK_EQ(iblib_nodeinfo_node_type(d), IBLIB_NODE_TYPE_CA);
 	CHECK_EQ(iblib_nodeinfo_num_ports(d), 2);
 	CHECK_EQ(iblib_nodeinfo_vendor_id(d), 0x0002C9);
@@ -550,7 +550,7 @@ static void pma_get(struct hcasim_sma *s, uint16_t attr, uint8_t port_select, ui
 
 	mk(mad, IBLIB_MCLASS_PERF, method, attr, 0);
 	mad[64 + 1] = port_select;
-	iblib_put_be16(mad + 64 + 2, counter_select);
+	put_be16(mad + 64 + 2, counter_select);
 	CHECK_EQ(hcasim_sma_mad(s, 1, mad, resp, 0, &ev), 1);
 	CHECK(iblib_mad_is_response(resp));
 }
@@ -573,7 +573,7 @@ TEST(pma_counts_traffic)
 
 	pma_get(s, IBLIB_PERF_ATTR_PORT_COUNTERS, 1, IBLIB_METHOD_GET, 0, resp);
 	CHECK_EQ(resp[3], IBLIB_METHOD_GET_RESP);
-	CHECK_EQ(iblib_get_be16(resp + 4), 0);
+	CHECK_EQ(get_be16(resp + 4), 0);
 	iblib_port_counters_get(resp + 64, &pc);
 	CHECK_EQ(pc.port_select, 1);
 	CHECK_EQ(pc.xmit_pkts, 3);
@@ -601,15 +601,15 @@ TEST(pma_counts_traffic)
 
 	/* port 0 / 0xFF on a CA: invalid field, as ibsim and OpenSM's perfmgr expect */
 	pma_get(s, IBLIB_PERF_ATTR_PORT_COUNTERS, 0, IBLIB_METHOD_GET, 0, resp);
-	CHECK_EQ(iblib_get_be16(resp + 4), IBLIB_MAD_STATUS_INVALID_FIELD);
+	CHECK_EQ(get_be16(resp + 4), IBLIB_MAD_STATUS_INVALID_FIELD);
 	pma_get(s, IBLIB_ATTR_CLASS_PORT_INFO, 0, IBLIB_METHOD_GET, 0, resp);
 	iblib_class_port_info_get(resp + 64, &cpi);
 	CHECK_EQ(cpi.class_version, 1);
 	CHECK_EQ(cpi.cap_mask, IBLIB_PERF_CAP_EXT_WIDTH);
 	pma_get(s, 0x0013, 1, IBLIB_METHOD_GET, 0, resp);  /* PortRcvErrorDetails: unsupported */
-	CHECK_EQ(iblib_get_be16(resp + 4), IBLIB_MAD_STATUS_UNSUP_METHOD_ATTR);
+	CHECK_EQ(get_be16(resp + 4), IBLIB_MAD_STATUS_UNSUP_METHOD_ATTR);
 	pma_get(s, IBLIB_PERF_ATTR_PORT_COUNTERS, 1, IBLIB_METHOD_GET_TABLE, 0, resp);
-	CHECK_EQ(iblib_get_be16(resp + 4), IBLIB_MAD_STATUS_UNSUP_METHOD);
+	CHECK_EQ(get_be16(resp + 4), IBLIB_MAD_STATUS_UNSUP_METHOD);
 
 	/* PortCountersExtended Set clears by its own CounterSelect bits */
 	pma_get(s, IBLIB_PERF_ATTR_PORT_COUNTERS_EXT, 1, IBLIB_METHOD_SET, 0x2, resp);
@@ -617,9 +617,9 @@ TEST(pma_counts_traffic)
 	CHECK_EQ(px.rcv_data, 0);
 	CHECK_EQ(px.rcv_pkts, 1);
 	pma_get(s, IBLIB_PERF_ATTR_PORT_COUNTERS_EXT, 7, IBLIB_METHOD_GET, 0, resp);
-	CHECK_EQ(iblib_get_be16(resp + 4), IBLIB_MAD_STATUS_INVALID_FIELD);
+	CHECK_EQ(get_be16(resp + 4), IBLIB_MAD_STATUS_INVALID_FIELD);
 	pma_get(s, IBLIB_ATTR_CLASS_PORT_INFO, 0, IBLIB_METHOD_SET, 0, resp);
-	CHECK_EQ(iblib_get_be16(resp + 4), IBLIB_MAD_STATUS_UNSUP_METHOD_ATTR);
+	CHECK_EQ(get_be16(resp + 4), IBLIB_MAD_STATUS_UNSUP_METHOD_ATTR);
 	{
 		uint8_t mad[256];
 		unsigned ev = 0;
@@ -627,7 +627,7 @@ TEST(pma_counts_traffic)
 		mk(mad, IBLIB_MCLASS_PERF, IBLIB_METHOD_GET, IBLIB_PERF_ATTR_PORT_COUNTERS, 0);
 		mad[2] = 2;  /* PMA class version 2 does not exist for this PMA */
 		CHECK_EQ(hcasim_sma_mad(s, 1, mad, resp, 0, &ev), 1);
-		CHECK_EQ(iblib_get_be16(resp + 4), IBLIB_MAD_STATUS_BAD_VERSION);
+		CHECK_EQ(get_be16(resp + 4), IBLIB_MAD_STATUS_BAD_VERSION);
 		mk(mad, IBLIB_MCLASS_PERF, IBLIB_METHOD_GET_RESP, IBLIB_PERF_ATTR_PORT_COUNTERS, 0);
 		CHECK_EQ(hcasim_sma_mad(s, 1, mad, resp, 0, NULL), 0);
 		CHECK(hcasim_sma_for_driver(mad));  /* responses go to the driver */
@@ -781,7 +781,7 @@ TEST(answer_in_place)
 	buf[65] = 2;
 	CHECK_EQ(hcasim_sma_mad(s, 1, buf, buf, IFC, &ev), 1);
 	CHECK_EQ(buf[3], IBLIB_METHOD_GET_RESP);
-	CHECK_EQ(iblib_get_be16(buf + 4), 0);
+	CHECK_EQ(get_be16(buf + 4), 0);
 	CHECK_EQ(buf[65], 2);
 	hcasim_sma_destroy(s);
 }

@@ -31,11 +31,11 @@
 #define IBLIB_FIELD64(attr, name, off)                                                 \
 	static inline uint64_t iblib_##attr##_##name(const uint8_t *d)                  \
 	{                                                                               \
-		return iblib_get_be64(d + (off) / 8);                                   \
+		return get_be64(d + (off) / 8);                                   \
 	}                                                                               \
 	static inline void iblib_##attr##_set_##name(uint8_t *d, uint64_t v)            \
 	{                                                                               \
-		iblib_put_be64(d + (off) / 8, v);                                       \
+		put_be64(d + (off) / 8, v);                                       \
 	}
 
 /* ---------------- NodeInfo (IBA 14.2.5.3), 40 bytes ---------------- */
@@ -207,22 +207,22 @@ IBLIB_FIELD(portinfo, link_speed_ext_enabled, 507, 5)
 #define IBLIB_PKEYS_PER_BLOCK 32
 static inline uint16_t iblib_pkey_table_get(const uint8_t *d, unsigned i)
 {
-	return iblib_get_be16(d + 2 * (i % IBLIB_PKEYS_PER_BLOCK));
+	return get_be16(d + 2 * (i % IBLIB_PKEYS_PER_BLOCK));
 }
 static inline void iblib_pkey_table_set(uint8_t *d, unsigned i, uint16_t pkey)
 {
-	iblib_put_be16(d + 2 * (i % IBLIB_PKEYS_PER_BLOCK), pkey);
+	put_be16(d + 2 * (i % IBLIB_PKEYS_PER_BLOCK), pkey);
 }
 
 /* ---------------- GUIDInfo (IBA 14.2.5.5): 8 GUIDs per block ---------------- */
 #define IBLIB_GUIDS_PER_BLOCK 8
 static inline uint64_t iblib_guid_info_get(const uint8_t *d, unsigned i)
 {
-	return iblib_get_be64(d + 8 * (i % IBLIB_GUIDS_PER_BLOCK));
+	return get_be64(d + 8 * (i % IBLIB_GUIDS_PER_BLOCK));
 }
 static inline void iblib_guid_info_set(uint8_t *d, unsigned i, uint64_t guid)
 {
-	iblib_put_be64(d + 8 * (i % IBLIB_GUIDS_PER_BLOCK), guid);
+	put_be64(d + 8 * (i % IBLIB_GUIDS_PER_BLOCK), guid);
 }
 
 /* ---------------- SLtoVLMappingTable (IBA 14.2.5.8): 16 x 4 bits ---------------- */
@@ -268,11 +268,11 @@ static inline void iblib_lft_set(uint8_t *d, unsigned i, uint8_t port) { d[i % 6
 #define IBLIB_MFT_ENTRIES_PER_BLOCK 32
 static inline uint16_t iblib_mft_get(const uint8_t *d, unsigned i)
 {
-	return iblib_get_be16(d + 2 * (i % 32));
+	return get_be16(d + 2 * (i % 32));
 }
 static inline void iblib_mft_set(uint8_t *d, unsigned i, uint16_t mask)
 {
-	iblib_put_be16(d + 2 * (i % 32), mask);
+	put_be16(d + 2 * (i % 32), mask);
 }
 static inline unsigned iblib_mft_attr_position(uint32_t attr_mod) { return attr_mod >> 28; }
 static inline unsigned iblib_mft_attr_block(uint32_t attr_mod) { return attr_mod & 0x1FF; }

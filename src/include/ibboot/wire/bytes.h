@@ -18,16 +18,7 @@
 
 #include <ibboot/byteorder.h>
 
-/* Big-endian loads and stores: the ones in <ibboot/byteorder.h>, under the names the wire
- * codecs and the model use. */
-#define iblib_get_be16 get_be16
-#define iblib_get_be24 get_be24
-#define iblib_get_be32 get_be32
-#define iblib_get_be64 get_be64
-#define iblib_put_be16 put_be16
-#define iblib_put_be24 put_be24
-#define iblib_put_be32 put_be32
-#define iblib_put_be64 put_be64
+/* Big-endian loads and stores are <ibboot/byteorder.h>'s get_be16/32/64, put_be16/32/64. */
 
 /*
  * Bit field of `len` bits (1..32) starting at IBA bit offset `off` (bit 0 = MSB of byte 0).

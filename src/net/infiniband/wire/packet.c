@@ -9,9 +9,9 @@ void iblib_lrh_put(uint8_t *p, const struct iblib_lrh *h)
 {
 	p[0] = (uint8_t)((h->vl & 0xF) << 4 | (h->lver & 0xF));
 	p[1] = (uint8_t)((h->sl & 0xF) << 4 | (h->lnh & 3));
-	iblib_put_be16(p + 2, h->dlid);
-	iblib_put_be16(p + 4, h->pktlen & 0x7FF);
-	iblib_put_be16(p + 6, h->slid);
+	put_be16(p + 2, h->dlid);
+	put_be16(p + 4, h->pktlen & 0x7FF);
+	put_be16(p + 6, h->slid);
 }
 
 void iblib_lrh_get(const uint8_t *p, struct iblib_lrh *h)
@@ -20,16 +20,16 @@ void iblib_lrh_get(const uint8_t *p, struct iblib_lrh *h)
 	h->lver = p[0] & 0xF;
 	h->sl = p[1] >> 4;
 	h->lnh = p[1] & 3;
-	h->dlid = iblib_get_be16(p + 2);
-	h->pktlen = iblib_get_be16(p + 4) & 0x7FF;
-	h->slid = iblib_get_be16(p + 6);
+	h->dlid = get_be16(p + 2);
+	h->pktlen = get_be16(p + 4) & 0x7FF;
+	h->slid = get_be16(p + 6);
 }
 
 void iblib_grh_put(uint8_t *p, const struct iblib_grh *h)
 {
-	iblib_put_be32(p, (uint32_t)(h->ipver & 0xF) << 28 | (uint32_t)h->tclass << 20 |
+	put_be32(p, (uint32_t)(h->ipver & 0xF) << 28 | (uint32_t)h->tclass << 20 |
 				  (h->flow_label & 0xFFFFF));
-	iblib_put_be16(p + 4, h->paylen);
+	put_be16(p + 4, h->paylen);
 	p[6] = h->nxthdr;
 	p[7] = h->hop_limit;
 	iblib_memcpy(p + 8, h->sgid.raw, 16);
@@ -38,12 +38,12 @@ void iblib_grh_put(uint8_t *p, const struct iblib_grh *h)
 
 void iblib_grh_get(const uint8_t *p, struct iblib_grh *h)
 {
-	uint32_t w = iblib_get_be32(p);
+	uint32_t w = get_be32(p);
 
 	h->ipver = (uint8_t)(w >> 28);
 	h->tclass = (uint8_t)(w >> 20);
 	h->flow_label = w & 0xFFFFF;
-	h->paylen = iblib_get_be16(p + 4);
+	h->paylen = get_be16(p + 4);
 	h->nxthdr = p[6];
 	h->hop_limit = p[7];
 	iblib_memcpy(h->sgid.raw, p + 8, 16);
@@ -55,11 +55,11 @@ void iblib_bth_put(uint8_t *p, const struct iblib_bth *h)
 	p[0] = h->opcode;
 	p[1] = (uint8_t)((h->se ? 0x80 : 0) | (h->migreq ? 0x40 : 0) | (h->padcnt & 3) << 4 |
 			 (h->tver & 0xF));
-	iblib_put_be16(p + 2, h->pkey);
+	put_be16(p + 2, h->pkey);
 	p[4] = h->resv8a;
-	iblib_put_be24(p + 5, h->dest_qp);
+	put_be24(p + 5, h->dest_qp);
 	p[8] = h->ackreq ? 0x80 : 0;
-	iblib_put_be24(p + 9, h->psn);
+	put_be24(p + 9, h->psn);
 }
 
 void iblib_bth_get(const uint8_t *p, struct iblib_bth *h)
@@ -69,76 +69,76 @@ void iblib_bth_get(const uint8_t *p, struct iblib_bth *h)
 	h->migreq = (p[1] & 0x40) != 0;
 	h->padcnt = (p[1] >> 4) & 3;
 	h->tver = p[1] & 0xF;
-	h->pkey = iblib_get_be16(p + 2);
+	h->pkey = get_be16(p + 2);
 	h->resv8a = p[4];
-	h->dest_qp = iblib_get_be24(p + 5);
+	h->dest_qp = get_be24(p + 5);
 	h->ackreq = (p[8] & 0x80) != 0;
-	h->psn = iblib_get_be24(p + 9);
+	h->psn = get_be24(p + 9);
 }
 
 void iblib_deth_put(uint8_t *p, const struct iblib_deth *h)
 {
-	iblib_put_be32(p, h->qkey);
+	put_be32(p, h->qkey);
 	p[4] = 0;
-	iblib_put_be24(p + 5, h->src_qp);
+	put_be24(p + 5, h->src_qp);
 }
 
 void iblib_deth_get(const uint8_t *p, struct iblib_deth *h)
 {
-	h->qkey = iblib_get_be32(p);
-	h->src_qp = iblib_get_be24(p + 5);
+	h->qkey = get_be32(p);
+	h->src_qp = get_be24(p + 5);
 }
 
 void iblib_reth_put(uint8_t *p, const struct iblib_reth *h)
 {
-	iblib_put_be64(p, h->va);
-	iblib_put_be32(p + 8, h->rkey);
-	iblib_put_be32(p + 12, h->dma_len);
+	put_be64(p, h->va);
+	put_be32(p + 8, h->rkey);
+	put_be32(p + 12, h->dma_len);
 }
 
 void iblib_reth_get(const uint8_t *p, struct iblib_reth *h)
 {
-	h->va = iblib_get_be64(p);
-	h->rkey = iblib_get_be32(p + 8);
-	h->dma_len = iblib_get_be32(p + 12);
+	h->va = get_be64(p);
+	h->rkey = get_be32(p + 8);
+	h->dma_len = get_be32(p + 12);
 }
 
 void iblib_aeth_put(uint8_t *p, const struct iblib_aeth *h)
 {
 	p[0] = h->syndrome;
-	iblib_put_be24(p + 1, h->msn);
+	put_be24(p + 1, h->msn);
 }
 
 void iblib_aeth_get(const uint8_t *p, struct iblib_aeth *h)
 {
 	h->syndrome = p[0];
-	h->msn = iblib_get_be24(p + 1);
+	h->msn = get_be24(p + 1);
 }
 
 void iblib_atomiceth_put(uint8_t *p, const struct iblib_atomiceth *h)
 {
-	iblib_put_be64(p, h->va);
-	iblib_put_be32(p + 8, h->rkey);
-	iblib_put_be64(p + 12, h->swap_add);
-	iblib_put_be64(p + 20, h->compare);
+	put_be64(p, h->va);
+	put_be32(p + 8, h->rkey);
+	put_be64(p + 12, h->swap_add);
+	put_be64(p + 20, h->compare);
 }
 
 void iblib_atomiceth_get(const uint8_t *p, struct iblib_atomiceth *h)
 {
-	h->va = iblib_get_be64(p);
-	h->rkey = iblib_get_be32(p + 8);
-	h->swap_add = iblib_get_be64(p + 12);
-	h->compare = iblib_get_be64(p + 20);
+	h->va = get_be64(p);
+	h->rkey = get_be32(p + 8);
+	h->swap_add = get_be64(p + 12);
+	h->compare = get_be64(p + 20);
 }
 
 void iblib_gid_make(struct iblib_gid *g, uint64_t prefix, uint64_t guid)
 {
-	iblib_put_be64(g->raw, prefix);
-	iblib_put_be64(g->raw + 8, guid);
+	put_be64(g->raw, prefix);
+	put_be64(g->raw + 8, guid);
 }
 
-uint64_t iblib_gid_prefix(const struct iblib_gid *g) { return iblib_get_be64(g->raw); }
-uint64_t iblib_gid_guid(const struct iblib_gid *g) { return iblib_get_be64(g->raw + 8); }
+uint64_t iblib_gid_prefix(const struct iblib_gid *g) { return get_be64(g->raw); }
+uint64_t iblib_gid_guid(const struct iblib_gid *g) { return get_be64(g->raw + 8); }
 bool iblib_gid_is_multicast(const struct iblib_gid *g) { return g->raw[0] == 0xFF; }
 
 /* IBA 9.2.1 Table 38 (RC and UD rows iblib needs). */
@@ -270,11 +270,11 @@ static size_t ext_put(uint8_t *p, unsigned ext, const struct iblib_pkt *h)
 		off += IBLIB_AETH_BYTES;
 	}
 	if (ext & IBLIB_EXT_ATOMICACKETH) {
-		iblib_put_be64(p + off, h->atomic_orig);
+		put_be64(p + off, h->atomic_orig);
 		off += IBLIB_ATOMICACKETH_BYTES;
 	}
 	if (ext & IBLIB_EXT_IMM) {
-		iblib_put_be32(p + off, h->imm);
+		put_be32(p + off, h->imm);
 		off += IBLIB_IMMDT_BYTES;
 	}
 	return off;
@@ -301,11 +301,11 @@ static size_t ext_get(const uint8_t *p, unsigned ext, struct iblib_pkt *h)
 		off += IBLIB_AETH_BYTES;
 	}
 	if (ext & IBLIB_EXT_ATOMICACKETH) {
-		h->atomic_orig = iblib_get_be64(p + off);
+		h->atomic_orig = get_be64(p + off);
 		off += IBLIB_ATOMICACKETH_BYTES;
 	}
 	if (ext & IBLIB_EXT_IMM) {
-		h->imm = iblib_get_be32(p + off);
+		h->imm = get_be32(p + off);
 		off += IBLIB_IMMDT_BYTES;
 	}
 	return off;
@@ -492,10 +492,10 @@ int iblib_pkt_seal(uint8_t *buf, size_t len, size_t cap)
 	if (lnh == IBLIB_LNH_IBA_GLOBAL) {
 		if (len < IBLIB_LRH_BYTES + IBLIB_GRH_BYTES + IBLIB_BTH_BYTES)
 			return IBLIB_E_SHORT;
-		iblib_put_be16(buf + IBLIB_LRH_BYTES + 4,
+		put_be16(buf + IBLIB_LRH_BYTES + 4,
 			       (uint16_t)(len + IBLIB_ICRC_BYTES - IBLIB_LRH_BYTES - IBLIB_GRH_BYTES));
 	}
-	iblib_put_be16(buf + 4, (uint16_t)((iblib_get_be16(buf + 4) & 0xF800) |
+	put_be16(buf + 4, (uint16_t)((get_be16(buf + 4) & 0xF800) |
 					   ((len + IBLIB_ICRC_BYTES) / 4)));
 	iblib_put_icrc(buf + len, iblib_icrc(buf, len, NULL));
 	iblib_put_vcrc(buf + len + IBLIB_ICRC_BYTES, iblib_vcrc(buf, len + IBLIB_ICRC_BYTES));

@@ -8,15 +8,11 @@
 # stopped by PID. Exit 77 (SKIP) only when this machine cannot create a namespace + TUN.
 set -u
 cd "$(dirname "$0")/../../../.." || exit 1
-T=servernode-netboot
-SUITE=$T
 . src/tests/framework/lib.sh
-WORK=$(mktemp -d /tmp/servernode-netboot.XXXXXX) || exit 1
-trap 'rm -rf "$WORK"' EXIT
+servernode_test servernode-netboot
 
 
 # Overridable for debugging a build elsewhere; netboot-env honours FABSIM and SERVERNODE too.
-CLIENT=${IPOIB_CLIENT:-build/tests/ipoib-client}
 for b in "${FABSIM:-bin/fabsim}" "${SERVERNODE:-bin/fabsim-servernode}" "$CLIENT"; do
 	if [ ! -x "$b" ]; then
 		echo "FAIL: $T: $b is not built"

@@ -7,12 +7,8 @@
 # silently does nothing fails the test.
 set -u
 cd "$(dirname "$0")/../../../.." || exit 1
-T=servernode-faults
-SUITE=$T
 . src/tests/framework/lib.sh
-WORK=$(mktemp -d /tmp/servernode-faults.XXXXXX) || exit 1
-trap 'rm -rf "$WORK"' EXIT
-CLIENT=${IPOIB_CLIENT:-build/tests/ipoib-client}
+servernode_test servernode-faults
 CTL=${FABSIMCTL:-bin/fabsimctl}
 [ -x "$CTL" ] || { echo "FAIL: $T: $CTL is not built"; exit 1; }
 

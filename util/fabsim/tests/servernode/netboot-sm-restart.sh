@@ -7,12 +7,8 @@
 # OpenSM brings it back to ACTIVE, it joins again, and a third client boots.
 set -u
 cd "$(dirname "$0")/../../../.." || exit 1
-T=servernode-sm-restart
-SUITE=$T
 . src/tests/framework/lib.sh
-WORK=$(mktemp -d /tmp/servernode-smrestart.XXXXXX) || exit 1
-trap 'rm -rf "$WORK"' EXIT
-CLIENT=${IPOIB_CLIENT:-build/tests/ipoib-client}
+servernode_test servernode-sm-restart
 
 head -c 20000 /dev/urandom >"$WORK/f.bin"
 want=$(sha256sum "$WORK/f.bin" | cut -d' ' -f1)

@@ -38,11 +38,11 @@ static uint16_t csum_fold(uint32_t sum)
 static uint32_t l4_pseudo(uint32_t src, uint32_t dst, uint8_t proto, size_t len)
 {
 	uint8_t ph[12];
-	iblib_put_be32(ph, src);
-	iblib_put_be32(ph + 4, dst);
+	put_be32(ph, src);
+	put_be32(ph + 4, dst);
 	ph[8] = 0;
 	ph[9] = proto;
-	iblib_put_be16(ph + 10, (uint16_t)len);
+	put_be16(ph + 10, (uint16_t)len);
 	return csum_add(0, ph, sizeof ph);
 }
 
@@ -52,14 +52,14 @@ static void ipv4_build(uint8_t *buf, size_t total, uint16_t ip_id, bool df, uint
 {
 	memset(buf, 0, 20);
 	buf[0] = 0x45;
-	iblib_put_be16(buf + 2, (uint16_t)total);
-	iblib_put_be16(buf + 4, ip_id);
-	iblib_put_be16(buf + 6, df ? 0x4000 : 0);
+	put_be16(buf + 2, (uint16_t)total);
+	put_be16(buf + 4, ip_id);
+	put_be16(buf + 6, df ? 0x4000 : 0);
 	buf[8] = 64;
 	buf[9] = proto;
-	iblib_put_be32(buf + 12, src);
-	iblib_put_be32(buf + 16, dst);
-	iblib_put_be16(buf + 10, csum_fold(csum_add(0, buf, 20)));
+	put_be32(buf + 12, src);
+	put_be32(buf + 16, dst);
+	put_be16(buf + 10, csum_fold(csum_add(0, buf, 20)));
 }
 
 /* An IPv4 datagram carrying `proto`: lengths and header checksum checked; *payload and *plen
@@ -69,17 +69,17 @@ static int ipv4_parse(const uint8_t *buf, size_t len, uint8_t proto, uint32_t *s
 {
 	if (len < 20 || buf[0] >> 4 != 4)
 		return fail(why, "not an IPv4 datagram", -EINVAL);
-	size_t ihl = (size_t)(buf[0] & 15) * 4, total = iblib_get_be16(buf + 2);
+	size_t ihl = (size_t)(buf[0] & 15) * 4, total = get_be16(buf + 2);
 	if (ihl < 20 || total < ihl || total > len)
 		return fail(why, "IPv4 lengths inconsistent", -EINVAL);
 	if (csum_fold(csum_add(0, buf, ihl)) != 0)
 		return fail(why, "IPv4 header checksum wrong", -EBADMSG);
-	if (iblib_get_be16(buf + 6) & 0x3FFF)   /* a TCP fragment would fail its checksum too */
+	if (get_be16(buf + 6) & 0x3FFF)   /* a TCP fragment would fail its checksum too */
 		return fail(why, "IPv4 fragment (not reassembled here)", -EINVAL);
 	if (buf[9] != proto)
 		return fail(why, proto == 17 ? "not UDP" : "not TCP", -EPROTONOSUPPORT);
-	*src = iblib_get_be32(buf + 12);
-	*dst = iblib_get_be32(buf + 16);
+	*src = get_be32(buf + 12);
+	*dst = get_be32(buf + 16);
 	*payload = buf + ihl;
 	*plen = total - ihl;
 	return 0;
@@ -94,12 +94,12 @@ size_t udp_build(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst, uint16_t 
 	ipv4_build(buf, total, ip_id, false, 17, src, dst);
 	uint8_t *u = buf + 20;
 	memset(u, 0, 8);
-	iblib_put_be16(u, sport);
-	iblib_put_be16(u + 2, dport);
-	iblib_put_be16(u + 4, (uint16_t)(8 + len));
+	put_be16(u, sport);
+	put_be16(u + 2, dport);
+	put_be16(u + 4, (uint16_t)(8 + len));
 	memcpy(u + 8, data, len);
 	uint16_t c = csum_fold(csum_add(l4_pseudo(src, dst, 17, 8 + len), u, 8 + len));
-	iblib_put_be16(u + 6, c ? c : 0xFFFF);   /* RFC 768: 0 means "no checksum" */
+	put_be16(u + 6, c ? c : 0xFFFF);   /* RFC 768: 0 means "no checksum" */
 	return total;
 }
 
@@ -111,14 +111,14 @@ int udp_parse(const uint8_t *buf, size_t len, struct udp_dgram *u, const char **
 
 	if (rc)
 		return rc;
-	if (plen < 8 || iblib_get_be16(p + 4) < 8 || iblib_get_be16(p + 4) > plen)
+	if (plen < 8 || get_be16(p + 4) < 8 || get_be16(p + 4) > plen)
 		return fail(why, "UDP length inconsistent", -EINVAL);
-	size_t ulen = iblib_get_be16(p + 4);
-	if (iblib_get_be16(p + 6) != 0 &&
+	size_t ulen = get_be16(p + 4);
+	if (get_be16(p + 6) != 0 &&
 	    csum_fold(csum_add(l4_pseudo(u->src, u->dst, 17, ulen), p, ulen)) != 0)
 		return fail(why, "UDP checksum wrong", -EBADMSG);
-	u->sport = iblib_get_be16(p);
-	u->dport = iblib_get_be16(p + 2);
+	u->sport = get_be16(p);
+	u->dport = get_be16(p + 2);
 	u->data = p + 8;
 	u->len = ulen - 8;
 	return 0;
@@ -135,21 +135,21 @@ size_t tcp_build(uint8_t *buf, size_t cap, const struct tcp_seg *s, uint16_t ip_
 	ipv4_build(buf, total, ip_id, true, 6, s->src, s->dst);
 	uint8_t *t = buf + 20;
 	memset(t, 0, hl);
-	iblib_put_be16(t, s->sport);
-	iblib_put_be16(t + 2, s->dport);
-	iblib_put_be32(t + 4, s->seq);
-	iblib_put_be32(t + 8, s->ack);
+	put_be16(t, s->sport);
+	put_be16(t + 2, s->dport);
+	put_be32(t + 4, s->seq);
+	put_be32(t + 8, s->ack);
 	t[12] = (uint8_t)((hl / 4) << 4);
 	t[13] = s->flags;
-	iblib_put_be16(t + 14, s->window);
+	put_be16(t + 14, s->window);
 	if (s->mss) {
 		t[20] = 2;
 		t[21] = 4;
-		iblib_put_be16(t + 22, s->mss);
+		put_be16(t + 22, s->mss);
 	}
 	if (s->len)
 		memcpy(t + hl, s->data, s->len);
-	iblib_put_be16(t + 16, csum_fold(csum_add(l4_pseudo(s->src, s->dst, 6, hl + s->len), t, hl + s->len)));
+	put_be16(t + 16, csum_fold(csum_add(l4_pseudo(s->src, s->dst, 6, hl + s->len), t, hl + s->len)));
 	return total;
 }
 
@@ -166,12 +166,12 @@ int tcp_parse(const uint8_t *buf, size_t len, struct tcp_seg *s, const char **wh
 	if (csum_fold(csum_add(l4_pseudo(s->src, s->dst, 6, tlen), t, tlen)) != 0)
 		return fail(why, "TCP checksum wrong", -EBADMSG);
 	size_t hl = (size_t)(t[12] >> 4) * 4;
-	s->sport = iblib_get_be16(t);
-	s->dport = iblib_get_be16(t + 2);
-	s->seq = iblib_get_be32(t + 4);
-	s->ack = iblib_get_be32(t + 8);
+	s->sport = get_be16(t);
+	s->dport = get_be16(t + 2);
+	s->seq = get_be32(t + 4);
+	s->ack = get_be32(t + 8);
 	s->flags = t[13];
-	s->window = iblib_get_be16(t + 14);
+	s->window = get_be16(t + 14);
 	s->mss = 0;
 	for (size_t i = 20; i < hl;) {   /* options: only MSS is read */
 		if (t[i] == 0)
@@ -183,7 +183,7 @@ int tcp_parse(const uint8_t *buf, size_t len, struct tcp_seg *s, const char **wh
 		if (i + 1 >= hl || t[i + 1] < 2 || i + t[i + 1] > hl)
 			return fail(why, "TCP option runs past the header", -EINVAL);
 		if (t[i] == 2 && t[i + 1] == 4)
-			s->mss = iblib_get_be16(t + i + 2);
+			s->mss = get_be16(t + i + 2);
 		i += t[i + 1];
 	}
 	s->data = t + hl;
@@ -199,11 +199,11 @@ int tcp_parse(const uint8_t *buf, size_t len, struct tcp_seg *s, const char **wh
 size_t dhcp_ib_client_id(uint8_t out[20], uint64_t port_guid)
 {
 	out[0] = 0xFF;                     /* RFC 4361 §6.1: type 255 = IAID + DUID */
-	iblib_put_be32(out + 1, 0);        /* IAID */
-	iblib_put_be16(out + 5, 2);        /* DUID-EN (RFC 3315 §9.3) */
-	iblib_put_be32(out + 7, 0x000002C9);
+	put_be32(out + 1, 0);        /* IAID */
+	put_be16(out + 5, 2);        /* DUID-EN (RFC 3315 §9.3) */
+	put_be32(out + 7, 0x000002C9);
 	out[11] = 0;
-	iblib_put_be64(out + 12, port_guid);
+	put_be64(out + 12, port_guid);
 	return 20;
 }
 
@@ -218,11 +218,11 @@ size_t dhcp_build(uint8_t *buf, size_t cap, int msg_type, uint32_t xid, const ui
 	buf[0] = 1;                        /* BOOTREQUEST */
 	buf[1] = DHCP_HTYPE_INFINIBAND;
 	buf[2] = 0;                        /* RFC 4390 §2.1: hlen 0, chaddr zero */
-	iblib_put_be32(buf + 4, xid);
-	iblib_put_be16(buf + 10, DHCP_FLAG_BROADCAST);   /* RFC 4390 §2.2: the client cannot
+	put_be32(buf + 4, xid);
+	put_be16(buf + 10, DHCP_FLAG_BROADCAST);   /* RFC 4390 §2.2: the client cannot
 							   * take unicast before it has an address */
 	size_t o = DHCP_FIXED;
-	iblib_put_be32(buf + o, DHCP_MAGIC);
+	put_be32(buf + o, DHCP_MAGIC);
 	o += 4;
 	buf[o++] = 53; buf[o++] = 1; buf[o++] = (uint8_t)msg_type;
 	buf[o++] = 61; buf[o++] = (uint8_t)clid_len;
@@ -233,12 +233,12 @@ size_t dhcp_build(uint8_t *buf, size_t cap, int msg_type, uint32_t xid, const ui
 	o += sizeof prl;
 	if (requested_ip) {
 		buf[o++] = 50; buf[o++] = 4;
-		iblib_put_be32(buf + o, requested_ip);
+		put_be32(buf + o, requested_ip);
 		o += 4;
 	}
 	if (server_id) {
 		buf[o++] = 54; buf[o++] = 4;
-		iblib_put_be32(buf + o, server_id);
+		put_be32(buf + o, server_id);
 		o += 4;
 	}
 	buf[o++] = 255;
@@ -251,16 +251,16 @@ int dhcp_parse(const uint8_t *buf, size_t len, struct dhcp_msg *m, const char **
 	m->msg_type = -1;
 	if (len < DHCP_FIXED + 4)
 		return fail(why, "DHCP message shorter than 240 bytes", -EINVAL);
-	if (iblib_get_be32(buf + DHCP_FIXED) != DHCP_MAGIC)
+	if (get_be32(buf + DHCP_FIXED) != DHCP_MAGIC)
 		return fail(why, "DHCP magic cookie missing", -EINVAL);
 	m->op = buf[0];
 	m->htype = buf[1];
 	m->hlen = buf[2];
-	m->xid = iblib_get_be32(buf + 4);
-	m->flags = iblib_get_be16(buf + 10);
-	m->ciaddr = iblib_get_be32(buf + 12);
-	m->yiaddr = iblib_get_be32(buf + 16);
-	m->siaddr = iblib_get_be32(buf + 20);
+	m->xid = get_be32(buf + 4);
+	m->flags = get_be16(buf + 10);
+	m->ciaddr = get_be32(buf + 12);
+	m->yiaddr = get_be32(buf + 16);
+	m->siaddr = get_be32(buf + 20);
 	memcpy(m->file, buf + 108, 128);
 	m->file[128] = 0;
 	for (size_t i = DHCP_FIXED + 4; i < len;) {
@@ -277,8 +277,8 @@ int dhcp_parse(const uint8_t *buf, size_t len, struct dhcp_msg *m, const char **
 		size_t l = buf[i + 1];
 		switch (code) {
 		case 53: if (l == 1) m->msg_type = v[0]; break;
-		case 54: if (l == 4) m->server_id = iblib_get_be32(v); break;
-		case 1: if (l == 4) m->subnet_mask = iblib_get_be32(v); break;
+		case 54: if (l == 4) m->server_id = get_be32(v); break;
+		case 1: if (l == 4) m->subnet_mask = get_be32(v); break;
 		case 61:
 			memcpy(m->client_id, v, l < sizeof m->client_id ? l : sizeof m->client_id);
 			m->client_id_len = l < sizeof m->client_id ? l : sizeof m->client_id;
@@ -301,7 +301,7 @@ size_t tftp_build_rrq(uint8_t *buf, size_t cap, const char *file, unsigned blksi
 	size_t need = 2 + fl + 1 + (size_t)ol + 1;
 	if (ol < 0 || need > cap)
 		return 0;
-	iblib_put_be16(buf, TFTP_RRQ);
+	put_be16(buf, TFTP_RRQ);
 	memcpy(buf + 2, file, fl + 1);
 	memcpy(buf + 2 + fl + 1, opts, (size_t)ol + 1);
 	return need;
@@ -311,8 +311,8 @@ size_t tftp_build_ack(uint8_t *buf, size_t cap, uint16_t block)
 {
 	if (cap < 4)
 		return 0;
-	iblib_put_be16(buf, TFTP_ACK);
-	iblib_put_be16(buf + 2, block);
+	put_be16(buf, TFTP_ACK);
+	put_be16(buf + 2, block);
 	return 4;
 }
 
@@ -322,20 +322,20 @@ int tftp_parse(const uint8_t *buf, size_t len, struct tftp_msg *m, const char **
 	m->blksize = m->tsize = -1;
 	if (len < 2)
 		return fail(why, "TFTP message shorter than its opcode", -EINVAL);
-	m->opcode = iblib_get_be16(buf);
+	m->opcode = get_be16(buf);
 	switch (m->opcode) {
 	case TFTP_DATA:
 	case TFTP_ACK:
 		if (len < 4)
 			return fail(why, "TFTP DATA/ACK shorter than 4 bytes", -EINVAL);
-		m->block = iblib_get_be16(buf + 2);
+		m->block = get_be16(buf + 2);
 		m->data = buf + 4;
 		m->len = len - 4;
 		return 0;
 	case TFTP_ERROR: {
 		if (len < 5 || buf[len - 1] != 0)
 			return fail(why, "TFTP ERROR not NUL-terminated", -EINVAL);
-		m->error_code = iblib_get_be16(buf + 2);
+		m->error_code = get_be16(buf + 2);
 		snprintf(m->error_msg, sizeof m->error_msg, "%s", (const char *)buf + 4);
 		return 0;
 	}

@@ -99,8 +99,8 @@ static void smp(struct harness *h, uint8_t method, const uint8_t *data)
 				    .class_version = 1, .method = method, .class_specific = 0x0101,
 				    .tid = ++h->tid, .attr_id = IBLIB_SM_ATTR_PORT_INFO, .attr_mod = 0 };
 	iblib_mad_hdr_put(mad, &mh);
-	iblib_put_be16(mad + IBLIB_SMP_DR_SLID_OFF, 0xFFFF);
-	iblib_put_be16(mad + IBLIB_SMP_DR_DLID_OFF, 0xFFFF);
+	put_be16(mad + IBLIB_SMP_DR_SLID_OFF, 0xFFFF);
+	put_be16(mad + IBLIB_SMP_DR_DLID_OFF, 0xFFFF);
 	mad[IBLIB_SMP_INITIAL_PATH_OFF + 1] = 1;
 	if (data)
 		memcpy(mad + IBLIB_SMP_DATA_OFF, data, 64);
@@ -139,7 +139,7 @@ static int find_sa(struct harness *h, uint16_t attr, struct ud_pkt *p)
 {
 	for (int i = (int)h->nout - 1; i >= 0; i--) {
 		if (h_pkt(h, (unsigned)i, p) == 0 && p->dqpn == 1 && p->payload_len >= 56 &&
-		    p->payload[1] == 3 && iblib_get_be16(p->payload + 16) == attr)
+		    p->payload[1] == 3 && get_be16(p->payload + 16) == attr)
 			return i;
 	}
 	return -1;
@@ -158,23 +158,23 @@ static void answer_sa(struct harness *h, const struct ud_pkt *req, void (*fill)(
 
 static void fill_join(uint8_t *rec)
 {
-	iblib_put_be32(rec + 32, 0x00000B1B);
-	iblib_put_be16(rec + 36, 0xC000);
+	put_be32(rec + 32, 0x00000B1B);
+	put_be16(rec + 36, 0xC000);
 	rec[38] = 0x84;
 	rec[42] = 0x83;
 }
 
 static void fill_path(uint8_t *rec)
 {
-	iblib_put_be16(rec + 40, PEER_LID);
-	iblib_put_be16(rec + 42, SERVER_LID);
+	put_be16(rec + 40, PEER_LID);
+	put_be16(rec + 42, SERVER_LID);
 	rec[54] = 0x84;
 }
 
 static void peer_gid(uint8_t g[16])
 {
-	iblib_put_be64(g, 0xfe80000000000000ull);
-	iblib_put_be64(g + 8, PEER_GUID);
+	put_be64(g, 0xfe80000000000000ull);
+	put_be64(g + 8, PEER_GUID);
 }
 
 static void bring_up(struct harness *h)
@@ -291,7 +291,7 @@ TEST(node_answers_arp_after_path_query_then_unicasts)
 	CHECK_EQ(r.spa, SERVER_IP);
 	CHECK_EQ(r.tpa, PEER_IP);
 	CHECK_EQ(r.sha.qpn, 0x48);
-	CHECK_EQ(iblib_get_be64(r.sha.gid + 8), SERVER_GUID);
+	CHECK_EQ(get_be64(r.sha.gid + 8), SERVER_GUID);
 	CHECK(ipoib_hwaddr_equal(&r.tha, &a.sha));
 
 	/* Now unicast IPv4 to the peer goes straight out on the cached path. */
@@ -437,7 +437,7 @@ TEST(node_answers_perfmgt_on_qp1_and_counts_packets)
 	CHECK_EQ(p.qkey, UD_QP1_QKEY);
 	CHECK_EQ(p.payload[1], IBLIB_MCLASS_PERF);
 	CHECK_EQ(p.payload[3], IBLIB_METHOD_GET_RESP);
-	CHECK_EQ(iblib_get_be16(p.payload + 4), 0);
+	CHECK_EQ(get_be16(p.payload + 4), 0);
 	struct iblib_port_counters pc;
 	iblib_port_counters_get(p.payload + IBLIB_PERF_DATA_OFF, &pc);
 	CHECK(pc.rcv_pkts > 0);    /* the SMPs and the join answer bring_up() sent */

@@ -19,12 +19,12 @@ TEST(sa_join_request_layout)
 	CHECK_EQ(mad[1], 0x03);
 	CHECK_EQ(mad[2], 2);
 	CHECK_EQ(mad[3], 0x02);                      /* SubnAdmSet */
-	CHECK_EQ(iblib_get_be64(mad + 8), 0x1122334455667788ull);
-	CHECK_EQ(iblib_get_be16(mad + 16), 0x0038);
-	CHECK_EQ(iblib_get_be64(mad + 48), 0x10083);   /* MGID|PortGID|P_Key|JoinState */
+	CHECK_EQ(get_be64(mad + 8), 0x1122334455667788ull);
+	CHECK_EQ(get_be16(mad + 16), 0x0038);
+	CHECK_EQ(get_be64(mad + 48), 0x10083);   /* MGID|PortGID|P_Key|JoinState */
 	CHECK_MEM(mad + 56, mgid, 16);
 	CHECK_MEM(mad + 72, pgid, 16);
-	CHECK_EQ(iblib_get_be16(mad + 96), 0xffff);
+	CHECK_EQ(get_be16(mad + 96), 0xffff);
 	CHECK_EQ(mad[104] & 0x0f, 1);                /* JoinState: full member */
 }
 
@@ -36,8 +36,8 @@ TEST(sa_path_request_layout)
 	dgid[15] = 9;
 	sa_build_path_get(mad, 7, pgid, dgid, 0xffff);
 	CHECK_EQ(mad[3], 0x01);
-	CHECK_EQ(iblib_get_be16(mad + 16), 0x0035);
-	CHECK_EQ(iblib_get_be64(mad + 48), (1u << 2) | (1u << 3) | (1u << 12) | (1u << 13));
+	CHECK_EQ(get_be16(mad + 16), 0x0035);
+	CHECK_EQ(get_be64(mad + 48), (1u << 2) | (1u << 3) | (1u << 12) | (1u << 13));
 	CHECK_MEM(mad + 56 + 8, dgid, 16);
 	CHECK_MEM(mad + 56 + 24, pgid, 16);
 	CHECK_EQ(mad[56 + 49], 0x81);                /* Reversible, NumbPath 1 */
@@ -54,8 +54,8 @@ TEST(sa_response_parse_and_decode)
 	sa_build_mcmember_join(mad, 42, mgid, pgid, 0xffff);
 	/* What OpenSM answers (shared/reference/fabric-opensm.md §4). */
 	mad[3] = 0x81;
-	iblib_put_be32(mad + 56 + 32, 0x00000B1B);
-	iblib_put_be16(mad + 56 + 36, 0xC000);
+	put_be32(mad + 56 + 32, 0x00000B1B);
+	put_be16(mad + 56 + 36, 0xC000);
 	mad[56 + 38] = 0x84;
 	mad[56 + 42] = 0x83;
 	CHECK_EQ(sa_parse_response(mad, sizeof mad, &r, &why), 0);

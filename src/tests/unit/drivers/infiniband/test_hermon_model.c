@@ -415,8 +415,8 @@ TEST(hermon_model_sm_smp_answered_by_the_core_sma)
 	memset(mad, 0, sizeof(mad));
 	mad[0] = IBLIB_MAD_BASE_VERSION; mad[1] = IBLIB_MCLASS_SUBN_LID; mad[2] = 1;
 	mad[3] = IBLIB_METHOD_GET;
-	iblib_put_be64(mad + 8, 0x1234);
-	iblib_put_be16(mad + 16, IBLIB_SM_ATTR_NODE_INFO);
+	put_be64(mad + 8, 0x1234);
+	put_be16(mad + 16, IBLIB_SM_ATTR_NODE_INFO);
 	p.lrh.vl = IBLIB_VL15;
 	p.lrh.dlid = 0x11;
 	p.lrh.slid = 1;
@@ -437,7 +437,7 @@ TEST(hermon_model_sm_smp_answered_by_the_core_sma)
 	CHECK_EQ(out.bth.dest_qp, 0);
 	CHECK_EQ(out.deth.src_qp, 0);
 	CHECK_EQ(r.last[out.payload_off + 3], IBLIB_METHOD_GET_RESP);
-	CHECK_EQ(iblib_get_be64(r.last + out.payload_off + 8), 0x1234);
+	CHECK_EQ(get_be64(r.last + out.payload_off + 8), 0x1234);
 	CHECK_EQ(iblib_smp_status(r.last + out.payload_off), 0);
 	/* The answer also crossed the cable to port 2, which is not LID 1: its only refusal. */
 	CHECK_EQ(hcasim_refused_count(r.sim), 1);

@@ -97,7 +97,7 @@ TEST(ib_port1_active_port2_down_after_register)
 	CHECK_MEM(p1->gid.raw, gid.raw, 16);
 	CHECK_EQ(p2->attr.state, IB_PORT_DOWN);
 	CHECK(ib_active_port() == p1);
-	CHECK_EQ(iblib_get_be64(f->dev.node_guid), 0x0002c90300001000ull);
+	CHECK_EQ(get_be64(f->dev.node_guid), 0x0002c90300001000ull);
 	CHECK(test_console_has("fake0 port 1: ACTIVE, LID 0x0011, SM LID 0x0001, 4X QDR (40 Gb/s) "
 			       "(1000 ms after start)"));
 	fx_teardown(f);
@@ -283,7 +283,7 @@ TEST(ib_sa_join_takes_qkey_mlid_mtu_from_the_reply)
 	/* What went to the SA: Set(MCMemberRecord), mask MGID|PortGID|P_Key|JoinState, full member. */
 	CHECK_EQ(f->last_sa_request[3], IBLIB_METHOD_SET);
 	CHECK_EQ(iblib_mad_attr_id(f->last_sa_request), IBLIB_SA_ATTR_MCMEMBER_RECORD);
-	CHECK_EQ(iblib_get_be64(f->last_sa_request + IBLIB_SA_COMP_MASK_OFF), 0x10083);
+	CHECK_EQ(get_be64(f->last_sa_request + IBLIB_SA_COMP_MASK_OFF), 0x10083);
 	iblib_mcmember_record_get(f->last_sa_request + IBLIB_SA_DATA_OFF, &req);
 	CHECK_MEM(req.mgid.raw, mgid.raw, 16);
 	CHECK_MEM(req.port_gid.raw, f->dev.port[0].gid.raw, 16);
@@ -378,7 +378,7 @@ TEST(ib_mad_unmatched_tid_is_dropped)
 
 	if (!f)
 		return;
-	iblib_put_be64(mad + 8, 0xdeadbeef);
+	put_be64(mad + 8, 0xdeadbeef);
 	CHECK_EQ(fake_ibdev_inject(f, &to, 1, 1, NULL, mad, sizeof(mad)), 0);
 	mad[0] = 7;   /* bad base version */
 	CHECK_EQ(fake_ibdev_inject(f, &to, 1, 1, NULL, mad, sizeof(mad)), 0);
@@ -737,7 +737,7 @@ TEST(ib_sma_answers_the_sm_through_the_mad_op)
 	CHECK_EQ(smacap.av.lid, 1);
 	CHECK_EQ(smacap.av.qpn, 0);
 	CHECK_EQ(smacap.mad[3], IBLIB_METHOD_GET_RESP);
-	CHECK_EQ(iblib_get_be64(smacap.mad + 8), 0x5a5a);
+	CHECK_EQ(get_be64(smacap.mad + 8), 0x5a5a);
 	CHECK_EQ(iblib_portinfo_lid(iblib_smp_data(smacap.mad)), 0x11);
 	CHECK_EQ(st->answered, 1);
 	/* SMInfo: a CA runs no SM - answered "unsupported" by the agent, the firmware not asked */
@@ -778,8 +778,8 @@ TEST(ib_sma_directed_route_sets_d_and_steps_the_hop_pointer_back)
 	smp_init(mad, IBLIB_MCLASS_SUBN_DR, IBLIB_METHOD_GET, IBLIB_SM_ATTR_NODE_INFO, 0);
 	mad[6] = 2;
 	mad[7] = 2;
-	iblib_put_be16(mad + IBLIB_SMP_DR_SLID_OFF, IB_LID_PERMISSIVE);
-	iblib_put_be16(mad + IBLIB_SMP_DR_DLID_OFF, IB_LID_PERMISSIVE);
+	put_be16(mad + IBLIB_SMP_DR_SLID_OFF, IB_LID_PERMISSIVE);
+	put_be16(mad + IBLIB_SMP_DR_DLID_OFF, IB_LID_PERMISSIVE);
 	mad[IBLIB_SMP_INITIAL_PATH_OFF + 1] = 3;
 	mad[IBLIB_SMP_INITIAL_PATH_OFF + 2] = 7;
 	CHECK_EQ(smp_inject(f, mad, IB_LID_PERMISSIVE), 0);
@@ -791,7 +791,7 @@ TEST(ib_sma_directed_route_sets_d_and_steps_the_hop_pointer_back)
 	CHECK_EQ(iblib_smp_status(smacap.mad), 0);
 	CHECK_EQ(iblib_smp_dr_hop_ptr(smacap.mad), 2);         /* C14-13:1: back to hop count */
 	CHECK_EQ(smacap.mad[IBLIB_SMP_RETURN_PATH_OFF + 2], 1); /* we received it on port 1 */
-	CHECK_EQ(iblib_get_be64(iblib_smp_data(smacap.mad) + 12), 0x0002c90300001000ull);
+	CHECK_EQ(get_be64(iblib_smp_data(smacap.mad) + 12), 0x0002c90300001000ull);
 	/* a hop pointer that does not end here (C14-9:5), or a returning SMP: dropped */
 	mad[6] = 1;
 	CHECK_EQ(smp_inject(f, mad, IB_LID_PERMISSIVE), 0);

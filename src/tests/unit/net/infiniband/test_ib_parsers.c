@@ -20,8 +20,8 @@ static void sa_resp(uint8_t *mad, uint8_t method, uint16_t attr, uint16_t status
 	mad[1] = IBLIB_MCLASS_SUBN_ADM;
 	mad[2] = IBLIB_SA_CLASS_VERSION;
 	mad[3] = method;
-	iblib_put_be16(mad + 4, status);
-	iblib_put_be16(mad + 16, attr);
+	put_be16(mad + 4, status);
+	put_be16(mad + 16, attr);
 }
 
 static void good_path(uint8_t *mad)
@@ -63,14 +63,14 @@ TEST(sa_path_response_parser)
 	CHECK_EQ(ib_sa_parse_path_response(mad, sizeof(mad), &dgid, &p, &why), -EINVAL);
 	CHECK_STR(why, "not a response");
 	good_path(mad);
-	iblib_put_be16(mad + 16, IBLIB_SA_ATTR_MCMEMBER_RECORD);
+	put_be16(mad + 16, IBLIB_SA_ATTR_MCMEMBER_RECORD);
 	CHECK_EQ(ib_sa_parse_path_response(mad, sizeof(mad), &dgid, &p, &why), -EINVAL);
 	CHECK_STR(why, "unexpected SA attribute");
 	good_path(mad);
-	iblib_put_be16(mad + 4, IBLIB_SA_STATUS_NO_RECORDS);
+	put_be16(mad + 4, IBLIB_SA_STATUS_NO_RECORDS);
 	CHECK_EQ(ib_sa_parse_path_response(mad, sizeof(mad), &dgid, &p, &why), -ENOENT);
 	CHECK_STR(why, "no records");
-	iblib_put_be16(mad + 4, IBLIB_MAD_STATUS_BUSY);
+	put_be16(mad + 4, IBLIB_MAD_STATUS_BUSY);
 	CHECK_EQ(ib_sa_parse_path_response(mad, sizeof(mad), &dgid, &p, &why), -EIO);
 	CHECK_STR(why, "SA busy");
 	good_path(mad);
@@ -130,13 +130,13 @@ TEST(smp_local_response_checks)
 {
 	uint8_t r[IB_MAD_SIZE] = { 1, IBLIB_MCLASS_SUBN_LID, 1, IBLIB_METHOD_GET_RESP };
 
-	iblib_put_be16(r + 16, IBLIB_SM_ATTR_PORT_INFO);
+	put_be16(r + 16, IBLIB_SM_ATTR_PORT_INFO);
 	CHECK_EQ(ib_smp_check_response(r, sizeof(r), IBLIB_SM_ATTR_PORT_INFO), 0);
 	CHECK_EQ(ib_smp_check_response(r, 100, IBLIB_SM_ATTR_PORT_INFO), -EINVAL);
 	CHECK_EQ(ib_smp_check_response(r, sizeof(r), IBLIB_SM_ATTR_NODE_INFO), -EINVAL);
-	iblib_put_be16(r + 4, IBLIB_MAD_STATUS_UNSUP_METHOD_ATTR);
+	put_be16(r + 4, IBLIB_MAD_STATUS_UNSUP_METHOD_ATTR);
 	CHECK_EQ(ib_smp_check_response(r, sizeof(r), IBLIB_SM_ATTR_PORT_INFO), -EIO);
-	iblib_put_be16(r + 4, 0);
+	put_be16(r + 4, 0);
 	r[3] = IBLIB_METHOD_GET;
 	CHECK_EQ(ib_smp_check_response(r, sizeof(r), IBLIB_SM_ATTR_PORT_INFO), -EINVAL);
 }
@@ -166,7 +166,7 @@ TEST(smp_snoop_client_reregister_triggers_rejoin)
 	(void)ib_sa_join(&f->dev.port[0], &mgid, NULL, rejoin_cb, &log);
 	ib_poll();
 	CHECK_EQ(log.calls, 1);
-	iblib_put_be16(smp + 16, IBLIB_SM_ATTR_PORT_INFO);
+	put_be16(smp + 16, IBLIB_SM_ATTR_PORT_INFO);
 	iblib_portinfo_set_lid(pi, 0x11);
 	iblib_portinfo_set_master_sm_lid(pi, 1);
 	CHECK_EQ(ib_smp_snoop(&f->dev, 1, smp, sizeof(smp)), 0);   /* nothing changed */

@@ -86,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		iblib_put_icrc(pkt + len, icrc);
 		len += 4;
 	}
-	iblib_put_be16(pkt + 4, (uint16_t)((iblib_get_be16(pkt + 4) & 0xf800) | (len / 4)));
+	put_be16(pkt + 4, (uint16_t)((get_be16(pkt + 4) & 0xf800) | (len / 4)));
 	if ((pkt[1] & 3) >= 2)   /* PktLen is inside the ICRC: recompute it over the final header */
 		iblib_put_icrc(pkt + len - 4, iblib_icrc(pkt, len - 4, NULL));
 	iblib_put_vcrc(pkt + len, iblib_vcrc(pkt, len));

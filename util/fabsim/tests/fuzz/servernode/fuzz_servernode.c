@@ -63,8 +63,8 @@ static void smp_portinfo(uint8_t method, uint16_t lid, unsigned state)
 				   .class_version = 1, .method = method, .class_specific = 0x0101,
 				   .tid = now, .attr_id = IBLIB_SM_ATTR_PORT_INFO };
 	iblib_mad_hdr_put(mad, &h);
-	iblib_put_be16(mad + IBLIB_SMP_DR_SLID_OFF, 0xFFFF);
-	iblib_put_be16(mad + IBLIB_SMP_DR_DLID_OFF, 0xFFFF);
+	put_be16(mad + IBLIB_SMP_DR_SLID_OFF, 0xFFFF);
+	put_be16(mad + IBLIB_SMP_DR_DLID_OFF, 0xFFFF);
 	mad[IBLIB_SMP_INITIAL_PATH_OFF + 1] = 1;
 	if (method == IBLIB_METHOD_SET) {
 		/* Start from what the SMA reports (the last Get's response). */
@@ -106,8 +106,8 @@ static void bring_up(void)
 	uint8_t mad[256];
 	memcpy(mad, req.payload, 256);
 	mad[3] = IBLIB_METHOD_GET_RESP;
-	iblib_put_be32(mad + 56 + 32, 0xB1B);
-	iblib_put_be16(mad + 56 + 36, 0xC000);
+	put_be32(mad + 56 + 32, 0xB1B);
+	put_be16(mad + 56 + 36, 0xC000);
 	struct ud_pkt p = { .dlid = 5, .slid = 1, .pkey = 0xFFFF, .dqpn = 1, .sqpn = 1,
 			    .qkey = UD_QP1_QKEY, .payload = mad, .payload_len = sizeof mad };
 	inject(&p);

@@ -91,8 +91,8 @@ int main(int argc, char **argv)
 				    .class_specific = 0x0102, .tid = 0x1234, .attr_id = IBLIB_SM_ATTR_NODE_INFO };
 	memset(mad, 0, sizeof(mad));
 	iblib_mad_hdr_put(mad, &mh);
-	iblib_put_be16(mad + IBLIB_SMP_DR_SLID_OFF, 0xFFFF);
-	iblib_put_be16(mad + IBLIB_SMP_DR_DLID_OFF, 0xFFFF);
+	put_be16(mad + IBLIB_SMP_DR_SLID_OFF, 0xFFFF);
+	put_be16(mad + IBLIB_SMP_DR_DLID_OFF, 0xFFFF);
 	mad[IBLIB_SMP_INITIAL_PATH_OFF + 1] = 1;
 	mad[IBLIB_SMP_INITIAL_PATH_OFF + 2] = 3;
 	rc |= write_pkt(buf, mad_pkt(buf, 0xFFFF, 0xFFFF, 0, mad), 3);

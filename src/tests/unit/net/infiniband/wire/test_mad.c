@@ -68,7 +68,7 @@ TEST(mad_response_methods_and_d_bit)
 	req[70] = 0x5A;
 	iblib_mad_make_response(resp, req, IBLIB_MAD_STATUS_INVALID_FIELD);
 	CHECK_EQ(resp[3], IBLIB_METHOD_GET_RESP);
-	CHECK_EQ(iblib_get_be16(resp + 4), 0x001C);
+	CHECK_EQ(get_be16(resp + 4), 0x001C);
 	CHECK_EQ(resp[70], 0x5A);
 	CHECK_MEM(resp + 8, req + 8, 8);  /* same TID */
 
@@ -76,7 +76,7 @@ TEST(mad_response_methods_and_d_bit)
 	iblib_mad_make_response(resp, req, IBLIB_MAD_STATUS_UNSUP_METHOD_ATTR);
 	CHECK(iblib_smp_dr_d(resp));
 	CHECK_EQ(iblib_smp_status(resp), 0x000C);
-	CHECK_EQ(iblib_get_be16(resp + 4), 0x800C);
+	CHECK_EQ(get_be16(resp + 4), 0x800C);
 
 	req[3] = IBLIB_METHOD_TRAP;
 	iblib_mad_make_response(resp, req, 0);
@@ -99,8 +99,8 @@ TEST(dr_path_out_and_back)
 	unsigned out;
 
 	make_smp(mad, IBLIB_MCLASS_SUBN_DR, IBLIB_METHOD_GET, IBLIB_SM_ATTR_NODE_INFO, 0);
-	iblib_put_be16(mad + IBLIB_SMP_DR_SLID_OFF, 0xFFFF);
-	iblib_put_be16(mad + IBLIB_SMP_DR_DLID_OFF, 0xFFFF);
+	put_be16(mad + IBLIB_SMP_DR_SLID_OFF, 0xFFFF);
+	put_be16(mad + IBLIB_SMP_DR_DLID_OFF, 0xFFFF);
 	mad[7] = 2;                                  /* hop count */
 	mad[IBLIB_SMP_INITIAL_PATH_OFF + 1] = 1;     /* leave the SM's CA by its port 1 */
 	mad[IBLIB_SMP_INITIAL_PATH_OFF + 2] = 3;     /* leave the switch by port 3 */
@@ -136,8 +136,8 @@ TEST(dr_path_switch_answers_and_errors)
 	unsigned out;
 
 	make_smp(mad, IBLIB_MCLASS_SUBN_DR, IBLIB_METHOD_GET, IBLIB_SM_ATTR_SWITCH_INFO, 0);
-	iblib_put_be16(mad + IBLIB_SMP_DR_SLID_OFF, 0xFFFF);
-	iblib_put_be16(mad + IBLIB_SMP_DR_DLID_OFF, 0xFFFF);
+	put_be16(mad + IBLIB_SMP_DR_SLID_OFF, 0xFFFF);
+	put_be16(mad + IBLIB_SMP_DR_DLID_OFF, 0xFFFF);
 	mad[7] = 1;
 	mad[6] = 1;  /* as the SM's node sent it */
 	memcpy(copy, mad, sizeof(mad));
@@ -175,7 +175,7 @@ TEST(dr_path_switch_answers_and_errors)
 	CHECK_EQ(iblib_smp_dr_recv(mad, false, 1, 2, &out), IBLIB_E_DR_PATH);
 	/* local (hop count 0) */
 	make_smp(mad, IBLIB_MCLASS_SUBN_DR, IBLIB_METHOD_GET, IBLIB_SM_ATTR_NODE_INFO, 0);
-	iblib_put_be16(mad + IBLIB_SMP_DR_DLID_OFF, 0xFFFF);
+	put_be16(mad + IBLIB_SMP_DR_DLID_OFF, 0xFFFF);
 	CHECK_EQ(iblib_smp_dr_recv(mad, false, 0, 2, &out), IBLIB_DR_LOCAL);
 	iblib_mad_make_response(mad, mad, 0);
 	CHECK_EQ(iblib_smp_dr_respond(mad, false, 2, &out), IBLIB_DR_LOCAL);
@@ -211,13 +211,13 @@ TEST(mcmember_record_layout)
 	CHECK_EQ(buf[2], 0x40);
 	CHECK_EQ(buf[3], 0x1B);
 	CHECK_EQ(buf[16], 0xFE);
-	CHECK_EQ(iblib_get_be32(buf + 32), 0xB1B);
-	CHECK_EQ(iblib_get_be16(buf + 36), 0xC000);
+	CHECK_EQ(get_be32(buf + 32), 0xB1B);
+	CHECK_EQ(get_be16(buf + 36), 0xC000);
 	CHECK_EQ(buf[38], 0x84);
-	CHECK_EQ(iblib_get_be16(buf + 40), 0xFFFF);
+	CHECK_EQ(get_be16(buf + 40), 0xFFFF);
 	CHECK_EQ(buf[42], 0x83);
 	CHECK_EQ(buf[43], 0x92);
-	CHECK_EQ(iblib_get_be32(buf + 44), 0xABCDEF11u);
+	CHECK_EQ(get_be32(buf + 44), 0xABCDEF11u);
 	CHECK_EQ(buf[48], 0x21);
 	CHECK_EQ(buf[49], 0x80);
 	iblib_mcmember_record_get(buf, &g);
@@ -263,12 +263,12 @@ TEST(path_record_layout)
 	CHECK_EQ(buf[8], 0xFE);
 	CHECK_EQ(buf[23], 0x03);
 	CHECK_EQ(buf[39], 0x01);
-	CHECK_EQ(iblib_get_be16(buf + 40), 4);
-	CHECK_EQ(iblib_get_be16(buf + 42), 3);
-	CHECK_EQ(iblib_get_be32(buf + 44), 0x81234567u);
+	CHECK_EQ(get_be16(buf + 40), 4);
+	CHECK_EQ(get_be16(buf + 42), 3);
+	CHECK_EQ(get_be32(buf + 44), 0x81234567u);
 	CHECK_EQ(buf[48], 0x89);
 	CHECK_EQ(buf[49], 0xFF);
-	CHECK_EQ(iblib_get_be16(buf + 52), 0xABC5);
+	CHECK_EQ(get_be16(buf + 52), 0xABC5);
 	CHECK_EQ(buf[54], 0x84);
 	CHECK_EQ(buf[55], 0x83);
 	CHECK_EQ(buf[56], 0x92);
@@ -296,11 +296,11 @@ TEST(sa_header_layout)
 	iblib_sa_hdr_put(mad, &h);
 	CHECK_EQ(mad[24], 1);
 	CHECK_EQ(mad[26], 0xFF);
-	CHECK_EQ(iblib_get_be32(mad + 28), 1);
-	CHECK_EQ(iblib_get_be32(mad + 32), 200);
-	CHECK_EQ(iblib_get_be64(mad + 36), 1);
-	CHECK_EQ(iblib_get_be16(mad + 44), 8);
-	CHECK_EQ(iblib_get_be64(mad + 48), 0x10083);
+	CHECK_EQ(get_be32(mad + 28), 1);
+	CHECK_EQ(get_be32(mad + 32), 200);
+	CHECK_EQ(get_be64(mad + 36), 1);
+	CHECK_EQ(get_be16(mad + 44), 8);
+	CHECK_EQ(get_be64(mad + 48), 0x10083);
 	iblib_sa_hdr_get(mad, &g);
 	CHECK_EQ(g.rmpp_flags, 7);
 	CHECK_EQ(g.rmpp_resp_time, 0x1F);
@@ -321,11 +321,11 @@ TEST(class_port_info_sminfo_counters)
 					  .excessive_buffer_overrun = 4 }, pg;
 
 	iblib_class_port_info_put(buf, &c);
-	CHECK_EQ(iblib_get_be16(buf + 2), 0x2602);
-	CHECK_EQ(iblib_get_be32(buf + 4), 0xB5E8u << 5 | 0x10);
-	CHECK_EQ(iblib_get_be16(buf + 60), 1);
+	CHECK_EQ(get_be16(buf + 2), 0x2602);
+	CHECK_EQ(get_be32(buf + 4), 0xB5E8u << 5 | 0x10);
+	CHECK_EQ(get_be16(buf + 60), 1);
 	CHECK_EQ(buf[64], 0xFF);
-	CHECK_EQ(iblib_get_be24(buf + 33), 0xABCDEF);
+	CHECK_EQ(get_be24(buf + 33), 0xABCDEF);
 	iblib_class_port_info_get(buf, &cg);
 	CHECK_EQ(cg.cap_mask2, 0xB5E8);
 	CHECK_EQ(cg.resp_time_value, 0x10);
@@ -333,15 +333,15 @@ TEST(class_port_info_sminfo_counters)
 
 	iblib_sminfo_put(buf, &s);
 	CHECK_EQ(buf[20], 0x03);
-	CHECK_EQ(iblib_get_be32(buf + 16), 82);
+	CHECK_EQ(get_be32(buf + 16), 82);
 	iblib_sminfo_get(buf, &sg);
 	CHECK_EQ(sg.guid, s.guid);
 	CHECK_EQ(sg.state, 3);
 
 	iblib_port_counters_put(buf, &pc);
 	CHECK_EQ(buf[1], 1);
-	CHECK_EQ(iblib_get_be32(buf + 24), 0x11223344);
-	CHECK_EQ(iblib_get_be32(buf + 36), 7);
+	CHECK_EQ(get_be32(buf + 24), 0x11223344);
+	CHECK_EQ(get_be32(buf + 36), 7);
 	CHECK_EQ(buf[19], 0x34);
 	iblib_port_counters_get(buf, &pg);
 	CHECK_EQ(pg.xmit_data, 0x11223344);

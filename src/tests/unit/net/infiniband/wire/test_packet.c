@@ -156,8 +156,8 @@ TEST(ud_build_global_icrc_known_value)
 	int n = iblib_ud_build(buf, sizeof(buf), &lrh, &grh, &bth, &deth, payload8, 8);
 	CHECK_EQ(n, 8 + 40 + 12 + 8 + 8 + 4 + 2);
 	CHECK_EQ(buf[1] & 3, IBLIB_LNH_IBA_GLOBAL);
-	CHECK_EQ(iblib_get_be16(buf + 4), 20);          /* PktLen */
-	CHECK_EQ(iblib_get_be16(buf + 8 + 4), 32);      /* GRH PayLen */
+	CHECK_EQ(get_be16(buf + 4), 20);          /* PktLen */
+	CHECK_EQ(get_be16(buf + 8 + 4), 32);      /* GRH PayLen */
 	CHECK_EQ(buf[8 + 6], 0x1B);
 	CHECK_EQ(iblib_get_icrc(buf + n - 6), 0xc2074c87u);  /* independent zlib value */
 	CHECK_EQ(iblib_pkt_parse(buf, (size_t)n, &p, 0), 0);
@@ -416,7 +416,7 @@ TEST(seal_matches_build)
 	const size_t hdr = sizeof(ud_local_expected) - 6;
 
 	memcpy(buf, ud_local_expected, hdr);
-	iblib_put_be16(buf + 4, 0);  /* PktLen left for the hardware */
+	put_be16(buf + 4, 0);  /* PktLen left for the hardware */
 	CHECK_EQ(iblib_pkt_seal(buf, hdr, sizeof(buf)), sizeof(ud_local_expected));
 	CHECK_MEM(buf, ud_local_expected, sizeof(ud_local_expected));
 	CHECK_EQ(iblib_pkt_seal(buf, hdr - 1, sizeof(buf)), IBLIB_E_PAD);
