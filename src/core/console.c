@@ -28,17 +28,6 @@ int kvprintf(const char *fmt, va_list ap)
 	return kvformat(console_sink, NULL, fmt, ap);
 }
 
-int kprintf(const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = kvprintf(fmt, ap);
-	va_end(ap);
-	return n;
-}
-
 /* Set once the console's input has ended (EOF on a pipe): no later prompt can be answered. */
 static bool input_closed;
 

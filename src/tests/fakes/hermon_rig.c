@@ -33,7 +33,7 @@ void rig_set_quiet(bool q) { quiet = q; }
 int kvprintf(const char *fmt, va_list ap)
 {
 	char line[1024];
-	int n = vsnprintf(line, sizeof(line), fmt, ap);
+	int n = kvsnprintf(line, sizeof(line), fmt, ap);
 	size_t len = strlen(line);
 
 	if (loglen + len + 1 < sizeof(logbuf)) {
@@ -45,30 +45,9 @@ int kvprintf(const char *fmt, va_list ap)
 	return n;
 }
 
-int kprintf(const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = kvprintf(fmt, ap);
-	va_end(ap);
-	return n;
-}
-
+/* kprintf and ksnprintf are the library's (src/core/fmt.c), over the kvprintf above. */
 void kputs(const char *s) { kprintf("%s", s); }
 void kputc(char c) { kprintf("%c", c); }
-
-int ksnprintf(char *buf, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-	return n;
-}
 
 const char *ib_strerror(int err)
 {

@@ -33,22 +33,6 @@ uint64_t clock_us(void)
 	return test_now_ms * 1000;
 }
 
-int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
-{
-	return vsnprintf(buf, size, fmt, ap);
-}
-
-int ksnprintf(char *buf, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-	return n;
-}
-
 void kputs(const char *s)
 {
 	size_t n = strlen(s);
@@ -72,22 +56,13 @@ void kputc(char c)
 int kvprintf(const char *fmt, va_list ap)
 {
 	char line[1024];
-	int n = vsnprintf(line, sizeof(line), fmt, ap);
+	int n = kvsnprintf(line, sizeof(line), fmt, ap);
 
 	kputs(line);
 	return n;
 }
 
-int kprintf(const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = kvprintf(fmt, ap);
-	va_end(ap);
-	return n;
-}
+/* kprintf, ksnprintf and kvsnprintf are the library's (src/core/fmt.c), over the kvprintf above. */
 
 const char *test_console(void)
 {
