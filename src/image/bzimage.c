@@ -62,59 +62,45 @@ static void wr32(uint8_t *p, uint32_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static char why_buf[160];
-
-static int fail(const char **why, int rc, const char *fmt, ...) __printf(3, 4);
-static int fail(const char **why, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	kvsnprintf(why_buf, sizeof(why_buf), fmt, ap);
-	va_end(ap);
-	if (why)
-		*why = why_buf;
-	return rc;
-}
 
 int bzimage_parse(const uint8_t *d, size_t len, struct bzimage_info *o, const char **why)
 {
 	memset(o, 0, sizeof(*o));
 	if (len < HDR_VERSION + 2)
-		return fail(why, -EINVAL, "bzImage: file of %zu bytes is too short for a setup header",
+		return image_fail(why, -EINVAL, "bzImage: file of %zu bytes is too short for a setup header",
 			    len);
 	if (rd32(d + HDR_MAGIC) != HDR_MAGIC_VALUE)
-		return fail(why, -EINVAL, "bzImage: no \"HdrS\" magic at 0x202 (not a Linux kernel)");
+		return image_fail(why, -EINVAL, "bzImage: no \"HdrS\" magic at 0x202 (not a Linux kernel)");
 	if (rd16(d + HDR_BOOT_FLAG) != BOOT_FLAG_VALUE)
-		return fail(why, -EINVAL, "bzImage: boot_flag at 0x1fe is %#x, not 0xaa55",
+		return image_fail(why, -EINVAL, "bzImage: boot_flag at 0x1fe is %#x, not 0xaa55",
 			    rd16(d + HDR_BOOT_FLAG));
 	o->version = rd16(d + HDR_VERSION);
 	if (o->version < 0x020c)
-		return fail(why, -ENOTSUP,
+		return image_fail(why, -ENOTSUP,
 			    "bzImage: protocol %u.%02u too old for a 64-bit entry (need ≥ 2.12)",
 			    o->version >> 8, o->version & 0xff);
 	o->header_end = 0x202 + (size_t)d[HDR_JUMP_LEN];
 	if (o->header_end < HDR_MIN_END)
-		return fail(why, -EINVAL, "bzImage: setup header ends at %#zx, before init_size "
+		return image_fail(why, -EINVAL, "bzImage: setup header ends at %#zx, before init_size "
 			    "(0x260) that protocol %u.%02u has", o->header_end, o->version >> 8,
 			    o->version & 0xff);
 	o->setup_sects = d[HDR_SETUP_SECTS] ? d[HDR_SETUP_SECTS] : 4;   /* 0 means 4 */
 	o->setup_len = ((size_t)o->setup_sects + 1) * 512;
 	if (o->header_end > o->setup_len || o->setup_len >= len)
-		return fail(why, -EINVAL, "bzImage: setup of %u sectors (%zu bytes, header to %#zx) "
+		return image_fail(why, -EINVAL, "bzImage: setup of %u sectors (%zu bytes, header to %#zx) "
 			    "does not fit a %zu-byte file", o->setup_sects, o->setup_len,
 			    o->header_end, len);
 	o->kernel_len = len - o->setup_len;
 	if (o->kernel_len <= ENTRY_64_OFFSET)
-		return fail(why, -EINVAL, "bzImage: protected-mode kernel of %zu bytes has no "
+		return image_fail(why, -EINVAL, "bzImage: protected-mode kernel of %zu bytes has no "
 			    "64-bit entry at +0x200", o->kernel_len);
 	o->loadflags = d[HDR_LOADFLAGS];
 	if (!(o->loadflags & LOADED_HIGH))
-		return fail(why, -ENOTSUP, "bzImage: a zImage (LOADED_HIGH clear) cannot be loaded "
+		return image_fail(why, -ENOTSUP, "bzImage: a zImage (LOADED_HIGH clear) cannot be loaded "
 			    "high; need a bzImage");
 	o->xloadflags = rd16(d + HDR_XLOADFLAGS);
 	if (!(o->xloadflags & BZ_XLF_KERNEL_64))
-		return fail(why, -ENOTSUP, "bzImage: no 64-bit entry (XLF_KERNEL_64 clear): a "
+		return image_fail(why, -ENOTSUP, "bzImage: no 64-bit entry (XLF_KERNEL_64 clear): a "
 			    "32-bit kernel, which ibboot cannot enter from long mode");
 	o->code32_start = rd32(d + HDR_CODE32_START);
 	o->initrd_addr_max = rd32(d + HDR_INITRD_ADDR_MAX);
@@ -127,20 +113,20 @@ int bzimage_parse(const uint8_t *d, size_t len, struct bzimage_info *o, const ch
 	o->init_size = rd32(d + HDR_INIT_SIZE);
 	if (o->relocatable) {
 		if (!IS_POW2(o->kernel_alignment) || o->kernel_alignment > GiB(1))
-			return fail(why, -EINVAL, "bzImage: kernel_alignment %#x is not a power of "
+			return image_fail(why, -EINVAL, "bzImage: kernel_alignment %#x is not a power of "
 				    "two up to 1 GiB", o->kernel_alignment);
 		if (o->min_alignment > 30 || (1u << o->min_alignment) > o->kernel_alignment)
-			return fail(why, -EINVAL, "bzImage: min_alignment 2^%u is above "
+			return image_fail(why, -EINVAL, "bzImage: min_alignment 2^%u is above "
 				    "kernel_alignment %#x", o->min_alignment, o->kernel_alignment);
 	} else if (o->pref_address & 0xfff) {
-		return fail(why, -EINVAL, "bzImage: pref_address %#llx is not page-aligned",
+		return image_fail(why, -EINVAL, "bzImage: pref_address %#llx is not page-aligned",
 			    (unsigned long long)o->pref_address);
 	}
 	if (o->init_size == 0 || o->init_size > GiB(1))
-		return fail(why, -EINVAL, "bzImage: init_size %#x is not between 1 byte and 1 GiB",
+		return image_fail(why, -EINVAL, "bzImage: init_size %#x is not between 1 byte and 1 GiB",
 			    o->init_size);
 	if (o->cmdline_size == 0)
-		return fail(why, -EINVAL, "bzImage: cmdline_size is 0");
+		return image_fail(why, -EINVAL, "bzImage: cmdline_size is 0");
 	return 0;
 }
 

@@ -8,6 +8,21 @@
 
 static struct image *images;
 
+/* The parsers' reason for a refusal: one buffer, read by the caller before the next parse. */
+static char why_buf[160];
+
+int image_fail(const char **why, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	kvsnprintf(why_buf, sizeof(why_buf), fmt, ap);
+	va_end(ap);
+	if (why)
+		*why = why_buf;
+	return rc;
+}
+
 static bool name_ok(const char *name)
 {
 	size_t n = strlen(name);

@@ -34,20 +34,6 @@ static uint16_t rd16(const uint8_t *p)
 	return (uint16_t)(p[0] | p[1] << 8);
 }
 
-static char why_buf[160];
-
-static int fail(const char **why, int rc, const char *fmt, ...) __printf(3, 4);
-static int fail(const char **why, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	kvsnprintf(why_buf, sizeof(why_buf), fmt, ap);
-	va_end(ap);
-	if (why)
-		*why = why_buf;
-	return rc;
-}
 
 /* §3.1.3: the file from header_addr's offset back to load_addr is loaded at load_addr. */
 static int parse_aout_kludge(const uint8_t *d, size_t len, struct multiboot_info_parsed *o,
@@ -59,27 +45,27 @@ static int parse_aout_kludge(const uint8_t *d, size_t len, struct multiboot_info
 
 	o->entry = rd32(h + 28);
 	if (load_addr > header_addr || header_addr - load_addr > o->header_off)
-		return fail(why, -EINVAL, "multiboot: load_addr %#x and header_addr %#x put the "
+		return image_fail(why, -EINVAL, "multiboot: load_addr %#x and header_addr %#x put the "
 			    "load start before the file's beginning", load_addr, header_addr);
 	size_t file_off = o->header_off - (header_addr - load_addr);
 	size_t file_len = load_end ? (size_t)load_end - load_addr : len - file_off;
 	if (load_end && load_end <= load_addr)
-		return fail(why, -EINVAL, "multiboot: load_end_addr %#x is not above load_addr %#x",
+		return image_fail(why, -EINVAL, "multiboot: load_end_addr %#x is not above load_addr %#x",
 			    load_end, load_addr);
 	if (file_len > len - file_off)
-		return fail(why, -EINVAL, "multiboot: load_end_addr %#x asks for %zu bytes; the "
+		return image_fail(why, -EINVAL, "multiboot: load_end_addr %#x asks for %zu bytes; the "
 			    "file has %zu from offset %#zx", load_end, file_len, len - file_off,
 			    file_off);
 	uint64_t end = (uint64_t)load_addr + file_len;
 	if (end > 0xffffffffull)
-		return fail(why, -EINVAL, "multiboot: segment at %#x of %zu bytes passes 4 GiB",
+		return image_fail(why, -EINVAL, "multiboot: segment at %#x of %zu bytes passes 4 GiB",
 			    load_addr, file_len);
 	if (bss_end && bss_end < end)
-		return fail(why, -EINVAL, "multiboot: bss_end_addr %#x is below the loaded end "
+		return image_fail(why, -EINVAL, "multiboot: bss_end_addr %#x is below the loaded end "
 			    "%#llx", bss_end, (unsigned long long)end);
 	uint64_t mem_end = bss_end ? bss_end : end;
 	if (o->entry < load_addr || o->entry >= mem_end)
-		return fail(why, -EINVAL, "multiboot: entry_addr %#x is outside the loaded "
+		return image_fail(why, -EINVAL, "multiboot: entry_addr %#x is outside the loaded "
 			    "%#x..%#llx", o->entry, load_addr, (unsigned long long)mem_end);
 	o->seg[0] = (struct mb_segment){ load_addr, file_off, file_len,
 					 (uint32_t)(mem_end - load_addr) };
@@ -91,18 +77,18 @@ static int parse_elf32(const uint8_t *d, size_t len, struct multiboot_info_parse
 		       const char **why)
 {
 	if (len < ELF32_EHDR_LEN || memcmp(d, "\x7f" "ELF", 4) != 0)
-		return fail(why, -ENOTSUP, "multiboot: no a.out kludge (flag 16) and not an ELF "
+		return image_fail(why, -ENOTSUP, "multiboot: no a.out kludge (flag 16) and not an ELF "
 			    "file");
 	if (d[EI_CLASS] != ELFCLASS32 || d[EI_DATA] != ELFDATA2LSB || rd16(d + 16) != ET_EXEC ||
 	    rd16(d + 18) != EM_386)
-		return fail(why, -ENOTSUP, "multiboot: ELF is not a 32-bit little-endian i386 "
+		return image_fail(why, -ENOTSUP, "multiboot: ELF is not a 32-bit little-endian i386 "
 			    "executable (class %u, data %u, type %u, machine %u)", d[EI_CLASS],
 			    d[EI_DATA], rd16(d + 16), rd16(d + 18));
 	uint32_t phoff = rd32(d + 28);
 	unsigned phentsize = rd16(d + 42), phnum = rd16(d + 44);
 	if (phentsize < ELF32_PHDR_LEN || phnum == 0 || phoff > len ||
 	    (uint64_t)phentsize * phnum > len - phoff)
-		return fail(why, -EINVAL, "multiboot: ELF program headers (%u of %u bytes at %#x) "
+		return image_fail(why, -EINVAL, "multiboot: ELF program headers (%u of %u bytes at %#x) "
 			    "do not fit the %zu-byte file", phnum, phentsize, phoff, len);
 	o->entry = rd32(d + 24);
 	o->elf = true;
@@ -115,20 +101,20 @@ static int parse_elf32(const uint8_t *d, size_t len, struct multiboot_info_parse
 		if (rd32(ph) != PT_LOAD || memsz == 0)
 			continue;
 		if (o->n_segments == MB_MAX_SEGMENTS)
-			return fail(why, -ENOTSUP, "multiboot: more than %d loadable segments",
+			return image_fail(why, -ENOTSUP, "multiboot: more than %d loadable segments",
 				    MB_MAX_SEGMENTS);
 		if (filesz > memsz || off > len || filesz > len - off)
-			return fail(why, -EINVAL, "multiboot: ELF segment %u (offset %#x, %u bytes "
+			return image_fail(why, -EINVAL, "multiboot: ELF segment %u (offset %#x, %u bytes "
 				    "in file, %u in memory) lies outside the file or is inverted",
 				    i, off, filesz, memsz);
 		if ((uint64_t)paddr + memsz > 0x100000000ull)
-			return fail(why, -EINVAL, "multiboot: ELF segment %u at %#x of %u bytes "
+			return image_fail(why, -EINVAL, "multiboot: ELF segment %u at %#x of %u bytes "
 				    "passes 4 GiB", i, paddr, memsz);
 		for (unsigned j = 0; j < o->n_segments; j++) {
 			const struct mb_segment *s = &o->seg[j];
 
 			if (paddr < s->paddr + s->mem_len && s->paddr < paddr + memsz)
-				return fail(why, -EINVAL, "multiboot: ELF segments %u and %u overlap "
+				return image_fail(why, -EINVAL, "multiboot: ELF segments %u and %u overlap "
 					    "at %#x", j, i, paddr);
 		}
 		o->seg[o->n_segments++] = (struct mb_segment){ paddr, off, filesz, memsz };
@@ -136,9 +122,9 @@ static int parse_elf32(const uint8_t *d, size_t len, struct multiboot_info_parse
 			entry_inside = true;
 	}
 	if (o->n_segments == 0)
-		return fail(why, -EINVAL, "multiboot: ELF has no loadable segment");
+		return image_fail(why, -EINVAL, "multiboot: ELF has no loadable segment");
 	if (!entry_inside)
-		return fail(why, -EINVAL, "multiboot: ELF entry %#x is in no loaded segment",
+		return image_fail(why, -EINVAL, "multiboot: ELF entry %#x is in no loaded segment",
 			    o->entry);
 	return 0;
 }
@@ -159,16 +145,16 @@ int multiboot_parse(const uint8_t *d, size_t len, struct multiboot_info_parsed *
 		o->header_off = off;
 		o->flags = flags;
 		if (flags & 0xffff & ~MB_FLAGS_UNDERSTOOD)
-			return fail(why, -ENOTSUP, "multiboot: kernel requires features %#x (bit 2 = "
+			return image_fail(why, -ENOTSUP, "multiboot: kernel requires features %#x (bit 2 = "
 				    "a graphics mode) that ibboot does not provide",
 				    flags & 0xffff & ~MB_FLAGS_UNDERSTOOD);
 		if (flags & MB_FLAG_AOUT_KLUDGE) {
 			if (off + MB_HDR_LEN_KLUDGE > len)
-				return fail(why, -EINVAL, "multiboot: header at %#zx is cut short by "
+				return image_fail(why, -EINVAL, "multiboot: header at %#zx is cut short by "
 					    "the end of the file", off);
 			return parse_aout_kludge(d, len, o, why);
 		}
 		return parse_elf32(d, len, o, why);
 	}
-	return fail(why, -ENOENT, "multiboot: no header in the first 8 KiB");
+	return image_fail(why, -ENOENT, "multiboot: no header in the first 8 KiB");
 }

@@ -67,6 +67,9 @@ struct bzimage_info {
 	size_t kernel_len;         /* protected-mode part (the rest of the file) */
 	size_t header_end;         /* 0x202 + byte 0x201: the setup header's end */
 };
+/* For the format parsers: formats the reason into a shared buffer, points *why (if given) at it,
+ * and returns rc. */
+int image_fail(const char **why, int rc, const char *fmt, ...) __printf(3, 4);
 /* Validates the setup header of a bzImage that we can enter by the 64-bit protocol. 0, or
  * -EINVAL / -ENOTSUP with *why ("bzImage: protocol 2.02 too old for a 64-bit entry ..."). */
 int bzimage_parse(const uint8_t *data, size_t len, struct bzimage_info *out, const char **why);
