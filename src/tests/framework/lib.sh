@@ -13,7 +13,12 @@
 #   hosted_test NAME        $BIN=bin/ibboot-hosted, $OUT=build/check/NAME (created)
 #   servernode_test NAME    set-up of the server-node netboot tests (util/fabsim/tests/servernode):
 #                           results named NAME ($T too), $WORK a temporary directory removed on
-#                           exit, $CLIENT the raw IPoIB client
+#                           exit, $CLIENT the raw IPoIB client (IPOIB_CLIENT overrides)
+#   expect_output NAME EXPECTED CMD...  pass NAME if CMD prints EXPECTED (trailing blanks and
+#                           empty lines dropped), else fail it and show both
+#   tshark_ib PCAP ARGS...  tshark -T fields over an InfiniBand capture (LINKTYPE_INFINIBAND, 247).
+#                           tshark 4.0 has no mapping for 247, so it reads a copy (PCAP.147) whose
+#                           link type is DLT_USER0 (147), mapped to "infiniband" by a user DLT table
 #   extract LOG SED-EXPR    the first match of a sed -E expression with one group, or empty
 #   in_private_netns VAR ARGS...  re-run this script (with ARGS) inside a network namespace of
 #                           its own: `ip netns add` as root, else `unshare -rn`; SKIPs (exit 77)
@@ -61,6 +66,27 @@ servernode_test() {
 	WORK=$(mktemp -d "/tmp/$T.XXXXXX") || exit 1
 	trap 'rm -rf "$WORK"' EXIT
 	CLIENT=${IPOIB_CLIENT:-build/tests/ipoib-client}
+}
+
+expect_output() {
+	local name=$1 expected=$2 got
+	shift 2
+	got=$("$@" | sed 's/ *$//' | grep -v '^$')
+	if [ "$got" = "$expected" ]; then
+		pass "$name"
+	else
+		fail "$name" "$1 printed something else"
+		echo "--- expected"; echo "$expected"; echo "--- $1"; echo "$got"
+	fi
+}
+
+tshark_ib() {
+	local pcap=$1
+	shift
+	# byte 20 of the pcap header is the low byte of the link type (little-endian file)
+	{ head -c 20 "$pcap"; printf '\223'; tail -c +22 "$pcap"; } > "$pcap.147"
+	tshark -o 'uat:user_dlts:"User 0 (DLT=147)","infiniband","0","","0",""' \
+		-r "$pcap.147" -T fields -E separator=' ' "$@" 2>/dev/null
 }
 
 extract() {

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # src/tests/unit/net/tshark-check.sh IPOIB_PCAP_PROGRAM
 # Cross-checks what ib0 puts on the wire with an independent decoder: Wireshark's InfiniBand,
 # IPoIB, ARP, IPv4 and ICMP dissectors (tshark) read the capture ipoib-pcap wrote and must see
@@ -6,31 +6,17 @@
 # tshark 4.0 has no mapping for LINKTYPE_INFINIBAND (247): the link type is rewritten to DLT_USER0
 # (147) and mapped to the "infiniband" dissector with a user DLT table.
 set -u
+SUITE=ibcore-tshark
+. "$(dirname "$0")/../../framework/lib.sh"
 prog=$1
 dir=build/ibcore/tshark
 mkdir -p "$dir"
-if ! command -v tshark >/dev/null 2>&1; then
-	echo "SKIP: ibcore-tshark: tshark not installed (util/deps.d/ibcore.list)"
-	exit 77
-fi
+command -v tshark >/dev/null 2>&1 || skip_all "tshark not installed (util/deps.d/ibcore.list)"
 "$prog" "$dir/ipoib247.pcap" >/dev/null || { echo "FAIL: ibcore-tshark: ipoib-pcap failed"; exit 1; }
-{ head -c 20 "$dir/ipoib247.pcap"; printf '\223'; tail -c +22 "$dir/ipoib247.pcap"; } > "$dir/ipoib147.pcap"
-ts() {
-	tshark -o 'uat:user_dlts:"User 0 (DLT=147)","infiniband","0","","0",""' \
-		-o ip.check_checksum:TRUE -r "$dir/ipoib147.pcap" -T fields -E separator=' ' "$@" \
-		2>/dev/null
-}
-fail=0
 check() {  # check NAME EXPECTED TSHARK-ARGS...
-	name=$1; expected=$2; shift 2
-	got=$(ts "$@" | sed 's/ *$//' | grep -v '^$')
-	if [ "$got" = "$expected" ]; then
-		echo "PASS: ibcore-tshark/$name"
-	else
-		echo "FAIL: ibcore-tshark/$name: tshark decoded something else"
-		echo "--- expected"; echo "$expected"; echo "--- tshark"; echo "$got"
-		fail=1
-	fi
+	local name=$1 expected=$2
+	shift 2
+	expect_output "$name" "$expected" tshark_ib "$dir/ipoib247.pcap" -o ip.check_checksum:TRUE "$@"
 }
 # ib0 is QPN 0x48 on GID fe80::2:c903:0:1001; the peer QPN 0x123 on fe80::2:c903:0:7777.
 check arp_reply "32 20 2 198.18.0.2 198.18.0.1 00000048fe800000000000000002c90300001001 00000123fe800000000000000002c90300007777" \
@@ -57,4 +43,4 @@ check sa_join_and_path "0x02 0x0038 0x0000000000010083 0x00000000 0x0000 0xffff 
 	-e infiniband.sa.componentmask -e infiniband.mcmemberrecord.q_key \
 	-e infiniband.mcmemberrecord.mlid -e infiniband.mcmemberrecord.p_key \
 	-e infiniband.mcmemberrecord.joinstate -e infiniband.mcmemberrecord.mgid
-exit 0
+finish

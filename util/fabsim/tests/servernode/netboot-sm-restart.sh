@@ -13,31 +13,32 @@ servernode_test servernode-sm-restart
 head -c 20000 /dev/urandom >"$WORK/f.bin"
 want=$(sha256sum "$WORK/f.bin" | cut -d' ' -f1)
 
+# Waits (TRIES x 0.1 s at most, not asserted on) until the server node's log has COUNT lines
+# matching PATTERN.
+wait_servernode_log() {
+	local _
+	for _ in $(seq 1 "$3"); do
+		[ "$(grep -c "$2" "$NETBOOT_LOG_DIR/servernode.log")" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+}
+
 inner() {
 	"$CLIENT" --socket "$FABSIM_HCA_SOCKET" --guid "$NETBOOT_HCA1_PORT1_GUID" --port-num 1 \
 		--fetch f.bin --out "$WORK/got1" || { echo "client 1 failed"; return 1; }
 	util/netboot-env sm-restart "$NETBOOT_DIR" || { echo "sm-restart failed"; return 1; }
 	# The rejoin is asynchronous to the restart: wait for it (bounded, not asserted on time).
-	for _ in $(seq 1 300); do
-		[ "$(grep -c 'joined broadcast group' "$NETBOOT_LOG_DIR/servernode.log")" -ge 2 ] && break
-		sleep 0.1
-	done
+	wait_servernode_log 2 'joined broadcast group' 300
 	"$CLIENT" --socket "$FABSIM_HCA_SOCKET" --guid "$NETBOOT_HCA2_PORT2_GUID" --port-num 2 \
 		--fetch f.bin --out "$WORK/got2" || { echo "client 2 failed"; return 1; }
 	bin/fabsimctl "$FABSIM_CONTROL_SOCKET" link servernode down >/dev/null || { echo "link down failed"; return 1; }
-	for _ in $(seq 1 100); do
-		grep -q 'physical link down' "$NETBOOT_LOG_DIR/servernode.log" && break
-		sleep 0.1
-	done
+	wait_servernode_log 1 'physical link down' 100
 	bin/fabsimctl "$FABSIM_CONTROL_SOCKET" link servernode up >/dev/null || { echo "link up failed"; return 1; }
-	for _ in $(seq 1 300); do
-		[ "$(grep -c 'joined broadcast group' "$NETBOOT_LOG_DIR/servernode.log")" -ge 3 ] && break
-		sleep 0.1
-	done
+	wait_servernode_log 3 'joined broadcast group' 300
 	"$CLIENT" --socket "$FABSIM_HCA_SOCKET" --guid "$NETBOOT_HCA1_PORT1_GUID" --port-num 1 \
 		--fetch f.bin --out "$WORK/got3" || { echo "client 3 failed"; return 1; }
 }
-export -f inner
+export -f inner wait_servernode_log
 export WORK CLIENT
 util/netboot-env run "$WORK/env" --hcas 2 --serve "$WORK/f.bin" -- bash -c inner >"$WORK/out" 2>"$WORK/err"
 rc=$?

@@ -1,35 +1,21 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # src/tests/unit/net/infiniband/wire/tshark-check.sh PCAP_SAMPLE_PROGRAM
 # Cross-checks iblib's header and attribute layouts with an independent decoder: Wireshark's
 # InfiniBand dissector (tshark) reads packets iblib built and must see the values we put in.
 # tshark 4.0 has no mapping for LINKTYPE_INFINIBAND (247), so the check rewrites the link type
 # to DLT_USER0 (147) and maps that to the "infiniband" dissector with a user DLT table.
 set -u
+SUITE=iblib-tshark
+. "$(dirname "$0")/../../../../framework/lib.sh"
 prog=$1
 dir=build/iblib/tshark
 mkdir -p "$dir"
-if ! command -v tshark >/dev/null 2>&1; then
-	echo "SKIP: iblib-tshark: tshark not installed (util/deps.d/iblib.list)"
-	exit 77
-fi
+command -v tshark >/dev/null 2>&1 || skip_all "tshark not installed (util/deps.d/iblib.list)"
 "$prog" "$dir/sample247.pcap" || { echo "FAIL: iblib-tshark: pcap-sample failed"; exit 1; }
-# byte 20 of the pcap header is the low byte of the link type (little-endian file)
-{ head -c 20 "$dir/sample247.pcap"; printf '\223'; tail -c +22 "$dir/sample247.pcap"; } > "$dir/sample147.pcap"
-ts() {
-	tshark -o 'uat:user_dlts:"User 0 (DLT=147)","infiniband","0","","0",""' \
-		-r "$dir/sample147.pcap" -T fields -E separator=' ' "$@" 2>/dev/null
-}
-fail=0
 check() {  # check NAME EXPECTED FIELDS...
-	name=$1; expected=$2; shift 2
-	got=$(ts "$@" | sed 's/ *$//' | grep -v '^$')
-	if [ "$got" = "$expected" ]; then
-		echo "PASS: iblib-tshark/$name"
-	else
-		echo "FAIL: iblib-tshark/$name: tshark decoded something else"
-		echo "--- expected"; echo "$expected"; echo "--- tshark"; echo "$got"
-		fail=1
-	fi
+	local name=$1 expected=$2
+	shift 2
+	expect_output "$name" "$expected" tshark_ib "$dir/sample247.pcap" "$@"
 }
 check lrh_bth_deth "3 5 10 0x00 100 0x000048 0x0000000000000b1b 0x00000049
 49152 5 20 0x00 100 0xffffff 0x0000000000000b1b 0x00000049
@@ -60,4 +46,4 @@ check mcmemberrecord "0x0000000000010083 ff12:401b:ffff::ffff:ffff fe80::2:c903:
 	-e infiniband.sa.componentmask -e infiniband.mcmemberrecord.mgid -e infiniband.mcmemberrecord.portgid \
 	-e infiniband.mcmemberrecord.q_key -e infiniband.mcmemberrecord.mlid -e infiniband.mcmemberrecord.mtu \
 	-e infiniband.mcmemberrecord.p_key -e infiniband.mcmemberrecord.scope -e infiniband.mcmemberrecord.joinstate
-exit $fail
+finish
