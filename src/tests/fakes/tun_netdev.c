@@ -21,6 +21,17 @@ static struct net_buf pool[POOL];
 static uint8_t pool_mem[POOL][TUN_NETDEV_MTU + 64];
 static bool pool_busy[POOL];
 
+void tun_progress(void *ctx, uint64_t bytes, uint64_t total)
+{
+	struct tun_progress *p = ctx;
+
+	if (bytes < p->last)
+		p->monotonic = false;
+	p->last = bytes;
+	p->total = total;
+	p->calls++;
+}
+
 uint64_t tun_real_ms(void)
 {
 	struct timespec ts;

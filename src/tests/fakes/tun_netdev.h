@@ -35,4 +35,12 @@ void tun_netdev_deliver(struct tun_netdev *t, const uint8_t *ip, size_t len);
 /* CLOCK_MONOTONIC in ms: the TUN programs run the stack on real time. */
 uint64_t tun_real_ms(void);
 
+/* What a transfer's progress callback saw, for the programs' RESULT lines: tun_progress is the
+ * callback, with ctx a struct tun_progress that starts as { 0, 0, 0, true }. */
+struct tun_progress {
+	uint64_t calls, last, total;
+	bool monotonic;   /* no call reported fewer bytes than the one before */
+};
+void tun_progress(void *ctx, uint64_t bytes, uint64_t total);
+
 #endif

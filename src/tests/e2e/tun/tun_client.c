@@ -54,21 +54,7 @@ static int parse_guid(const char *s, uint8_t *guid)
 	return *s ? -1 : 0;
 }
 
-static struct progress_state {
-	uint64_t calls, last, total;
-	bool monotonic;
-} prog;
-
-static void progress(void *ctx, uint64_t bytes, uint64_t total)
-{
-	struct progress_state *p = ctx;
-
-	if (bytes < p->last)
-		p->monotonic = false;
-	p->last = bytes;
-	p->total = total;
-	p->calls++;
-}
+static struct tun_progress prog;
 
 static int step_tftp(const char *file, const char *out, unsigned windowsize, bool expect_fail)
 {
@@ -89,9 +75,9 @@ static int step_tftp(const char *file, const char *out, unsigned windowsize, boo
 		return -1;
 	sink.buf = buf;
 	sink.size = size;
-	sink.progress = progress;
+	sink.progress = tun_progress;
 	sink.ctx = &prog;
-	prog = (struct progress_state){ 0, 0, 0, true };
+	prog = (struct tun_progress){ 0, 0, 0, true };
 	opts.windowsize = windowsize;
 	if (drop_every)
 		opts.timeout_ms = 200;   /* recover from each loss quickly */

@@ -90,21 +90,7 @@ static void receive(struct tun_netdev *t, const uint8_t *buf, size_t n)
 	}
 }
 
-static struct progress_state {
-	uint64_t calls, last, total;
-	bool monotonic;
-} prog;
-
-static void progress(void *ctx, uint64_t bytes, uint64_t total)
-{
-	struct progress_state *p = ctx;
-
-	if (bytes < p->last)
-		p->monotonic = false;
-	p->last = bytes;
-	p->total = total;
-	p->calls++;
-}
+static struct tun_progress prog;
 
 static int step_get(const char *url, const char *out, bool expect_fail)
 {
@@ -115,9 +101,9 @@ static int step_get(const char *url, const char *out, bool expect_fail)
 	long n;
 
 	sink.grow = true;
-	sink.progress = progress;
+	sink.progress = tun_progress;
 	sink.ctx = &prog;
-	prog = (struct progress_state){ 0, 0, 0, true };
+	prog = (struct tun_progress){ 0, 0, 0, true };
 	opts.idle_timeout_ms = 10000;
 	t0 = tun_real_ms();
 	n = http_get(&tun.nd, url, &opts, &sink, &res);
