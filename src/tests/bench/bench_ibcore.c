@@ -47,18 +47,10 @@ static void count_udp(struct net_device *nd, const struct ipv4_packet *ip)
 
 static size_t build_udp(uint8_t *p, uint16_t seq)
 {
-	uint8_t *ip = p + 4, *udp = p + 24;
+	uint8_t *udp;
 
 	memset(p, 0, 4 + 20 + 64);
-	put_be16(p, ETHERTYPE_IPV4);
-	ip[0] = 0x45;
-	put_be16(ip + 2, 84);
-	ip[8] = 64;
-	ip[9] = IP_PROTO_UDP;
-	put_be16(ip + 4, seq);
-	put_be32(ip + 12, PEER_IP);
-	put_be32(ip + 16, OUR_IP);
-	put_be16(ip + 10, ip_checksum(ip, 20));
+	udp = test_ipoib_ipv4(p, 84, seq, IP_PROTO_UDP, PEER_IP, OUR_IP);
 	put_be16(udp, 4000);
 	put_be16(udp + 2, 4001);
 	put_be16(udp + 4, 64);

@@ -7,9 +7,11 @@
 #include "net_test_env.h"
 
 #include <ibboot/byteorder.h>
+#include <ibboot/checksum.h>
 #include <ibboot/console.h>
 #include <ibboot/dma.h>
 #include <ibboot/errno.h>
+#include <ibboot/net.h>
 #include <ibboot/timer.h>
 #include <ibboot/udp.h>
 #include <stdio.h>
@@ -73,6 +75,24 @@ void test_console_clear(void)
 {
 	console_len = 0;
 	console_buf[0] = '\0';
+}
+
+uint8_t *test_ipoib_ipv4(uint8_t *pkt, uint16_t total_len, uint16_t id, uint8_t proto,
+			 uint32_t src, uint32_t dst)
+{
+	uint8_t *iph = pkt + 4;
+
+	memset(pkt, 0, 4 + 20);
+	put_be16(pkt, ETHERTYPE_IPV4);
+	iph[0] = 0x45;
+	put_be16(iph + 2, total_len);
+	put_be16(iph + 4, id);
+	iph[8] = 64;
+	iph[9] = proto;
+	put_be32(iph + 12, src);
+	put_be32(iph + 16, dst);
+	put_be16(iph + 10, ip_checksum(iph, 20));
+	return iph + 20;
 }
 
 bool test_console_has(const char *needle)

@@ -14,6 +14,10 @@ extern bool test_console_echo;   /* also print console output (set by IBCORE_TES
 const char *test_console(void);
 void test_console_clear(void);
 bool test_console_has(const char *needle);
+/* Writes the 4-byte IPoIB header for IPv4 and a 20-byte IPv4 header (TTL 64, no options, its
+ * checksum) at pkt, as a peer on the wire would send; returns where the IPv4 payload starts. */
+uint8_t *test_ipoib_ipv4(uint8_t *pkt, uint16_t total_len, uint16_t id, uint8_t proto,
+			 uint32_t src, uint32_t dst);
 
 /* A 20-byte IPv4 header (TTL 64, no options) for plen bytes of protocol proto, checksummed;
  * addresses in host order. */

@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 	static struct fake_ibdev f;
 	struct ipoib_arp arp = { .op = ARP_OP_REQUEST, .spa = PEER_IP, .tpa = OUR_IP };
 	uint8_t hdr[24] = { 0 }, pkt[128];
-	uint8_t *iph = pkt + 4, *icmp = pkt + 24;
+	uint8_t *icmp;
 	struct ipoib *ip;
 
 	if (argc != 2 || !(out = fopen(argv[1], "wb"))) {
@@ -113,14 +113,7 @@ int main(int argc, char **argv)
 	net_poll();
 	/* the peer pings ib0 */
 	memset(pkt, 0, sizeof(pkt));
-	put_be16(pkt, ETHERTYPE_IPV4);
-	iph[0] = 0x45;
-	put_be16(iph + 2, 84);
-	iph[8] = 64;
-	iph[9] = IP_PROTO_ICMP;
-	put_be32(iph + 12, PEER_IP);
-	put_be32(iph + 16, OUR_IP);
-	put_be16(iph + 10, ip_checksum(iph, 20));
+	icmp = test_ipoib_ipv4(pkt, 84, 0, IP_PROTO_ICMP, PEER_IP, OUR_IP);
 	icmp[0] = ICMP_ECHO_REQUEST;
 	put_be16(icmp + 4, 0x4242);
 	put_be16(icmp + 6, 7);

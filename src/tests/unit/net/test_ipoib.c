@@ -304,14 +304,7 @@ TEST(ipoib_icmp_echo_reply_bytes_and_checksums)
 		return;
 	ipv4_configure(ib0(), OUR_IP, 0xffffff00u, 0);
 	memset(pkt, 0, sizeof(pkt));
-	put_be16(pkt, ETHERTYPE_IPV4);
-	iph[0] = 0x45;
-	put_be16(iph + 2, 20 + 8 + 40);
-	iph[8] = 64;
-	iph[9] = IP_PROTO_ICMP;
-	put_be32(iph + 12, PEER_IP);
-	put_be32(iph + 16, OUR_IP);
-	put_be16(iph + 10, ip_checksum(iph, 20));
+	test_ipoib_ipv4(pkt, 20 + 8 + 40, 0, IP_PROTO_ICMP, PEER_IP, OUR_IP);
 	icmp[0] = ICMP_ECHO_REQUEST;
 	put_be16(icmp + 4, 0x1234);
 	put_be16(icmp + 6, 0x0042);
