@@ -75,16 +75,9 @@ int main(int argc, char **argv)
 	n = (unsigned)strtoul(argv[2], NULL, 10);
 	test_now_ms = 1000;
 	fake_ibdev_init(&f);
-	fake_ibdev_add_peer(&f, &peer_gid, PEER_LID);
-	if (ib_device_register(&f.dev) < 0)
+	if (!(ip = fake_ibdev_ipoib_up(&f, &peer_gid, PEER_LID, OUR_IP)))
 		return 1;
-	ipoib_init();
-	for (int i = 0; i < 4; i++)
-		net_poll();
-	ip = ipoib_instance();
 	nd = &ip->nd;
-	if (!nd->link_up || ipv4_configure(nd, OUR_IP, 0xffffff00u, 0) < 0)
-		return 1;
 	/* The peer asks for us: ib0 learns it (ARP merge + PathRecord) and answers. */
 	ipoib_addr_make(arp.sha, PEER_QPN, &peer_gid);
 	put_be16(pkt, ETHERTYPE_ARP);

@@ -3,6 +3,8 @@
 #include "fake_ibdev.h"
 
 #include <ibboot/errno.h>
+#include <ibboot/ipoib.h>
+#include <ibboot/ipv4.h>
 #include <ibboot/wire/attrs.h>
 #include <ibboot/wire/bytes.h>
 #include <ibboot/wire/mad.h>
@@ -233,6 +235,23 @@ void fake_ibdev_add_peer(struct fake_ibdev *f, const union ib_gid *gid, uint16_t
 			return;
 		}
 	}
+}
+
+struct ipoib *fake_ibdev_ipoib_up(struct fake_ibdev *f, const union ib_gid *peer_gid,
+				  uint16_t peer_lid, uint32_t addr)
+{
+	struct ipoib *ip;
+
+	fake_ibdev_add_peer(f, peer_gid, peer_lid);
+	if (ib_device_register(&f->dev) < 0)
+		return NULL;
+	ipoib_init();
+	for (int i = 0; i < 4; i++)
+		net_poll();
+	ip = ipoib_instance();
+	if (!ip->nd.link_up || ipv4_configure(&ip->nd, addr, 0xffffff00u, 0) < 0)
+		return NULL;
+	return ip;
 }
 
 static void sa_respond(struct fake_ibdev *f, unsigned port, uint32_t qpn, uint8_t *resp)

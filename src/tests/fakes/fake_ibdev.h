@@ -110,6 +110,10 @@ int fake_ibdev_inject(struct fake_ibdev *f, const struct ib_address_vector *to, 
 		      uint32_t src_qpn, const union ib_gid *sgid, const uint8_t *data,
 		      size_t len);
 void fake_ibdev_add_peer(struct fake_ibdev *f, const union ib_gid *gid, uint16_t lid);
+/* For the IPoIB programs (pcap-ipoib, bench-ibcore): adds the peer, registers f (already
+ * initialised), brings ib0 up and gives it addr/24; ib0's ipoib, or NULL if any step failed. */
+struct ipoib *fake_ibdev_ipoib_up(struct fake_ibdev *f, const union ib_gid *peer_gid,
+				  uint16_t peer_lid, uint32_t addr);
 void fake_port_gid(const struct fake_ibdev *f, unsigned port, union ib_gid *gid);
 struct fake_sa_group *fake_ibdev_group(struct fake_ibdev *f, const union ib_gid *mgid);
 

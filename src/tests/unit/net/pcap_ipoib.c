@@ -93,14 +93,7 @@ int main(int argc, char **argv)
 	test_now_ms = 1000;
 	fake_ibdev_init(&f);
 	f.capture = capture;
-	fake_ibdev_add_peer(&f, &peer_gid, PEER_LID);
-	if (ib_device_register(&f.dev) < 0)
-		return 1;
-	ipoib_init();
-	for (int i = 0; i < 4; i++)
-		net_poll();
-	ip = ipoib_instance();
-	if (!ip->nd.link_up || ipv4_configure(&ip->nd, OUR_IP, 0xffffff00u, 0) < 0)
+	if (!(ip = fake_ibdev_ipoib_up(&f, &peer_gid, PEER_LID, OUR_IP)))
 		return 1;
 	/* the peer asks for us; ib0 resolves the peer's path and answers */
 	ipoib_addr_make(arp.sha, PEER_QPN, &peer_gid);
