@@ -180,6 +180,25 @@ static const uint8_t *sent(uint16_t type, uint16_t dlid, unsigned nth, uint16_t 
 	return NULL;
 }
 
+/* The first IPv4 datagram sent to dlid must exist, leave from want_slid and carry want_src;
+ * parsed into *ip. False (the test already failed) when there is none to look at further. */
+static bool check_sent_ipv4(uint16_t dlid, uint16_t want_slid, uint32_t want_src,
+			    struct ipv4_packet *ip)
+{
+	const uint8_t *r;
+	uint16_t slid;
+	size_t len;
+
+	r = sent(ETHERTYPE_IPV4, dlid, 0, &slid, &len);
+	CHECK(r != NULL);
+	if (!r)
+		return false;
+	CHECK_EQ(slid, want_slid);
+	CHECK_EQ(ipv4_parse(r + 4, len - 4, ip, NULL), 0);
+	CHECK_EQ(ip->src, want_src);
+	return true;
+}
+
 static unsigned count_sent(uint16_t type, uint16_t slid)
 {
 	unsigned n = 0;
@@ -307,7 +326,6 @@ TEST(two_interfaces_answer_icmp_for_their_own_address_only)
 	struct ipv4_packet ip;
 	uint16_t slid;
 	size_t len, n;
-	const uint8_t *r;
 
 	CHECK(setup());
 	/* A pings ib0, through ib0 and (wrongly routed) through ib1 */
@@ -315,12 +333,7 @@ TEST(two_interfaces_answer_icmp_for_their_own_address_only)
 	inject(ib0, &host_a, pkt, n);
 	inject(ib1, &host_a, pkt, n);
 	run(200);
-	r = sent(ETHERTYPE_IPV4, LID_A, 0, &slid, &len);
-	CHECK(r != NULL);
-	if (r) {
-		CHECK_EQ(slid, LID0);
-		CHECK_EQ(ipv4_parse(r + 4, len - 4, &ip, NULL), 0);
-		CHECK_EQ(ip.src, IP0);
+	if (check_sent_ipv4(LID_A, LID0, IP0, &ip)) {
 		CHECK_EQ(ip.dst, IP_A);
 		CHECK_EQ(ip.payload[0], ICMP_ECHO_REPLY);
 	}
@@ -334,13 +347,7 @@ TEST(two_interfaces_answer_icmp_for_their_own_address_only)
 	n = build_ping(pkt, IP_B, IP1, 2);
 	inject(ib1, &host_b, pkt, n);
 	run(200);
-	r = sent(ETHERTYPE_IPV4, LID_B, 0, &slid, &len);
-	CHECK(r != NULL);
-	if (r) {
-		CHECK_EQ(slid, LID1);
-		CHECK_EQ(ipv4_parse(r + 4, len - 4, &ip, NULL), 0);
-		CHECK_EQ(ip.src, IP1);
-	}
+	check_sent_ipv4(LID_B, LID1, IP1, &ip);
 	CHECK_EQ(icmp_get_stats(&ib1->nd)->echo_replies_out, 1);
 	CHECK_EQ(icmp_get_stats(&ib0->nd)->echo_replies_out, 1);
 	teardown();
@@ -367,9 +374,7 @@ TEST(two_interfaces_each_deliver_udp_for_their_own_address_and_reply_through_it)
 	struct echo_sock e0 = { 0 }, e1 = { 0 }, any = { 0 };
 	struct ipv4_packet ip;
 	uint8_t pkt[128];
-	uint16_t slid;
-	size_t len, n;
-	const uint8_t *r;
+	size_t n;
 
 	CHECK(setup());
 	/* one port number on each interface: as a DHCP client per interface needs */
@@ -382,12 +387,7 @@ TEST(two_interfaces_each_deliver_udp_for_their_own_address_and_reply_through_it)
 	run(100);
 	CHECK_EQ(e0.got, 1);
 	CHECK_EQ(e1.got, 0);
-	r = sent(ETHERTYPE_IPV4, LID_A, 0, &slid, &len);
-	CHECK(r != NULL);
-	if (r) {
-		CHECK_EQ(slid, LID0);
-		CHECK_EQ(ipv4_parse(r + 4, len - 4, &ip, NULL), 0);
-		CHECK_EQ(ip.src, IP0);
+	if (check_sent_ipv4(LID_A, LID0, IP0, &ip)) {
 		CHECK_EQ(ip.proto, IP_PROTO_UDP);
 	}
 
@@ -404,13 +404,7 @@ TEST(two_interfaces_each_deliver_udp_for_their_own_address_and_reply_through_it)
 	run(100);
 	CHECK_EQ(e1.got, 1);
 	CHECK_EQ(e1.last_src, IP_B);
-	r = sent(ETHERTYPE_IPV4, LID_B, 0, &slid, &len);
-	CHECK(r != NULL);
-	if (r) {
-		CHECK_EQ(slid, LID1);
-		CHECK_EQ(ipv4_parse(r + 4, len - 4, &ip, NULL), 0);
-		CHECK_EQ(ip.src, IP1);
-	}
+	check_sent_ipv4(LID_B, LID1, IP1, &ip);
 	CHECK_EQ(udp_get_stats(&ib0->nd)->rx, 1);
 	CHECK_EQ(udp_get_stats(&ib1->nd)->rx, 1);
 	CHECK_EQ(udp_get_stats(&ib0->nd)->tx, 1);
@@ -424,9 +418,6 @@ TEST(two_interfaces_route_by_subnet_then_gateway)
 {
 	struct echo_sock any = { 0 };
 	struct ipv4_packet ip;
-	uint16_t slid;
-	size_t len;
-	const uint8_t *r;
 
 	CHECK(setup());
 	CHECK(ipv4_route(IP_A) == &ib0->nd);
@@ -444,21 +435,10 @@ TEST(two_interfaces_route_by_subnet_then_gateway)
 	run(200);
 	CHECK_EQ(count_sent(ETHERTYPE_IPV4, LID1), 1);
 	CHECK_EQ(count_sent(ETHERTYPE_IPV4, LID0), 1);
-	r = sent(ETHERTYPE_IPV4, LID_B, 0, &slid, &len);
-	CHECK(r != NULL);
-	if (r) {
-		CHECK_EQ(slid, LID1);
-		CHECK_EQ(ipv4_parse(r + 4, len - 4, &ip, NULL), 0);
-		CHECK_EQ(ip.src, IP1);
+	if (check_sent_ipv4(LID_B, LID1, IP1, &ip)) {
 		CHECK_EQ(ip.dst, IP_B);
 	}
-	r = sent(ETHERTYPE_IPV4, LID_A, 0, &slid, &len);
-	CHECK(r != NULL);
-	if (r) {
-		CHECK_EQ(slid, LID0);
-		CHECK_EQ(ipv4_parse(r + 4, len - 4, &ip, NULL), 0);
-		CHECK_EQ(ip.src, IP0);
-	}
+	check_sent_ipv4(LID_A, LID0, IP0, &ip);
 	/* each interface resolved only its own neighbour */
 	CHECK_EQ(ib0->stats.arp_requests_out, 1);
 	CHECK_EQ(ib1->stats.arp_requests_out, 1);
