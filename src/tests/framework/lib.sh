@@ -19,6 +19,9 @@
 #   tshark_ib PCAP ARGS...  tshark -T fields over an InfiniBand capture (LINKTYPE_INFINIBAND, 247).
 #                           tshark 4.0 has no mapping for 247, so it reads a copy (PCAP.147) whose
 #                           link type is DLT_USER0 (147), mapped to "infiniband" by a user DLT table
+#   start_dnsmasq CONF LOG READY  start dnsmasq in the background ($dnsmasq_pid) and wait (up to
+#                           10 s, readiness, not a timing assertion) for a line matching READY in
+#                           LOG; returns 1 if dnsmasq is not running
 #   extract LOG SED-EXPR    the first match of a sed -E expression with one group, or empty
 #   in_private_netns VAR ARGS...  re-run this script (with ARGS) inside a network namespace of
 #                           its own: `ip netns add` as root, else `unshare -rn`; SKIPs (exit 77)
@@ -87,6 +90,18 @@ tshark_ib() {
 	{ head -c 20 "$pcap"; printf '\223'; tail -c +22 "$pcap"; } > "$pcap.147"
 	tshark -o 'uat:user_dlts:"User 0 (DLT=147)","infiniband","0","","0",""' \
 		-r "$pcap.147" -T fields -E separator=' ' "$@" 2>/dev/null
+}
+
+start_dnsmasq() {
+	local _
+	dnsmasq --keep-in-foreground --conf-file="$1" &
+	dnsmasq_pid=$!
+	for _ in $(seq 100); do
+		grep -q "$3" "$2" 2>/dev/null && break
+		kill -0 "$dnsmasq_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$dnsmasq_pid" 2>/dev/null
 }
 
 extract() {

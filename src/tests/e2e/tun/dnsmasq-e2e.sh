@@ -66,15 +66,8 @@ log-dhcp
 user=root
 group=root
 CONF
-dnsmasq --keep-in-foreground --conf-file="$work/dnsmasq.conf" &
-dnsmasq_pid=$!
-# Readiness, not a timing assertion: wait (up to 10 s) for dnsmasq to log its TFTP root.
-for _ in $(seq 100); do
-	grep -q "TFTP root" "$work/dnsmasq.log" 2>/dev/null && break
-	kill -0 "$dnsmasq_pid" 2>/dev/null || break
-	sleep 0.1
-done
-if ! kill -0 "$dnsmasq_pid" 2>/dev/null; then
+# Ready once it logs its TFTP root.
+if ! start_dnsmasq "$work/dnsmasq.conf" "$work/dnsmasq.log" "TFTP root"; then
 	cat "$work/dnsmasq.log" 2>/dev/null
 	echo "FAIL: $suite: dnsmasq did not start"; exit 1
 fi

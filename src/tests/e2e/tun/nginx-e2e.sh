@@ -183,13 +183,7 @@ log-queries
 user=root
 group=root
 DNSCONF
-	dnsmasq --keep-in-foreground --conf-file="$work/dnsmasq.conf" &
-	dnsmasq_pid=$!
-	for _ in $(seq 100); do
-		grep -q "started, version" "$work/dnsmasq.log" 2>/dev/null && break
-		kill -0 "$dnsmasq_pid" 2>/dev/null || break
-		sleep 0.1
-	done
+	start_dnsmasq "$work/dnsmasq.conf" "$work/dnsmasq.log" "started, version"
 	out=$(timeout 120 "$client" "$tun" --dns 198.18.0.1 get http://boot.ibboot.test/small.bin \
 		"$work/name.out" get-fail http://nowhere.ibboot.test/x 2>&1)
 	echo "$out" | grep -v "^http: [0-9]* / "
