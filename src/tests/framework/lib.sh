@@ -22,6 +22,8 @@
 #   start_dnsmasq CONF LOG READY  start dnsmasq in the background ($dnsmasq_pid) and wait (up to
 #                           10 s, readiness, not a timing assertion) for a line matching READY in
 #                           LOG; returns 1 if dnsmasq is not running
+#   tun_up TUN              (in a private namespace) lo up, and a TUN device TUN with MTU 2044
+#                           and 198.18.0.1/24, no IPv6; returns 1 if it cannot be created
 #   extract LOG SED-EXPR    the first match of a sed -E expression with one group, or empty
 #   in_private_netns VAR ARGS...  re-run this script (with ARGS) inside a network namespace of
 #                           its own: `ip netns add` as root, else `unshare -rn`; SKIPs (exit 77)
@@ -102,6 +104,15 @@ start_dnsmasq() {
 		sleep 0.1
 	done
 	kill -0 "$dnsmasq_pid" 2>/dev/null
+}
+
+tun_up() {
+	ip link set lo up
+	ip tuntap add dev "$1" mode tun || return 1
+	ip link set "$1" mtu 2044
+	ip addr add 198.18.0.1/24 dev "$1"
+	sysctl -qw "net.ipv6.conf.$1.disable_ipv6=1" 2>/dev/null
+	ip link set "$1" up
 }
 
 extract() {

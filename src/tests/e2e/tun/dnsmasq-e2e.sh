@@ -29,12 +29,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ip link set lo up
-ip tuntap add dev "$tun" mode tun || { echo "FAIL: $suite: cannot create $tun"; exit 1; }
-ip link set "$tun" mtu 2044
-ip addr add 198.18.0.1/24 dev "$tun"
-sysctl -qw "net.ipv6.conf.$tun.disable_ipv6=1" 2>/dev/null
-ip link set "$tun" up
+tun_up "$tun" || { echo "FAIL: $suite: cannot create $tun"; exit 1; }
 
 head -c $((16 << 20)) /dev/urandom > "$work/tftp/big.bin"
 head -c 200000 /dev/urandom > "$work/tftp/lossy.bin"

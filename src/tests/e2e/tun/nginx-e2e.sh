@@ -34,12 +34,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ip link set lo up
-ip tuntap add dev "$tun" mode tun || { echo "SKIP: $suite: cannot create a TUN device (/dev/net/tun)"; exit 77; }
-ip link set "$tun" mtu 2044
-ip addr add 198.18.0.1/24 dev "$tun"
-sysctl -qw "net.ipv6.conf.$tun.disable_ipv6=1" 2>/dev/null
-ip link set "$tun" up
+tun_up "$tun" || { echo "SKIP: $suite: cannot create a TUN device (/dev/net/tun)"; exit 77; }
 
 if [ "$mode" = bench ]; then
 	head -c $((64 << 20)) /dev/urandom > "$work/www/big.bin"
