@@ -13,6 +13,7 @@
 #include <ibboot/shell.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
+#include "progress.h"
 
 #define TFTP_BUF_MAX  (256u << 20)
 #define TFTP_BUF_MIN  (1u << 20)
@@ -83,13 +84,7 @@ static void print_progress(void *ctx, uint64_t bytes, uint64_t total)
 		return;
 	p->next_report = bytes + (4u << 20);
 	ms = clock_ms() - p->start_ms;
-	if (total)
-		kprintf("tftp: %llu / %llu KiB (%u%%) %llu KB/s\n", (unsigned long long)(bytes >> 10),
-			(unsigned long long)(total >> 10), (unsigned)(bytes * 100 / total),
-			(unsigned long long)(ms ? bytes / ms : 0));
-	else
-		kprintf("tftp: %llu KiB %llu KB/s\n", (unsigned long long)(bytes >> 10),
-			(unsigned long long)(ms ? bytes / ms : 0));
+	cmd_print_progress("tftp", bytes, total, ms);
 }
 
 /* FNV-1a, 32 bits: a quick fingerprint of what arrived, for comparing with the file served. */

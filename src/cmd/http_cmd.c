@@ -7,6 +7,7 @@
 #include <ibboot/sha256.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
+#include "progress.h"
 
 struct http_progress {
 	uint64_t start_ms, last_ms;
@@ -20,13 +21,7 @@ static void show_progress(void *ctx, uint64_t bytes, uint64_t total)
 	if (now - p->last_ms < 1000 && (!total || bytes != total))
 		return;
 	p->last_ms = now;
-	if (total)
-		kprintf("http: %llu / %llu KiB (%u%%) %llu KB/s\n", (unsigned long long)(bytes >> 10),
-			(unsigned long long)(total >> 10), (unsigned)(bytes * 100 / total),
-			(unsigned long long)(ms ? bytes / ms : 0));
-	else
-		kprintf("http: %llu KiB %llu KB/s\n", (unsigned long long)(bytes >> 10),
-			(unsigned long long)(ms ? bytes / ms : 0));
+	cmd_print_progress("http", bytes, total, ms);
 }
 
 static int cmd_http(int argc, char **argv)
