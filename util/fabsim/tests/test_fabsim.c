@@ -268,6 +268,14 @@ static int count_packets(struct rig *r, struct fabsim_client *c)
 	return n;
 }
 
+/* The rig up, with whatever reached port b during bring-up (the SM's traffic) taken off, so a
+ * test counts only the packets it sends itself. */
+static void rig_up_quiet_b(struct rig *r)
+{
+	rig_up(r);
+	count_packets(r, r->b);
+}
+
 TEST(attach_refuses_unknown_and_duplicate_guids)
 {
 	struct rig r;
@@ -448,8 +456,7 @@ TEST(directed_route_through_the_switch_to_a_ca)
 	const uint8_t *mad;
 	size_t n;
 
-	rig_up(&r);
-	count_packets(&r, r.b);
+	rig_up_quiet_b(&r);
 	/* Switch ports in Init still carry SMPs: that is how OpenSM reaches a fresh fabric. */
 	fabric_find_port(&r.f, "sw:3")->pi.state = PORT_INIT;
 	n = dr_smp(pkt, ATTR_NODE_INFO, 0, path, 2);
@@ -474,8 +481,7 @@ TEST(corrupted_packets_fail_the_crc_check)
 	size_t n = ud_packet(pkt, 4, 3, 0, 0x48, 0x11);
 	char out[256];
 
-	rig_up(&r);
-	count_packets(&r, r.b);
+	rig_up_quiet_b(&r);
 	/* A packet corrupted by the sender itself: the first switch drops it. */
 	pkt[40] ^= 0x01;
 	fabsim_client_send_packet(r.a, pkt, n);
@@ -505,8 +511,7 @@ static struct fault_counts run_faults(const char *knobs, uint64_t rng)
 	struct fault_counts fc = { 0 };
 	struct link *l;
 
-	rig_up(&r);
-	count_packets(&r, r.b);
+	rig_up_quiet_b(&r);
 	l = fabric_find_port(&r.f, "a")->link;
 	l->rng = rng;
 	snprintf(cmd, sizeof(cmd), "fault a %s", knobs);
@@ -558,8 +563,7 @@ TEST(reorder_swaps_with_the_next_packet)
 	uint8_t first[8];
 	size_t n;
 
-	rig_up(&r);
-	count_packets(&r, r.b);
+	rig_up_quiet_b(&r);
 	CHECK_EQ(control_exec(&r.f, "fault a reorder=1", out, sizeof(out)), 0);
 	n = ud_packet(pkt, 4, 3, 0, 0x48, 0x01);
 	fabsim_client_send_packet(r.a, pkt, n);
@@ -679,8 +683,7 @@ TEST(delay_holds_packets_and_counts_them)
 	size_t n = ud_packet(pkt, 4, 3, 0, 0x48, 0x44);
 	char out[256];
 
-	rig_up(&r);
-	count_packets(&r, r.b);
+	rig_up_quiet_b(&r);
 	CHECK_EQ(control_exec(&r.f, "fault a delay=20", out, sizeof(out)), 0);
 	for (int i = 0; i < 5; i++)
 		fabsim_client_send_packet(r.a, pkt, n);
@@ -724,8 +727,7 @@ TEST(malformed_hca_messages_close_only_that_connection)
 	size_t n;
 	int fd;
 
-	rig_up(&r);
-	count_packets(&r, r.b);
+	rig_up_quiet_b(&r);
 	/* Too short for a header. */
 	fd = raw_connect();
 	CHECK(fd >= 0);
