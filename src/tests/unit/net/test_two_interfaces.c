@@ -269,7 +269,10 @@ TEST(two_interfaces_come_up_each_on_its_own_port)
 	teardown();
 }
 
-TEST(two_interfaces_answer_arp_for_their_own_address_only)
+/* Host h asks for `ip` by broadcast, which reaches both interfaces: exactly one ARP reply goes back
+ * to h, from `slid` (the owner's port), naming `ip` and the owner's hardware address. */
+static void expect_one_arp_reply(struct host *h, uint32_t ip, uint16_t slid_want,
+				 const struct ipoib *owner)
 {
 	uint8_t pkt[64];
 	uint16_t slid;
@@ -277,22 +280,27 @@ TEST(two_interfaces_answer_arp_for_their_own_address_only)
 	const uint8_t *r;
 	struct ipoib_arp arp;
 
-	CHECK(setup());
-	/* A asks for ib0's address; the broadcast reaches both interfaces */
-	build_arp(pkt, &host_a, ARP_OP_REQUEST, IP0, NULL);
-	inject(ib0, &host_a, pkt, IPOIB_HDR_LEN + IPOIB_ARP_LEN);
-	inject(ib1, &host_a, pkt, IPOIB_HDR_LEN + IPOIB_ARP_LEN);
+	build_arp(pkt, h, ARP_OP_REQUEST, ip, NULL);
+	inject(ib0, h, pkt, IPOIB_HDR_LEN + IPOIB_ARP_LEN);
+	inject(ib1, h, pkt, IPOIB_HDR_LEN + IPOIB_ARP_LEN);
 	run(100);
-	r = sent(ETHERTYPE_ARP, LID_A, 0, &slid, &len);
+	r = sent(ETHERTYPE_ARP, h->lid, 0, &slid, &len);
 	CHECK(r != NULL);
 	if (r) {
-		CHECK_EQ(slid, LID0);   /* from port 1 */
+		CHECK_EQ(slid, slid_want);
 		CHECK_EQ(ipoib_arp_parse(r + 4, len - 4, &arp, NULL), 0);
 		CHECK_EQ(arp.op, ARP_OP_REPLY);
-		CHECK_EQ(arp.spa, IP0);
-		CHECK(memcmp(arp.sha, ib0->nd.ll_addr, IPOIB_ALEN) == 0);
+		CHECK_EQ(arp.spa, ip);
+		CHECK(memcmp(arp.sha, owner->nd.ll_addr, IPOIB_ALEN) == 0);
 	}
-	CHECK(sent(ETHERTYPE_ARP, LID_A, 1, &slid, &len) == NULL);   /* ib1 stayed silent */
+	CHECK(sent(ETHERTYPE_ARP, h->lid, 1, &slid, &len) == NULL);   /* the other stayed silent */
+}
+
+TEST(two_interfaces_answer_arp_for_their_own_address_only)
+{
+	CHECK(setup());
+	/* A asks for ib0's address: the answer leaves port 1 */
+	expect_one_arp_reply(&host_a, IP0, LID0, ib0);
 	CHECK_EQ(ib0->stats.arp_replies_out, 1);
 	CHECK_EQ(ib1->stats.arp_replies_out, 0);
 	CHECK_EQ(ib1->stats.arp_in, 1);
@@ -304,19 +312,7 @@ TEST(two_interfaces_answer_arp_for_their_own_address_only)
 
 	/* B asks for ib1's address: the answer leaves port 2 */
 	n_out = 0;
-	build_arp(pkt, &host_b, ARP_OP_REQUEST, IP1, NULL);
-	inject(ib0, &host_b, pkt, IPOIB_HDR_LEN + IPOIB_ARP_LEN);
-	inject(ib1, &host_b, pkt, IPOIB_HDR_LEN + IPOIB_ARP_LEN);
-	run(100);
-	r = sent(ETHERTYPE_ARP, LID_B, 0, &slid, &len);
-	CHECK(r != NULL);
-	if (r) {
-		CHECK_EQ(slid, LID1);
-		CHECK_EQ(ipoib_arp_parse(r + 4, len - 4, &arp, NULL), 0);
-		CHECK_EQ(arp.spa, IP1);
-		CHECK(memcmp(arp.sha, ib1->nd.ll_addr, IPOIB_ALEN) == 0);
-	}
-	CHECK(sent(ETHERTYPE_ARP, LID_B, 1, &slid, &len) == NULL);
+	expect_one_arp_reply(&host_b, IP1, LID1, ib1);
 	teardown();
 }
 
