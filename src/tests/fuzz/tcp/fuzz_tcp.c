@@ -59,14 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	{
 		uint8_t pkt[IPV4_HDR_LEN + sizeof(seg)];
 
-		memset(pkt, 0, IPV4_HDR_LEN);
-		pkt[0] = 0x45;
-		put_be16(pkt + 2, (uint16_t)(IPV4_HDR_LEN + size));
-		pkt[8] = 64;
-		pkt[9] = IP_PROTO_TCP;
-		put_be32(pkt + 12, PEER_IP);
-		put_be32(pkt + 16, CLIENT_IP);
-		put_be16(pkt + 10, ip_checksum(pkt, IPV4_HDR_LEN));
+		test_ipv4_header(pkt, PEER_IP, CLIENT_IP, IP_PROTO_TCP, size);
 		memcpy(pkt + IPV4_HDR_LEN, seg, size);
 		net_rx(&peer_nd, ETHERTYPE_IPV4, pkt, IPV4_HDR_LEN + size);
 		net_rx(&peer_nd, ETHERTYPE_IPV4, pkt, IPV4_HDR_LEN + size);
