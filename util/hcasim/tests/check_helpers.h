@@ -28,6 +28,9 @@ static inline void expect_cqe_error(struct rawhost *rh, struct rawhost_cq *cq, u
 
 /* One UD QP of a single host: send CQ and receive CQ both 130 (what rawhost_up_with_qp creates). */
 #define UD_QP_ATTR { .st = 3, .log_sq = 3, .log_rq = 3, .cqn_snd = 130, .cqn_rcv = 130 }
+/* An MLX QP (service type 7) on port 1 over CQ 130, as a driver's QP0 is, taken to `state`. */
+#define MLX_QP0_ATTR(state) { .st = 7, .log_sq = 3, .log_rq = 3, .cqn_snd = 130, .cqn_rcv = 130, \
+			      .port = 1, .to_state = (state) }
 
 /* rawhost_up with one UD QP of UD_QP_ATTR. */
 static inline int ud_qp_up(struct rawhost *rh, struct rawhost_cq *cq, struct rawhost_qp *qp)

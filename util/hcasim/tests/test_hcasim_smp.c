@@ -9,6 +9,7 @@
 #include <ibboot/wire/mad.h>
 #include <ibboot/wire/packet.h>
 
+#include "check_helpers.h"
 #include "rawhost.h"
 #include "test.h"
 
@@ -158,8 +159,7 @@ TEST(hcasim_smp_to_driver_qp0_and_mlx_send)
 	struct rawhost rh;
 	struct rawhost_cq cq;
 	struct rawhost_qp qp0;
-	struct rawhost_qp_attr qa = { .st = 7, .log_sq = 3, .log_rq = 3, .cqn_snd = 130,
-				      .cqn_rcv = 130, .port = 1, .to_state = 2 };
+	struct rawhost_qp_attr qa = MLX_QP0_ATTR(2);
 	uint8_t mad[256], cqe[32], hdr[28];
 	struct iblib_pkt p = { 0 }, parsed;
 	uint64_t rx, tx;
@@ -219,8 +219,7 @@ TEST(hcasim_smp_driver_owned_qp0_below_rtr_drops)
 	struct rawhost rh;
 	struct rawhost_cq cq;
 	struct rawhost_qp qp0;
-	struct rawhost_qp_attr qa = { .st = 7, .log_sq = 3, .log_rq = 3, .cqn_snd = 130,
-				      .cqn_rcv = 130, .port = 1, .to_state = 1 };
+	struct rawhost_qp_attr qa = MLX_QP0_ATTR(1);
 	struct hcasim_port_stats st;
 	uint8_t mad[256], cqe[32];
 	uint64_t rx;
