@@ -1,4 +1,4 @@
-# util/demo — `make demo` (issue 7): ibboot netboots Debian's Linux over InfiniBand in QEMU.
+# util/demo — `make demo`: ibboot netboots Debian's Linux over InfiniBand in QEMU.
 #   make demo-netboot     the demo: QEMU + -device hermon (model) + fabsim + OpenSM + dnsmasq +
 #                         nginx (util/netboot-env); ibboot's autoboot gets a lease, runs boot.ipxe
 #                         from TFTP, fetches the kernel and initrd over HTTP and boots them; each

@@ -2,7 +2,7 @@
 /*
  * The SM host's front end: fabsim speaks the *server* side of the ibsim protocol so that the stock
  * OpenSM and infiniband-diags attach through Debian's libumad2sim.so (LD_PRELOAD). Protocol facts
- * (as umad2sim uses them; see ../shared/reference/fabric-opensm.md §1.2-1.5):
+ * (as umad2sim uses them):
  *
  *   - AF_UNIX SOCK_DGRAM sockets in the abstract namespace, base name from $IBSIM_SOCKNAME; every
  *     address length counts one trailing NUL. Server control socket "<base>:ctl"; a client binds

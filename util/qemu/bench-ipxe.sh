@@ -1,5 +1,5 @@
 #!/bin/bash
-# The stock iPXE's baseline on our platform (issue 5, first version): QEMU + hermon device + model,
+# The stock iPXE's baseline on our platform: QEMU + hermon device + model,
 # fabsim + OpenSM, dnsmasq + nginx (util/netboot-env). Per run, from the time iPXE prints its
 # banner: (a) DHCP lease over IPoIB, (b) a 64 MiB file over HTTP (nginx), (c) the same over TFTP
 # (dnsmasq); medians of BENCH_RUNS runs (default 3), host wall-clock time stamped on the serial

@@ -44,7 +44,7 @@ check-qemu-device: qemu build/qemu/hcr-trace $(HCASIM_SO) bin/fabsim
 	@util/run-test qemu/guest-reboot $(QEMU_TESTS)/guest-reboot.sh
 
 
-# The oracle (issue 5): the stock iPXE netboots over IPoIB through the model, fabsim, OpenSM,
+# The oracle: the stock iPXE netboots over IPoIB through the model, fabsim, OpenSM,
 # dnsmasq and nginx; on a failure it reports where iPXE stopped (HCR trace, model log, console).
 .PHONY: check-qemu-oracle
 check-qemu-oracle: qemu build/qemu/hcr-trace $(HCASIM_SO) bin/fabsim bin/fabsim-servernode

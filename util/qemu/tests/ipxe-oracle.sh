@@ -1,5 +1,5 @@
 #!/bin/bash
-# The oracle (issue 5): Debian's stock iPXE netboots through the model. QEMU with -device hermon
+# The oracle: Debian's stock iPXE netboots through the model. QEMU with -device hermon
 # (15b3:673c, port 1 cabled into fabsim), OpenSM managing the fabric, dnsmasq + nginx behind the
 # server node (util/netboot-env). The iPXE script on the kernel command line gets a DHCP lease
 # over IPoIB, fetches one file over TFTP and one over HTTP, checks their sizes and prints a marker.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 6, hosted end to end: bin/ibboot-hosted (ASan/UBSan) with the HCA model in-process, cabled
+# Hosted end to end: bin/ibboot-hosted (ASan/UBSan) with the HCA model in-process, cabled
 # to fabsim + the stock OpenSM + the server node (util/netboot-env). The HCA sits in netboot-env's
 # slot 2: two ports, only port 2 cabled. Scenarios, in one run:
 #   SM started late  OpenSM is stopped before ibboot starts; the console must say "no subnet

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bin/ibboot-hosted --hca: the Hermon model (libhcasim) on the hosted PCI bus, the linked-in
 # Hermon driver brings it up through the platform's config/MMIO accessors and DMA arena, under
-# ASan/UBSan. Without a fabric the ports stay down; that is what this checks (issue 6's tests
-# cable them to fabsim).
+# ASan/UBSan. Without a fabric the ports stay down; that is what this checks (e2e.sh
+# cables them to fabsim).
 set -u
 cd "$(dirname "$0")/../../../.."
 . src/tests/framework/lib.sh

@@ -35,8 +35,8 @@ for f in bin/ibboot.lkrn bin/ibboot-hosted bin/libhcasim.so bin/fabsim bin/fabsi
 done
 
 # The SM is (re)started once the image has opened its ports: an SM that comes late must still
-# bring the port up (issue 6), and it sidesteps the simulation's link being up before INIT_PORT
-# (SMPs sent then are lost and stall OpenSM; see .lead-requests/driver.txt). Then the SM is
+# bring the port up, and it sidesteps the simulation's link being up before INIT_PORT
+# (SMPs sent then are lost and stall OpenSM). Then the SM is
 # restarted between two pings: ClientReregister must lead to a rejoin and echo must work again.
 cat > "$T/guest.sh" <<INNER
 #!/usr/bin/env bash

@@ -65,7 +65,7 @@ step expansion "^ibboot netboot test: lease 198\.18\.0\.[0-9]+ from $NETBOOT_SER
 step kernel-over-http '^\[ *[0-9]+\.[0-9]{3}\] vmlinuz: [0-9]+ bytes in ' "the kernel did not arrive over HTTP"
 step sha256 '^sha256: initrd\.img OK' "the SHA-256 pins were not confirmed"
 step linux-booted "^IBBOOT-PAYLOAD-OK .*ibboot\.nonce=$nonce" "Linux did not print its marker with nonce $nonce"
-# Before the jump the HCA was quiesced (design.md, security posture): a second software reset
+# Before the jump the HCA was quiesced (README, security): a second software reset
 # (the first is at probe), the model holding none of the host's memory any more (no ICM, no
 # firmware area), and no register write after that reset.
 resets=$(grep -ac 'hcasim: software reset' "$T/device.log")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Integration test (issue 4): a raw IPoIB endpoint — build/tests/ipoib-client, a second CA port
+# Integration test: a raw IPoIB endpoint — build/tests/ipoib-client, a second CA port
 # attached to fabsim, built on the same IPoIB core and firmware SMA library as the server node
 # (not an hcasim QP) — gets an RFC 4390 DHCP lease from the real dnsmasq through the fabric the
 # stock OpenSM brought up, then fetches a file by TFTP; the file's SHA-256 must match.
