@@ -205,7 +205,8 @@ static void tftp_fail(struct tftp_client *c, int rc, const char *msg)
 	c->state = TFTP_FAILED;
 	c->result = rc;
 	ksnprintf(c->error, sizeof(c->error), "%s", msg);
-	kprintf("tftp: %s\n", msg);
+	/* After a progress bar (drawn with \r), the reason starts a line of its own. */
+	kprintf("%stftp: %s\n", c->sink && c->sink->progress && c->sink->len ? "\n" : "", msg);
 	udp_close(&c->sock);
 }
 
@@ -214,6 +215,18 @@ static void arm_timer(struct tftp_client *c)
 	c->retries = 0;
 	c->timeout_ms = c->opts.timeout_ms;
 	c->next_timeout_ms = clock_ms() + c->timeout_ms;
+}
+
+/* Progress while transferring: the short ACK-resend timer starts again and the no-progress
+ * clock restarts. */
+static void arm_ack_timer(struct tftp_client *c)
+{
+	uint64_t now = clock_ms();
+
+	c->retries = 0;
+	c->progress_ms = now;
+	c->timeout_ms = c->opts.ack_ms;
+	c->next_timeout_ms = now + c->timeout_ms;
 }
 
 static void handle_oack(struct tftp_client *c, uint16_t sport, const uint8_t *p, size_t len)
@@ -252,7 +265,7 @@ static void handle_oack(struct tftp_client *c, uint16_t sport, const uint8_t *p,
 		c->windowsize, c->asked_windowsize > c->windowsize ? " (server declined more)" : "",
 		(unsigned long long)c->tsize);
 	send_ack(c);
-	arm_timer(c);
+	arm_ack_timer(c);
 }
 
 static void handle_data(struct tftp_client *c, const uint8_t *p, size_t len)
@@ -308,7 +321,7 @@ static void handle_data(struct tftp_client *c, const uint8_t *p, size_t len)
 	}
 	if (c->since_ack >= c->windowsize)
 		send_ack(c);
-	arm_timer(c);
+	arm_ack_timer(c);
 }
 
 void tftp_handle(struct tftp_client *c, uint32_t src, uint16_t sport, const uint8_t *data,
@@ -347,6 +360,7 @@ void tftp_handle(struct tftp_client *c, uint32_t src, uint16_t sport, const uint
 			c->windowsize = 1;
 			c->server_port = sport;
 			c->state = TFTP_TRANSFER;
+			arm_ack_timer(c);
 		}
 		handle_data(c, data + 2, len - 2);
 		break;
@@ -387,6 +401,10 @@ int tftp_start(struct tftp_client *c, struct net_device *nd, uint32_t server,
 		c->opts.timeout_ms = TFTP_TIMEOUT_MS;
 	if (!c->opts.max_retries)
 		c->opts.max_retries = TFTP_MAX_RETRIES;
+	if (!c->opts.ack_ms)
+		c->opts.ack_ms = TFTP_ACK_RESEND_MS;
+	if (!c->opts.stall_ms)
+		c->opts.stall_ms = TFTP_STALL_MS;
 	/* RFC 2348: the block plus IP, UDP and TFTP headers must fit one packet of the path. */
 	path_max = nd->mtu > IPV4_HDR_LEN + UDP_HDR_LEN + TFTP_HDR_LEN + TFTP_MIN_BLKSIZE
 		? nd->mtu - IPV4_HDR_LEN - UDP_HDR_LEN - TFTP_HDR_LEN : TFTP_MIN_BLKSIZE;
@@ -426,30 +444,47 @@ void tftp_stop(struct tftp_client *c)
 
 bool tftp_step(struct tftp_client *c, uint64_t now)
 {
-	char msg[200], a[16];
+	char msg[240], a[16];
 
 	if (c->state != TFTP_WAIT_FIRST && c->state != TFTP_TRANSFER)
 		return false;
+	if (c->state == TFTP_TRANSFER && now - c->progress_ms >= c->opts.stall_ms) {
+		/* The overall bound: whatever keeps arriving (duplicates, blocks past a hole, a
+		 * server retransmitting with ever longer pauses), no new block for this long ends
+		 * the transfer with the place it stopped. */
+		char of[32] = "";
+
+		if (c->tsize)
+			ksnprintf(of, sizeof(of), " of %llu", (unsigned long long)c->tsize);
+		ksnprintf(msg, sizeof(msg), "%s from %s: no new data for %u ms after block %u "
+			  "(%llu%s bytes, %u ACKs resent); giving up", c->filename,
+			  ipv4_ntoa(c->server, a), c->opts.stall_ms, (unsigned)c->blocks,
+			  (unsigned long long)c->sink->len, of, c->retries);
+		send_error(c, c->server_port, 0, "client gave up: no data");
+		tftp_fail(c, -ETIMEDOUT, msg);
+		return false;
+	}
 	if ((int64_t)(now - c->next_timeout_ms) < 0)
 		return true;
+	if (c->state == TFTP_TRANSFER) {
+		/* RFC 1350 §6 / RFC 7440 §4: the last in-order block's ACK again, soon — a lost
+		 * ACK (or a lost window's tail) costs this short timer, not the server's. */
+		c->retries++;
+		c->retransmits++;
+		send_ack(c);
+		if (c->timeout_ms < TFTP_ACK_RESEND_MAX_MS)
+			c->timeout_ms *= 2;
+		c->next_timeout_ms = now + c->timeout_ms;
+		return true;
+	}
 	if (++c->retries > c->opts.max_retries) {
-		if (c->state == TFTP_WAIT_FIRST)
-			ksnprintf(msg, sizeof(msg), "no answer from %s for %s after %u tries: is "
-				  "a TFTP server running there?", ipv4_ntoa(c->server, a),
-				  c->filename, c->retries);
-		else
-			ksnprintf(msg, sizeof(msg), "transfer of %s from %s stalled after %llu "
-				  "bytes (%u retransmissions)", c->filename,
-				  ipv4_ntoa(c->server, a), (unsigned long long)c->sink->len,
-				  c->retries - 1);
+		ksnprintf(msg, sizeof(msg), "no answer from %s for %s after %u tries: is a TFTP "
+			  "server running there?", ipv4_ntoa(c->server, a), c->filename, c->retries);
 		tftp_fail(c, -ETIMEDOUT, msg);
 		return false;
 	}
 	c->retransmits++;
-	if (c->state == TFTP_WAIT_FIRST)
-		send_rrq(c);
-	else
-		send_ack(c);   /* the last in-order block: the server resends what follows */
+	send_rrq(c);
 	if (c->timeout_ms < 8 * c->opts.timeout_ms)
 		c->timeout_ms *= 2;
 	c->next_timeout_ms = now + c->timeout_ms;

@@ -34,9 +34,21 @@ struct tftp_opts {
 	unsigned blksize;      /* 0: the largest the device's MTU allows */
 	unsigned windowsize;   /* 0 or 1: do not ask */
 	bool no_options;       /* plain RFC 1350 request */
-	unsigned timeout_ms;   /* first retransmission timeout (doubles to 8x) */
-	unsigned max_retries;  /* retransmissions of one packet before giving up */
+	unsigned timeout_ms;   /* first RRQ retransmission timeout (doubles to 8x) */
+	unsigned max_retries;  /* RRQ retransmissions before giving up */
+	unsigned ack_ms;       /* first resend of the last ACK when no DATA comes (doubles up to
+				* TFTP_ACK_RESEND_MAX_MS); 0: TFTP_ACK_RESEND_MS */
+	unsigned stall_ms;     /* no new in-order block for this long fails the transfer; 0:
+				* TFTP_STALL_MS */
 };
+
+/* Once the transfer runs, a lost DATA or ACK is recovered by resending our last ACK on a short
+ * timer rather than waiting for the server's retransmission timer (a second or more, doubling);
+ * whatever else happens, a transfer that gets no new block for TFTP_STALL_MS ends with an error
+ * naming the file and the last block. */
+#define TFTP_ACK_RESEND_MS      200u
+#define TFTP_ACK_RESEND_MAX_MS  1600u
+#define TFTP_STALL_MS           30000u
 
 /* What an OACK grants, checked against what we asked (RFC 2347: a server may only lower). */
 struct tftp_oack {
@@ -68,6 +80,7 @@ struct tftp_client {
 	uint32_t blocks;           /* blocks written in order (block numbers wrap at 16 bits) */
 	unsigned since_ack;        /* blocks since our last ACK (windowsize) */
 	uint64_t next_timeout_ms;
+	uint64_t progress_ms;      /* when the last in-order block (or the OACK) arrived */
 	unsigned timeout_ms, retries;
 	unsigned dup_blocks, ooo_blocks, retransmits;
 	int result;

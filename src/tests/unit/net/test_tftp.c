@@ -27,6 +27,10 @@ struct tftp_srv {
 	bool duplicate;             /* every DATA sent twice */
 	bool stranger;              /* a packet from another port in the middle */
 	bool silent;
+	unsigned rto_ms;            /* the server's retransmission timer (0: 1500 ms) */
+	unsigned lose_ack_every;    /* the first ACK of every n-th block is lost on the way */
+	uint32_t stall_after;       /* after this block is acked: only stale copies of it */
+	unsigned timer_resends;     /* windows the server's own timer had to resend */
 	/* what was seen */
 	unsigned rrqs, acks, errors_seen, data_sent;
 	uint16_t client_port, last_error_code, stranger_error_code;
@@ -194,6 +198,14 @@ static void tftp_server(const struct fake_pkt *p, void *ctx)
 	{
 		uint16_t b = get_be16(p->payload + 2);
 		uint32_t full = (s->acked & ~0xffffu) | b;
+		static uint32_t lost_ack_of;
+
+		if (s->lose_ack_every && b && b % s->lose_ack_every == 0 && lost_ack_of != b) {
+			lost_ack_of = b;   /* this ACK never arrived */
+			return;
+		}
+		if (s->stall_after && s->acked >= s->stall_after)
+			return;
 
 		if (full < s->acked && s->acked - full > 0x8000)
 			full += 0x10000;   /* the 16-bit block number wrapped */
@@ -225,12 +237,20 @@ static void tftp_server_tick(void *ctx)
 {
 	struct tftp_srv *s = ctx;
 
-	if (!s->started || s->acked >= s->nblocks || test_now_ms - s->last_send_ms < 1500)
+	if (!s->started || s->acked >= s->nblocks ||
+	    test_now_ms - s->last_send_ms < (s->rto_ms ? s->rto_ms : 1500))
 		return;
 	if (s->oack_pending) {
 		s->last_send_ms = test_now_ms;
 		return;
 	}
+	if (s->stall_after && s->acked >= s->stall_after) {
+		/* stuck: the last acknowledged block again and again, never the next */
+		s->last_send_ms = test_now_ms;
+		srv_send_block(s, s->acked);
+		return;
+	}
+	s->timer_resends++;
 	srv_send_window(s);
 }
 
@@ -417,6 +437,56 @@ TEST(tftp_lockstep_with_loss_uses_client_timeouts)
 	s.drop_every = 3;
 	s.duplicate = true;
 	expect_whole_file(&s, NULL, f, 50000);
+	free(f);
+}
+
+/* A lost ACK is resent on the client's short timer, before the server's own retransmission
+ * timer (here 800 ms, as quick as stock servers get) would have to recover it. */
+TEST(tftp_lost_acks_recovered_by_the_client_before_the_server_times_out)
+{
+	struct tftp_srv s = { 0 };
+	uint8_t *f = serve_new_file(&s, 100000, 12);
+
+	s.rto_ms = 800;
+	s.lose_ack_every = 4;
+	s.grant_tsize = true;
+	memset(sink_buf, 0, sizeof(sink_buf));
+	CHECK_EQ(run_polled(&s, NULL), 100000);
+	CHECK_MEM(sink_buf, f, 100000);
+	CHECK(polled.retransmits >= 100000 / 2012 / 4);   /* one resend per lost ACK at least */
+	CHECK_EQ(s.timer_resends, 0);                       /* the server never had to */
+	free(f);
+}
+
+/* A server that only repeats an old block: the transfer ends within the no-progress bound with
+ * the file and the last good block named, and the server is told. */
+TEST(tftp_no_progress_fails_naming_file_and_block)
+{
+	struct tftp_srv s = { 0 };
+	struct tftp_opts o = { 0 };
+	uint8_t *f = serve_new_file(&s, 100000, 13);
+	uint64_t t0;
+
+	s.stall_after = 5;
+	s.rto_ms = 500;
+	s.grant_tsize = true;
+	o.stall_ms = 20000;
+	t0 = test_now_ms;
+	test_console_clear();
+	CHECK_EQ(run_polled(&s, &o), -ETIMEDOUT);
+	CHECK(test_now_ms - t0 >= 20000 && test_now_ms - t0 < 25000);
+	CHECK(test_console_has("boot.bin from 198.18.0.1: no new data for 20000 ms after block 6 "
+			       "(12072 of 100000 bytes"));
+	CHECK(polled.dup_blocks > 10);   /* the stale copies kept coming all along */
+	CHECK(s.errors_seen >= 1);       /* ERROR to the server: it stops too */
+	/* with the default bound (the block after the last ACK the server took is the last) */
+	serve_file(&s, f, 100000);
+	s.stall_after = 2;
+	s.rto_ms = 300;
+	t0 = test_now_ms;
+	CHECK_EQ(run_polled(&s, NULL), -ETIMEDOUT);
+	CHECK(test_now_ms - t0 >= TFTP_STALL_MS && test_now_ms - t0 < TFTP_STALL_MS + 5000);
+	CHECK(test_console_has("no new data for 30000 ms after block 3"));
 	free(f);
 }
 
