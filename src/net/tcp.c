@@ -460,12 +460,17 @@ int tcp_connect(struct tcp_conn *c, struct net_device *nd, uint32_t dst, uint16_
 	rc = pick_port(&c->local_port);
 	if (rc < 0)
 		return rc;
-	c->ooo_buf = dma_alloc(TCP_OOO_SLOTS * TCP_OOO_SLOT_SIZE, 64);
+	c->rcv_mss = (uint16_t)MIN(nd->mtu - IPV4_HDR_LEN - TCP_HDR_LEN, 65535u);
+	/* The store: slots of the MSS we announce (no segment the peer may send is larger),
+	 * enough to cover the receive window, never more than TCP_OOO_SLOTS of them. */
+	c->ooo_slot_size = ((uint32_t)c->rcv_mss + 7u) & ~7u;
+	c->ooo_slots = MIN((TCP_RCV_WND + c->ooo_slot_size - 1) / c->ooo_slot_size,
+			   (uint32_t)TCP_OOO_SLOTS);
+	c->ooo_buf = dma_alloc((size_t)c->ooo_slots * c->ooo_slot_size, 64);
 	if (!c->ooo_buf)
 		return -ENOMEM;
 	c->rx = rx;
 	c->priv = priv;
-	c->rcv_mss = (uint16_t)MIN(nd->mtu - IPV4_HDR_LEN - TCP_HDR_LEN, 65535u);
 	c->smss = TCP_DEFAULT_MSS;
 	c->iss = c->cfg.fixed_iss_set ? c->cfg.fixed_iss : choose_iss(c);
 	c->snd_una = c->iss;
@@ -540,7 +545,7 @@ void tcp_release(struct tcp_conn *c)
 	if (c->listed)
 		unlink_conn(c);
 	if (c->ooo_buf)
-		dma_free(c->ooo_buf, TCP_OOO_SLOTS * TCP_OOO_SLOT_SIZE);
+		dma_free(c->ooo_buf, (size_t)c->ooo_slots * c->ooo_slot_size);
 	c->ooo_buf = NULL;
 	if (c->state != TCP_CLOSED)
 		finish(c, -ECANCELED, "connection released");
@@ -765,7 +770,7 @@ static void ooo_store(struct tcp_conn *c, uint32_t seq, const uint8_t *data, siz
 {
 	int free_slot = -1;
 
-	for (int i = 0; i < TCP_OOO_SLOTS; i++) {
+	for (int i = 0; i < (int)c->ooo_slots; i++) {
 		if (!c->ooo[i].used) {
 			if (free_slot < 0)
 				free_slot = i;
@@ -774,13 +779,13 @@ static void ooo_store(struct tcp_conn *c, uint32_t seq, const uint8_t *data, siz
 			return;
 		}
 	}
-	if (free_slot < 0 || len > TCP_OOO_SLOT_SIZE) {
+	if (free_slot < 0 || len > c->ooo_slot_size) {
 		c->stats.ooo_dropped++;   /* the peer will retransmit it */
 		return;
 	}
 	c->ooo[free_slot] = (struct tcp_ooo_slot){ seq, (uint16_t)len, true, fin };
 	c->n_ooo++;
-	memcpy(c->ooo_buf + (size_t)free_slot * TCP_OOO_SLOT_SIZE, data, len);
+	memcpy(c->ooo_buf + (size_t)free_slot * c->ooo_slot_size, data, len);
 	c->stats.ooo_stored++;
 	if (len)
 		sack_add(c, seq, seq + (uint32_t)len);
@@ -795,7 +800,7 @@ static bool ooo_drain(struct tcp_conn *c, uint64_t now, bool *had_any)
 
 	while (progress) {
 		progress = false;
-		for (int i = 0; i < TCP_OOO_SLOTS; i++) {
+		for (int i = 0; i < (int)c->ooo_slots; i++) {
 			struct tcp_ooo_slot *s = &c->ooo[i];
 			uint32_t end = s->seq + s->len;
 
@@ -810,7 +815,7 @@ static bool ooo_drain(struct tcp_conn *c, uint64_t now, bool *had_any)
 			if (TCP_SEQ_GT(end, c->rcv_nxt)) {
 				uint32_t skip = c->rcv_nxt - s->seq;
 
-				if (!deliver(c, c->ooo_buf + (size_t)i * TCP_OOO_SLOT_SIZE + skip,
+				if (!deliver(c, c->ooo_buf + (size_t)i * c->ooo_slot_size + skip,
 					     s->len - skip))
 					return false;
 			}
@@ -828,7 +833,7 @@ static void ooo_clear(struct tcp_conn *c)
 {
 	c->n_sack = 0;
 	c->n_ooo = 0;
-	for (int i = 0; i < TCP_OOO_SLOTS; i++)
+	for (int i = 0; i < (int)c->ooo_slots; i++)
 		c->ooo[i].used = false;
 }
 
@@ -870,6 +875,7 @@ static void process_syn_sent(struct tcp_conn *c, const struct tcp_segment *s, ui
 		c->rcv_full -= 12;
 	}
 	c->snd_wnd = s->window;   /* RFC 7323 §2.2: the SYN's window is not scaled */
+	c->max_snd_wnd = c->snd_wnd;
 	c->snd_wl1 = s->seq;
 	c->snd_wl2 = s->ack;
 	/* RFC 5681 §3.1 initial window */
@@ -954,6 +960,8 @@ static void process_ack(struct tcp_conn *c, const struct tcp_segment *s, uint64_
 	if (TCP_SEQ_LT(c->snd_wl1, s->seq) ||
 	    (c->snd_wl1 == s->seq && TCP_SEQ_LEQ(c->snd_wl2, s->ack))) {
 		c->snd_wnd = wnd;
+		if (wnd > c->max_snd_wnd)
+			c->max_snd_wnd = wnd;
 		c->snd_wl1 = s->seq;
 		c->snd_wl2 = s->ack;
 		if (wnd && c->persist) {
@@ -985,6 +993,16 @@ static void process(struct tcp_conn *c, const struct tcp_segment *s, uint64_t no
 	}
 	if ((s->flags & (TCP_SYN | TCP_RST)) == TCP_SYN) {
 		challenge_ack(c, now);   /* RFC 5961 §4: whatever its sequence number */
+		return;
+	}
+	/* RFC 7323 §5.3 R1 (PAWS), before the window check: a segment whose TSval is older than
+	 * TS.Recent is an old duplicate (perhaps from a wrapped sequence space); it is not
+	 * acceptable: an ACK in reply (none for a RST) and dropped. TS.Recent cannot be 24 days
+	 * idle in a boot. */
+	if (c->ts_ok && s->has_timestamps && (int32_t)(s->tsval - c->ts_recent) < 0) {
+		c->stats.paws_dropped++;
+		if (!(s->flags & TCP_RST))
+			send_ack(c);
 		return;
 	}
 	if (!seq_acceptable(c, seq, seg_len)) {
@@ -1021,8 +1039,14 @@ static void process(struct tcp_conn *c, const struct tcp_segment *s, uint64_t no
 	}
 	if (!(s->flags & TCP_ACK))
 		return;
-	if (TCP_SEQ_GT(s->ack, c->snd_max)) {
-		send_ack(c);   /* acknowledges something never sent */
+	/* RFC 5961 §5.2: the ACK is acceptable only in [SND.UNA - MAX.SND.WND, SND.NXT] (SND.NXT
+	 * being the highest sequence sent, snd_max, since a timeout moves snd_nxt back); anything
+	 * else is discarded — data included — and answered with a (rate-limited) challenge ACK, so
+	 * a blind injection must guess the ACK too. */
+	if (TCP_SEQ_GT(s->ack, c->snd_max) ||
+	    TCP_SEQ_LT(s->ack, c->snd_una - c->max_snd_wnd)) {
+		c->stats.acks_refused++;
+		challenge_ack(c, now);
 		return;
 	}
 	/* RFC 7323 §4.3: TS.Recent follows the segments at the left edge of the window. */

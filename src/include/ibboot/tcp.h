@@ -10,11 +10,14 @@
  * A connection is a caller-owned struct. In-order data is handed to the owner's rx callback as a
  * pointer into the device's receive ring (valid only during the call), so the owner copies it
  * once, straight to where it belongs; nothing is allocated per segment. Segments that arrive out
- * of order are kept in a bounded reassembly store (TCP_OOO_SLOTS segments, allocated once at
- * connect; as large as the advertised window, so a loss costs one retransmission, not a window)
+ * of order are kept in a bounded reassembly store (slots of the announced MSS, as many as fill
+ * the advertised window but at most TCP_OOO_SLOTS, allocated once at connect: at most
+ * TCP_OOO_BYTES_MAX bytes whatever the MTU, so a loss costs one retransmission, not a window)
  * and delivered when the hole is filled; beyond that they are dropped and the peer's
  * retransmission brings them again. The stored ranges are reported in SACK blocks (RFC 2018)
- * when the peer allows, so it resends only the holes.
+ * when the peer allows, so it resends only the holes. ACKs outside [SND.UNA - MAX.SND.WND,
+ * SND.NXT] are refused (RFC 5961 §5) and, with timestamps, segments older than TS.Recent are
+ * dropped (PAWS, RFC 7323 §5).
  */
 #ifndef IBBOOT_TCP_H
 #define IBBOOT_TCP_H
@@ -27,8 +30,10 @@
 #define TCP_SNDBUF         4096     /* what a request may queue (HTTP GET lines) */
 #define TCP_RCV_WND        (512u << 10)
 #define TCP_RCV_WSCALE     4        /* 512 KiB >> 4 fits the 16-bit window field */
-#define TCP_OOO_SLOTS      272      /* TCP_RCV_WND / 1992-byte segments, rounded up */
-#define TCP_OOO_SLOT_SIZE  2048     /* largest MSS the store keeps (IPoIB 2044 → 2004) */
+#define TCP_OOO_SLOTS      272      /* most segments stored (TCP_RCV_WND / 1992, rounded up) */
+/* Slots are the announced MSS (rounded up to 8 bytes) and only as many as cover TCP_RCV_WND, so
+ * the store never exceeds one window plus one slot: 512 KiB + 64 KiB at any MTU. */
+#define TCP_OOO_BYTES_MAX  (TCP_RCV_WND + 65536u)
 
 #define TCP_FIN 0x01
 #define TCP_SYN 0x02
@@ -96,7 +101,7 @@ struct tcp_ooo_slot {
 struct tcp_stats {
 	unsigned segs_in, segs_out, bad_in, retransmits, fast_retransmits, rto_expiries;
 	unsigned ooo_stored, ooo_dropped, dup_segs, acks_out, challenge_acks, rst_ignored;
-	unsigned zero_window_probes;
+	unsigned zero_window_probes, acks_refused, paws_dropped;
 	uint64_t bytes_in;
 };
 
@@ -113,6 +118,7 @@ struct tcp_conn {
 	 * yet sent; snd_len counts them. */
 	uint32_t iss, snd_una, snd_nxt, snd_max, snd_wl1, snd_wl2;
 	uint32_t snd_wnd;          /* scaled */
+	uint32_t max_snd_wnd;      /* the largest window the peer offered (RFC 5961 §5.2) */
 	uint8_t snd_wscale;        /* the peer's shift */
 	uint16_t smss;             /* what we may send per segment */
 	uint32_t cwnd, ssthresh;   /* RFC 5681 */
@@ -134,7 +140,9 @@ struct tcp_conn {
 	unsigned unacked_segs;     /* full segments received since our last ACK */
 	bool ack_now;              /* an ACK is owed and could not be sent yet */
 	uint64_t delack_at_ms;     /* 0: no delayed ACK pending */
-	uint8_t *ooo_buf;          /* TCP_OOO_SLOTS * TCP_OOO_SLOT_SIZE, allocated at connect */
+	uint8_t *ooo_buf;          /* ooo_slots * ooo_slot_size, allocated at connect */
+	uint32_t ooo_slot_size;    /* the announced MSS rounded up to 8 */
+	unsigned ooo_slots;        /* slots in use of ooo[] (<= TCP_OOO_SLOTS) */
 	struct tcp_ooo_slot ooo[TCP_OOO_SLOTS];
 	unsigned n_ooo;            /* slots in use */
 	bool fin_received;

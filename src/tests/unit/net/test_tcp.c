@@ -5,6 +5,7 @@
 #include "net_test_env.h"
 #include "test.h"
 
+#include <ibboot/byteorder.h>
 #include <ibboot/errno.h>
 #include <stdlib.h>
 
@@ -336,6 +337,121 @@ TEST(tcp_send_across_sequence_wrap_and_retransmit)
 	CHECK_EQ(conn.snd_len, 0);
 	CHECK_EQ(conn.snd_una, (uint32_t)(0xffffffffu - 99 + sizeof(req)));
 	CHECK_EQ(conn.rto_at_ms, 0);
+	tcp_release(&conn);
+	peer_teardown();
+}
+
+/* Server data at offset off with a timestamps option (NOP NOP TS tsval tsecr) and ack. */
+static void data_ts(uint32_t off, size_t len, uint32_t ack, uint32_t tsval)
+{
+	static uint8_t buf[4096];
+	uint8_t o[12] = { 1, 1, 8, 10 };
+
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (uint8_t)((off + i) * 7 + 3);
+	put_be32(o + 4, tsval);
+	put_be32(o + 8, syn.tsval);
+	peer_send_raw(SPORT, syn.sport, irs + 1 + off, ack, TCP_ACK, 4096, buf, len, o, sizeof(o),
+		      false);
+}
+
+/* At IPoIB's 4092-byte MTU segments carry 4052 bytes: the out-of-order store keeps them (it
+ * is sized by the MSS), and the segment that fills the hole releases all of them at once. */
+TEST(tcp_ooo_store_keeps_mss_sized_segments)
+{
+	uint8_t o[40];
+	struct peer_seg a;
+	const uint32_t seg = 4052;
+	size_t n;
+
+	peer_setup();
+	peer_nd.mtu = 4092;
+	test_now_ms = 1000000;
+	rxlen = 0;
+	rx_result = 0;
+	tcp_release(&conn);
+	memset(&conn, 0, sizeof(conn));
+	CHECK_EQ(tcp_connect(&conn, &peer_nd, PEER_IP, SPORT, NULL, rx, NULL), 0);
+	CHECK(peer_pop(&syn));
+	CHECK_EQ(syn.mss, 4052);
+	irs = 7000;
+	n = peer_syn_opts(o, 4052, 7, false, 0, 0);
+	peer_send_raw(SPORT, syn.sport, irs, syn.seq + 1, TCP_SYN | TCP_ACK, 65535, NULL, 0, o,
+		      (n + 3) & ~(size_t)3, false);
+	CHECK_EQ(conn.state, TCP_ESTABLISHED);
+	peer_flush();
+	data(0, seg, 0);
+	data(2 * seg, seg, 0);
+	data(3 * seg, seg, 0);
+	data(5 * seg, seg, 0);
+	CHECK_EQ(conn.stats.ooo_stored, 3);
+	CHECK_EQ(conn.stats.ooo_dropped, 0);
+	peer_flush();
+	data(seg, seg, 0);                /* the first hole: 1..3 delivered, 5 stays stored */
+	CHECK(peer_pop(&a));
+	CHECK_EQ(a.ack, irs + 1 + 4 * seg);
+	data(4 * seg, seg, 0);
+	while (peer_pop(&a))
+		;
+	CHECK_EQ(a.ack, irs + 1 + 6 * seg);
+	CHECK(stream_ok(6 * seg));
+	tcp_release(&conn);
+	peer_teardown();
+}
+
+/* RFC 5961 §5.2: an ACK below SND.UNA - MAX.SND.WND (or above what was sent) makes the whole
+ * segment unacceptable — its data is not delivered — and is answered with an ACK. */
+TEST(tcp_ack_outside_rfc5961_bounds_drops_the_segment)
+{
+	struct peer_seg a;
+
+	establish(NULL, 90000, false);
+	data(0, 1000, 0);
+	CHECK(stream_ok(1000));
+	peer_flush();
+	/* The peer's window is 4096 << 7 = 512 KiB: an ACK 600000 below SND.UNA is too old. */
+	peer_send_raw(SPORT, syn.sport, irs + 1 + 1000, syn.seq + 1 - 600000u, TCP_ACK, 4096,
+		      "forged", 6, NULL, 0, false);
+	CHECK(stream_ok(1000));           /* nothing delivered */
+	CHECK(peer_pop(&a));              /* answered: the ACK says where the stream really is */
+	CHECK_EQ(a.ack, irs + 1 + 1000);
+	/* ... and one beyond anything we sent is refused the same way. */
+	peer_send_raw(SPORT, syn.sport, irs + 1 + 1000, syn.seq + 1 + 5000, TCP_ACK, 4096,
+		      "forged", 6, NULL, 0, false);
+	CHECK(stream_ok(1000));
+	/* Within the bounds (an old but plausible duplicate ACK) the data is taken. */
+	peer_flush();
+	peer_send_raw(SPORT, syn.sport, irs + 1 + 1000, syn.seq + 1 - 1000u, TCP_ACK, 4096,
+		      (const uint8_t[]){ (uint8_t)(1000 * 7 + 3) }, 1, NULL, 0, false);
+	CHECK(stream_ok(1001));
+	tcp_release(&conn);
+	peer_teardown();
+}
+
+/* RFC 7323 §5.3: with timestamps, a segment whose TSval is older than TS.Recent is dropped (an
+ * old duplicate from a previous trip around the sequence space) and answered with an ACK. */
+TEST(tcp_paws_drops_segments_with_old_timestamps)
+{
+	struct peer_seg a;
+
+	establish(NULL, 120000, true);
+	CHECK(conn.ts_ok);
+	CHECK_EQ(conn.ts_recent, 5000);
+	data_ts(0, 1000, syn.seq + 1, 6000);
+	CHECK(stream_ok(1000));
+	CHECK_EQ(conn.ts_recent, 6000);
+	peer_flush();
+	data_ts(1000, 1000, syn.seq + 1, 5999);   /* in-window, in order, but older */
+	CHECK(stream_ok(1000));
+	CHECK(peer_pop(&a));
+	CHECK_EQ(a.ack, irs + 1 + 1000);
+	CHECK(a.has_ts);
+	CHECK_EQ(a.tsecr, 6000);
+	data_ts(1000, 1000, syn.seq + 1, 6000);   /* equal is not older */
+	CHECK(stream_ok(2000));
+	/* TSval wraps like sequence numbers: 0x80000000 past TS.Recent is still newer. */
+	data_ts(2000, 1000, syn.seq + 1, 6000 + 0x7fffffffu);
+	CHECK(stream_ok(3000));
 	tcp_release(&conn);
 	peer_teardown();
 }
