@@ -36,7 +36,14 @@ static int boot_linux(struct image *img)
 	}
 	boot_phase("starting Linux at %#llx; shutting down devices (HCA quiesced)",
 		   (unsigned long long)(lay.kernel_addr + 0x200));
-	pci_remove_drivers();
+	if (pci_remove_drivers() != 0) {
+		/* A device that did not reset may still write into memory Linux would own: refused
+		 * rather than fenced off in the e820 map (src/image/README.md says why). */
+		kprintf("boot: refusing to start Linux: a device could not be reset and may still "
+			"write into memory (see above); power-cycle the machine and try again\n");
+		bzimage_unload(&lay);
+		return -EBUSY;
+	}
 	rc = (image_linux64_handoff ? image_linux64_handoff : plat_boot_linux64)(
 		lay.kernel_addr + 0x200, lay.zero_page);
 	kprintf("boot: the platform refused the handoff (%s); devices are shut down — reboot to "
@@ -60,7 +67,12 @@ static int boot_multiboot(struct image *img)
 		return rc;
 	boot_phase("starting multiboot kernel at %#x; shutting down devices (HCA quiesced)",
 		   plan.mb.entry);
-	pci_remove_drivers();
+	if (pci_remove_drivers() != 0) {
+		kprintf("boot: refusing to start the multiboot kernel: a device could not be reset "
+			"and may still write into memory (see above); power-cycle the machine\n");
+		multiboot_unload(&plan);
+		return -EBUSY;
+	}
 	rc = image_multiboot_handoff(plan.param);
 	kprintf("boot: multiboot handoff refused (%s); devices are shut down — reboot to use "
 		"the network again\n", ib_strerror(rc));

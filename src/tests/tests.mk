@@ -38,7 +38,8 @@ UNIT_net := src/tests/unit/net/test_ipoib.c src/tests/unit/net/test_dhcp.c \
 	src/tests/fakes/fake_net.c src/tests/fakes/tcp_peer.c
 UNIT_drivers-infiniband := src/tests/unit/drivers/infiniband/test_hermon_ibcore.c \
 	src/tests/unit/drivers/infiniband/test_hermon_model.c \
-	src/tests/unit/drivers/infiniband/test_hermon_unit.c src/tests/fakes/hermon_rig.c
+	src/tests/unit/drivers/infiniband/test_hermon_unit.c \
+	src/tests/unit/drivers/infiniband/test_hermon_teardown.c src/tests/fakes/hermon_rig.c
 UNIT_drivers-infiniband_LIBS := $(TEST_HCASIM_LIB)
 
 # Console commands are link-time table entries nothing calls by name, so an archive would leave

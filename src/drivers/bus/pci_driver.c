@@ -65,11 +65,22 @@ int pci_probe_drivers(void)
 	return bound;
 }
 
-void pci_remove_drivers(void)
+int pci_remove_drivers(void)
 {
+	int not_stopped = 0;
+
 	for (struct pci_device *d = pci_devices(); d; d = d->next) {
 		if (d->driver && d->driver->remove)
 			d->driver->remove(d);
 		d->driver = NULL;
+		if (d->dma_not_stopped) {
+			/* The driver's reset failed. Clearing bus master enable is all that is left;
+			 * a device that ignores config cycles may ignore that too. */
+			pci_set_bus_master(d, false);
+			kprintf("pci %02x:%02x.%x: could not be stopped; bus mastering cleared as a "
+				"last resort\n", PCI_BUS(d->bdf), PCI_DEV(d->bdf), PCI_FN(d->bdf));
+			not_stopped++;
+		}
 	}
+	return not_stopped;
 }

@@ -59,7 +59,10 @@ int hermon_reset(struct hermon *h)
 		}
 		mdelay(1);
 	}
-	/* Highest first, so the command register (decode enables) comes back after the BARs. */
+	/* Highest first, so the command register (decode enables) comes back after the BARs.
+	 * Bus mastering stays off: the reset ended every DMA, and the HCA may start again only
+	 * when someone brings it up (hermon_start, or an OS driver after the handoff). */
+	cfg[PCI_COMMAND / 4] &= ~(uint32_t)PCI_COMMAND_MASTER;
 	for (int i = HERMON_CFG_DWORDS - 1; i >= 0; i--)
 		if (!hermon_cfg_skip(4u * (unsigned)i))
 			pci_write32(h->pci, 4u * (unsigned)i, cfg[i]);
@@ -115,7 +118,10 @@ static void hermon_after_reset(struct hermon *h)
 	memset(h->amgm_inuse, 0, sizeof(h->amgm_inuse));
 	h->map_cmds = h->map_entries = 0;
 	h->catastrophic = false;
+	h->reset_failed = false;
 	h->stage = HERMON_STAGE_RESET;
+	/* The buffers of QPs the core could not destroy are unreachable now, too. */
+	ib_device_reset_done(&h->ib);
 }
 
 /* The reset ends every DMA; only a reset that worked makes the device's memory ours again. */
@@ -128,10 +134,15 @@ static void hermon_reset_and_release(struct hermon *h)
 	hermon_err(h, "HCA did not reset: its %zu KiB of host memory stay reserved so no DMA can "
 		   "land in reused memory", (h->fa.len + h->aux.len +
 					     (size_t)h->plan.mapped_len) / 1024);
-	memset(&h->fa, 0, sizeof(h->fa));
-	memset(&h->aux, 0, sizeof(h->aux));
-	memset(h->icm, 0, sizeof(h->icm));
-	memset(&h->eq, 0, sizeof(h->eq));
+	/* All that is left to stop it; a device deaf to config cycles may not hear this either. */
+	pci_set_bus_master(h->pci, false);
+	h->reset_failed = true;
+	/* FA, AUX, ICM, the EQ ring and the orphaned queues stay where they are, allocated: only
+	 * a later reset that works (hermon_quiesce tries again) frees them. */
+	if (h->eq.eqe) {
+		h->eq.sw2hw = h->eq.mapped = false;
+		h->eq.orphan = true;
+	}
 	h->stage = HERMON_STAGE_RESET;
 }
 
@@ -139,6 +150,14 @@ int hermon_start(struct hermon *h)
 {
 	int rc;
 
+	if (h->reset_failed) {
+		hermon_err(h, "the HCA did not reset last time; it cannot be started again "
+			   "(power-cycle the machine)");
+		return -EIO;
+	}
+	/* Every reset leaves bus mastering off (hermon_reset); from MAP_FA on the HCA reads and
+	 * writes host memory. */
+	pci_set_bus_master(h->pci, true);
 	if ((rc = hermon_start_firmware(h)) != 0)
 		goto err_firmware;
 	if ((rc = hermon_read_caps(h)) != 0)
@@ -217,8 +236,14 @@ static bool hermon_has_qps(const struct hermon *h)
 
 void hermon_quiesce(struct hermon *h)
 {
-	if (h->stage == HERMON_STAGE_RESET && !hermon_has_qps(h) && !h->cqs)
+	if (h->stage == HERMON_STAGE_RESET && !hermon_has_qps(h) && !h->cqs && !h->reset_failed)
 		return;
+	if (h->reset_failed) {
+		hermon_info(h, "the last reset failed: trying it again");
+		hermon_abandon_queues(h);
+		hermon_reset_and_release(h);
+		return;
+	}
 	if (h->catastrophic) {
 		hermon_info(h, "quiescing after a catastrophic error: straight to reset");
 		hermon_abandon_queues(h);
@@ -244,9 +269,11 @@ void hermon_quiesce(struct hermon *h)
 /* The mailboxes and BAR mappings hermon_init set up (any of them may be missing). */
 static void hermon_release_access(struct hermon *h)
 {
-	if (h->mbox_out)
+	/* A command still running in an HCA that did not reset may yet write its output
+	 * mailbox: after a failed reset the mailboxes stay allocated. */
+	if (h->mbox_out && !h->reset_failed)
 		dma_free(h->mbox_out, HERMON_MBOX_SIZE);
-	if (h->mbox_in)
+	if (h->mbox_in && !h->reset_failed)
 		dma_free(h->mbox_in, HERMON_MBOX_SIZE);
 	h->mbox_in = h->mbox_out = NULL;
 	plat_mmio_unmap(&h->uar);

@@ -266,6 +266,9 @@ struct hermon {
 	bool hcr_stuck;          /* a command timed out: the HCR is unusable until reset */
 	bool quiet;              /* failures are expected (probing): the caller reports them */
 	bool catastrophic;       /* a catastrophic error event came: only a reset helps now */
+	/* The last reset did not work: the HCA may still DMA into what it was given (firmware
+	 * area, ICM, queues, mailboxes), so that memory is never freed; no OS may be started. */
+	bool reset_failed;
 	void *mbox_in, *mbox_out;
 	uint8_t last_status;     /* of the last failed command */
 	uint16_t last_opcode;
@@ -405,7 +408,8 @@ int hermon_create_qp(struct hermon *h, struct ib_qp *ibqp, struct hermon_qp **ou
 /* INIT → RTR → RTS as needed, then the Q_Key (RTS2RTS). mtu: IBA enum; pkey_index into table. */
 int hermon_modify_qp(struct hermon *h, struct hermon_qp *qp, uint32_t qkey, unsigned mtu,
 		     unsigned pkey_index);
-void hermon_destroy_qp(struct hermon *h, struct hermon_qp *qp);
+/* 0, or -EBUSY when the QP could not be moved to RESET (its rings wait for the reset). */
+int hermon_destroy_qp(struct hermon *h, struct hermon_qp *qp);
 void hermon_free_qp_memory(struct hermon_qp *qp);   /* after a reset only */
 /* The core's post ops (fastpath). */
 int hermon_post_send(struct ib_device *dev, struct ib_qp *qp, const struct ib_send_wr *wr);

@@ -84,12 +84,16 @@ static int hermon_ib_modify_qp(struct ib_device *dev, struct ib_qp *qp, unsigned
 	return rc;
 }
 
-static void hermon_ib_destroy_qp(struct ib_device *dev, struct ib_qp *qp)
+static int hermon_ib_destroy_qp(struct ib_device *dev, struct ib_qp *qp)
 {
+	int rc = 0;
+
 	if (qp->drv_priv)
-		hermon_destroy_qp(hermon_of(dev), qp->drv_priv);
+		rc = hermon_destroy_qp(hermon_of(dev), qp->drv_priv);
 	qp->drv_priv = NULL;
-	qp->state = IB_QPS_RESET;
+	if (rc == 0)
+		qp->state = IB_QPS_RESET;
+	return rc;
 }
 
 static int hermon_ib_mcast_attach(struct ib_device *dev, struct ib_qp *qp,
@@ -180,6 +184,11 @@ void hermon_ib_remove(struct pci_device *pdev)
 	 * CLOSE_HCA, unmap, reset — no DMA into memory an OS is about to own. */
 	hermon_ib_unregister(h);
 	hermon_fini(h);
+	/* A failed reset leaves the HCA able to DMA into what it holds: the bus code and the
+	 * handoff learn of it here, and the driver's state (which owns that memory) is kept. */
+	pdev->dma_not_stopped = h->reset_failed;
+	if (h->reset_failed)
+		return;
 	kfree(h);
 	pdev->priv = NULL;
 }

@@ -270,7 +270,7 @@ out:
 	return rc;
 }
 
-void hermon_destroy_qp(struct hermon *h, struct hermon_qp *qp)
+int hermon_destroy_qp(struct hermon *h, struct hermon_qp *qp)
 {
 	/* From now on a late CQE of this QP is reported as one for an unknown QP, never handed to
 	 * the core's object, which is about to go. */
@@ -282,12 +282,13 @@ void hermon_destroy_qp(struct hermon *h, struct hermon_qp *qp)
 			   qp->qpn);
 		qp->next_qp = h->orphan_qps;
 		h->orphan_qps = qp;
-		return;
+		return -EBUSY;
 	}
 	qp->state = IB_QPS_RESET;
 	hermon_free_mtt(h, &qp->mtt);
 	hermon_free_qpn(h, qp);
 	hermon_free_qp_memory(qp);
+	return 0;
 }
 
 void hermon_free_qp_memory(struct hermon_qp *qp)

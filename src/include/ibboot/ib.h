@@ -319,8 +319,11 @@ struct ib_device_ops {
 	 * and drv_priv, and bring it to RTS (UD/GSI/SMI need no peer). qp->state = IB_QPS_RTS. */
 	int (*create_qp)(struct ib_device *dev, struct ib_qp *qp);
 	int (*modify_qp)(struct ib_device *dev, struct ib_qp *qp, unsigned mod_mask);
-	/* Moves the QP to RESET and frees it; outstanding WRs are dropped without completions. */
-	void (*destroy_qp)(struct ib_device *dev, struct ib_qp *qp);
+	/* Moves the QP to RESET and frees it; outstanding WRs are dropped without completions.
+	 * Non-zero when the QP could not be moved to RESET: the HCA may still write the QP's
+	 * buffers, so the core keeps them (never reused) until the driver reports a device reset
+	 * with ib_device_reset_done(). */
+	int (*destroy_qp)(struct ib_device *dev, struct ib_qp *qp);
 
 	/* Fastpath. -ENOSPC if the ring is full (the core never lets that happen). */
 	int (*post_send)(struct ib_device *dev, struct ib_qp *qp, const struct ib_send_wr *wr);
@@ -366,6 +369,9 @@ struct ib_device {
 	bool dead;                   /* catastrophic error reported: no longer polled */
 	struct ib_cq *cqs;
 	struct ib_qp *qps;
+	/* QPs whose destroy failed: the HCA may still DMA into their buffers, so they are kept
+	 * (not freed, not reused) until ib_device_reset_done(). */
+	struct ib_qp *quarantine;
 	struct ib_device *next;
 };
 
@@ -378,6 +384,12 @@ void ib_device_init(struct ib_device *dev, const char *name, const struct ib_dev
 int ib_device_register(struct ib_device *dev);
 /* Leaves groups (best effort), destroys every QP and CQ, closes every port. Idempotent. */
 void ib_device_unregister(struct ib_device *dev);
+/* Driver, after a device reset that worked: nothing the core gave the HCA is reachable by it any
+ * more, so the buffers of QPs whose destroy failed are freed. Without that reset they stay
+ * allocated for good (an HCA that still holds them may write into them). */
+void ib_device_reset_done(struct ib_device *dev);
+/* Bytes of DMA memory held back by failed QP destroys (for diagnostics and tests). */
+size_t ib_device_quarantined_bytes(const struct ib_device *dev);
 /*
  * A SubnSet (PortInfo, P_KeyTable) the firmware accepted, as the core's SMA forwarded it: turns
  * ClientReregister and LID/SM/P_Key changes into port events (IBA 14.2.5.6). Returns the IB_MGMT_*

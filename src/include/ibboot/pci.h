@@ -58,6 +58,10 @@ struct pci_device {
 	struct pci_bar bar[PCI_MAX_BARS];
 	const struct pci_driver *driver;
 	void *priv;
+	/* Set by a driver's remove when it could not stop the device (its reset failed): the
+	 * device may still DMA into memory it was given. pci_remove_drivers() reports it so that
+	 * no OS is started over that memory. */
+	bool dma_not_stopped;
 	struct pci_device *next;
 };
 
@@ -116,6 +120,17 @@ int pci_size_bars(uint32_t bdf, unsigned n_bars, struct pci_bar *bars);
 
 /* Turns on memory (and I/O if the device has I/O BARs) decoding and bus mastering. */
 void pci_enable_device(struct pci_device *pdev);
+/* Bus master enable alone (PCI 3.0 6.2.2: with it clear the function may not initiate DMA).
+ * Inline so that test rigs that supply their own pci_enable_device link without pci.c. */
+static inline void pci_set_bus_master(const struct pci_device *pdev, bool on)
+{
+	uint16_t cmd = pci_read16(pdev, PCI_COMMAND);
+	uint16_t want = on ? (uint16_t)(cmd | PCI_COMMAND_MASTER)
+			   : (uint16_t)(cmd & ~PCI_COMMAND_MASTER);
+
+	if (want != cmd)
+		pci_write16(pdev, PCI_COMMAND, want);
+}
 /* Maps a memory BAR for register access. -EINVAL for I/O, absent or unassigned BARs. */
 int pci_map_bar(struct pci_device *pdev, unsigned bar, struct mmio *m);
 
@@ -126,7 +141,10 @@ const struct pci_driver *pci_match_driver(const struct pci_driver *const *table,
 					  const struct pci_device_id **id);
 /* Binds linked-in drivers to found devices; returns how many probed successfully. */
 int pci_probe_drivers(void);
-void pci_remove_drivers(void);
+/* Unbinds every driver (each quiesces its device) and returns how many devices could not be
+ * stopped (dma_not_stopped): bus mastering is cleared on those as a last resort, but only a
+ * reset is proof, so a caller about to start an OS must refuse when this is not 0. */
+int pci_remove_drivers(void);
 
 /* "bb:dd.f vvvv:dddd class cccccc" + BAR lines, as the banner and the `pci` command print. */
 void pci_print_device(const struct pci_device *pdev);

@@ -353,6 +353,18 @@ static void ib_buf_array_free(struct ib_buf *bufs, unsigned n)
 	kfree(bufs);
 }
 
+static size_t ib_buf_array_bytes(const struct ib_buf *bufs, unsigned n)
+{
+	return (bufs && n) ? n * ALIGN_UP(bufs[0].len, (size_t)IB_BUF_ALIGN) : 0;
+}
+
+/* The DMA memory of a QP's receive ring and send pool. */
+static size_t ib_qp_buf_bytes(const struct ib_qp *qp)
+{
+	return ib_buf_array_bytes(qp->recv_bufs, qp->recv.num_wqes) +
+	       ib_buf_array_bytes(qp->send_bufs, qp->n_send_bufs);
+}
+
 static void ib_qp_free_memory(struct ib_qp *qp)
 {
 	ib_buf_array_free(qp->recv_bufs, qp->recv.num_wqes);
@@ -456,8 +468,38 @@ void ib_destroy_qp(struct ib_qp *qp)
 			break;
 		}
 	}
-	dev->ops->destroy_qp(dev, qp);
+	if (dev->ops->destroy_qp(dev, qp) != 0) {
+		/* Not in RESET: the HCA may still write the receive ring or read the send pool, so
+		 * that memory must not be handed out again (a downloaded image could land there).
+		 * It waits, never reused, for a device reset (ib_device_reset_done). */
+		kprintf("%s port %u: QP 0x%x did not stop; its %zu bytes of buffers are kept until "
+			"the HCA is reset\n", dev->name, qp->port ? qp->port->num : 0, qp->qpn,
+			ib_qp_buf_bytes(qp));
+		qp->state = IB_QPS_ERR;
+		qp->next = dev->quarantine;
+		dev->quarantine = qp;
+		return;
+	}
 	ib_qp_free_memory(qp);
+}
+
+void ib_device_reset_done(struct ib_device *dev)
+{
+	while (dev->quarantine) {
+		struct ib_qp *qp = dev->quarantine;
+
+		dev->quarantine = qp->next;
+		ib_qp_free_memory(qp);
+	}
+}
+
+size_t ib_device_quarantined_bytes(const struct ib_device *dev)
+{
+	size_t n = 0;
+
+	for (const struct ib_qp *qp = dev->quarantine; qp; qp = qp->next)
+		n += ib_qp_buf_bytes(qp);
+	return n;
 }
 
 int ib_modify_qkey(struct ib_qp *qp, uint32_t qkey)

@@ -428,12 +428,16 @@ static int fake_modify_qp(struct ib_device *dev, struct ib_qp *qp, unsigned mask
 	return (mask & ~(IB_QP_MOD_QKEY | IB_QP_MOD_STATE)) ? -EINVAL : 0;
 }
 
-static void fake_destroy_qp(struct ib_device *dev, struct ib_qp *qp)
+static int fake_destroy_qp(struct ib_device *dev, struct ib_qp *qp)
 {
-	struct fake_qp *q = fqp_of(fake_of(dev), qp);
+	struct fake_ibdev *f = fake_of(dev);
+	struct fake_qp *q = fqp_of(f, qp);
 
+	if (f->destroy_qp_error)
+		return f->destroy_qp_error;
 	if (q)
 		memset(q, 0, sizeof(*q));
+	return 0;
 }
 
 static int fake_post_send(struct ib_device *dev, struct ib_qp *qp, const struct ib_send_wr *wr)

@@ -87,6 +87,7 @@ struct fake_ibdev {
 	/* Faults */
 	int mad_ifc_error;               /* local MADs fail with this (0 = off) */
 	int open_error[IB_MAX_PORTS];    /* open(port) fails with this (0 = off) */
+	int destroy_qp_error;            /* destroy_qp fails with this (0 = off): QP not in RESET */
 	enum ib_wc_status send_error;    /* next send completes with this status */
 	unsigned n_mad_ifc, n_dropped_no_rq, n_dropped_qkey;
 	unsigned n_mad_ifc_port[IB_MAX_PORTS];

@@ -81,6 +81,11 @@ int rig_make_pair(struct ib_device *dev, struct rig_pair *p);
 /* Copies msg into a send buffer of qp and posts it to av (0, or what ib_post_send says). */
 int rig_send(struct ib_qp *qp, const struct ib_address_vector *av, const void *msg, size_t len);
 
+/* DMA allocator accounting: is [p, p+len) inside a buffer dma_alloc handed out and nobody has
+ * freed; the bytes handed out and not freed. */
+bool rig_dma_live(const void *p, size_t len);
+uint64_t rig_dma_live_bytes(void);
+
 /* Console capture: everything the driver printed since the last rig_log_clear(). */
 const char *rig_log(void);
 void rig_log_clear(void);

@@ -100,6 +100,13 @@ bool test_console_has(const char *needle)
 	return strstr(console_buf, needle) != NULL;
 }
 
+static uint64_t dma_live_bytes;
+
+uint64_t test_dma_live_bytes(void)
+{
+	return dma_live_bytes;
+}
+
 void *dma_alloc(size_t size, size_t align)
 {
 	void *p = NULL;
@@ -108,12 +115,14 @@ void *dma_alloc(size_t size, size_t align)
 		align = sizeof(void *);
 	if (posix_memalign(&p, align, size ? size : 1))
 		return NULL;
+	dma_live_bytes += size;
 	return p;
 }
 
 void dma_free(void *p, size_t size)
 {
-	(void)size;
+	if (p)
+		dma_live_bytes -= size;
 	free(p);
 }
 

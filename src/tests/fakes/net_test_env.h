@@ -13,6 +13,8 @@ extern unsigned test_clock_autostep;   /* each clock_ms() call advances the cloc
 extern bool test_console_echo;   /* also print console output (set by IBCORE_TEST_VERBOSE) */
 const char *test_console(void);
 void test_console_clear(void);
+/* Bytes dma_alloc handed out and dma_free has not taken back. */
+uint64_t test_dma_live_bytes(void);
 bool test_console_has(const char *needle);
 /* Writes the 4-byte IPoIB header for IPv4 and a 20-byte IPv4 header (TTL 64, no options, its
  * checksum) at pkt, as a peer on the wire would send; returns where the IPv4 payload starts. */

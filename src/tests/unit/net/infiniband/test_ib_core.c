@@ -248,6 +248,36 @@ out:
 	fx_teardown(f);
 }
 
+/* A QP the driver could not move to RESET: its buffers stay allocated (the HCA may still write
+ * them) until the driver reports a reset; then they go back to the allocator. */
+TEST(ib_destroy_qp_failure_quarantines_buffers_until_reset)
+{
+	struct fake_ibdev *f = fx_setup(NULL);
+	struct send_log log = { 0, 0 };
+	uint64_t before;
+	struct ib_qp *qp;
+
+	if (!f)
+		return;
+	qp = make_ud_qp(&f->dev.port[0], &log);
+	CHECK(qp != NULL);
+	if (!qp)
+		goto out;
+	before = test_dma_live_bytes();
+	f->destroy_qp_error = -EIO;
+	ib_destroy_qp(qp);
+	f->destroy_qp_error = 0;
+	CHECK_EQ(test_dma_live_bytes(), before);           /* nothing went back */
+	CHECK(ib_device_quarantined_bytes(&f->dev) >= 16u * 2048);
+	CHECK(test_console_has("did not stop; its"));
+	CHECK(f->dev.qps == NULL || f->dev.qps != qp);     /* no longer the core's to poll */
+	ib_device_reset_done(&f->dev);
+	CHECK_EQ(ib_device_quarantined_bytes(&f->dev), 0);
+	CHECK(test_dma_live_bytes() + 16u * 2048 <= before);
+out:
+	fx_teardown(f);
+}
+
 /* ---- SA: multicast join ---- */
 
 TEST(ib_sa_join_takes_qkey_mlid_mtu_from_the_reply)
