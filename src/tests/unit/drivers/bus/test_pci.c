@@ -183,9 +183,12 @@ static int test_probe(struct pci_device *pdev, const struct pci_device_id *id)
 	return 0;
 }
 
-static void test_remove(struct pci_device *pdev __attribute__((unused)))
+static bool remove_fails_to_stop;
+
+static void test_remove(struct pci_device *pdev)
 {
 	removes++;
+	pdev->dma_not_stopped = remove_fails_to_stop;   /* as a driver whose reset failed */
 }
 
 static const struct pci_device_id test_ids[] = {
@@ -226,6 +229,33 @@ TEST(pci_driver_table_matches_and_binds)
 	CHECK_EQ(pci_probe_drivers(), 0);   /* already bound: not probed twice */
 	reset_bus();
 	CHECK_EQ(removes, 1);
+}
+
+/* A driver that could not stop its device: pci_remove_drivers says so (the handoff refuses on
+ * it) and clears bus mastering as a last resort; one that could, is not reported. */
+TEST(pci_remove_reports_devices_that_could_not_be_stopped)
+{
+	reset_bus();
+	CHECK_EQ(fakedev_register(PCI_BDF(0, 2, 0)), 0);
+	CHECK_EQ(pci_scan(), 1);
+	CHECK_EQ(pci_probe_drivers(), 1);
+	struct pci_device *fd = pci_find(FAKEDEV_VENDOR, FAKEDEV_DEVICE);
+
+	CHECK(fd != NULL);
+	if (!fd)
+		return;
+	CHECK(pci_read16(fd, PCI_COMMAND) & PCI_COMMAND_MASTER);
+	remove_fails_to_stop = false;
+	CHECK_EQ(pci_remove_drivers(), 0);
+	CHECK(fd->driver == NULL);
+
+	CHECK_EQ(pci_probe_drivers(), 1);
+	remove_fails_to_stop = true;
+	CHECK_EQ(pci_remove_drivers(), 1);
+	remove_fails_to_stop = false;
+	CHECK(!(pci_read16(fd, PCI_COMMAND) & PCI_COMMAND_MASTER));
+	CHECK(pci_read16(fd, PCI_COMMAND) & PCI_COMMAND_MEMORY);   /* decoding stays */
+	reset_bus();
 }
 
 TEST(pci_mmio_accessors_byte_order_and_bounds)
