@@ -9,6 +9,7 @@
 #include <ibboot/version.h>
 #include <ibboot/timer.h>
 #include <ibboot/hooks.h>
+#include <ibboot/random.h>
 
 void print_memory_summary(void)
 {
@@ -41,6 +42,7 @@ void ibboot_main(void)
 	if (dma_init())
 		kprintf("memory: no usable RAM found — buffers cannot be allocated\n");
 	print_memory_summary();
+	random_init();   /* says which entropy sources the keys and ids come from */
 
 	n = pci_scan();
 	kprintf("pci: %d functions (config access: %s)\n", n, plat_pci_cfg_method());

@@ -20,7 +20,8 @@ UNIT_core := src/tests/unit/core/test_alloc.c src/tests/unit/core/test_fmt.c \
 	src/tests/unit/core/test_tables.c src/tests/unit/core/tables_other.c \
 	src/tests/unit/core/test_shell.c \
 	src/tests/unit/core/test_timer.c src/tests/unit/core/test_sha256.c \
-	src/tests/unit/core/test_checksum.c src/tests/unit/core/test_hex.c
+	src/tests/unit/core/test_checksum.c src/tests/unit/core/test_hex.c \
+	src/tests/unit/core/test_random.c
 UNIT_drivers-bus := src/tests/unit/drivers/bus/test_pci.c
 UNIT_prm := src/tests/unit/prm/test_prm.c
 UNIT_image := src/tests/unit/image/test_bzimage.c src/tests/unit/image/test_multiboot.c \
