@@ -254,7 +254,10 @@ void hcasim_hcr_go(struct hcasim *h)
 	c->opcode = PRM_GET(hca_command_register, opcode, r);
 	c->op_mod = PRM_GET(hca_command_register, opcode_modifier, r);
 	h->cmd_count++;
+	hcasim_faults_cmd_run(h, c->opcode);
 	status = run(h, c);
+	if (status == ST_OK)
+		hcasim_faults_cmd_out(h, c);
 	if (status == ST_OK && c->out_len)
 		status = mbox_out(h, c);
 	if (status == ST_OK && c->out_imm) {

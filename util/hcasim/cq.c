@@ -158,7 +158,7 @@ int hcasim_cq_post(struct hcasim *h, uint32_t cqn, const struct hcasim_cqe_info 
 		PRM_SET(completion_queue_entry, opcode, cqe, 0x1f);
 		h->corrupt_next_cqe = false;
 	}
-	PRM_SET(completion_queue_entry, owner, cqe, (prod >> lg) & 1);
+	PRM_SET(completion_queue_entry, owner, cqe, hcasim_faults_owner(h, true, (prod >> lg) & 1));
 	mtt = (uint64_t)PRM_GET(completion_queue_context, mtt_base_addr_h, ctx) << 32 |
 	      (uint64_t)PRM_GET(completion_queue_context, mtt_base_addr_l, ctx) << 3;
 	if (hcasim_ring_write(h, mtt, 12 + PRM_GET(completion_queue_context, log2_page_size, ctx),

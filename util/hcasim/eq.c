@@ -122,7 +122,7 @@ void hcasim_eq_post(struct hcasim *h, uint32_t eqn, unsigned type, unsigned sub,
 	PRM_SET(event_queue_entry, event_sub_type, eqe, sub);
 	for (unsigned i = 0; i < 6; i++)
 		hermonprm_event_queue_entry_st_set_event_data(eqe, i, data ? data[i] : 0);
-	PRM_SET(event_queue_entry, owner, eqe, (prod >> lg) & 1);
+	PRM_SET(event_queue_entry, owner, eqe, hcasim_faults_owner(h, false, (prod >> lg) & 1));
 	mtt = (uint64_t)PRM_GET(eqc, mtt_base_addr_h, ctx) << 32 |
 	      (uint64_t)PRM_GET(eqc, mtt_base_addr_l, ctx) << 3;
 	if (hcasim_ring_write(h, mtt, 12 + PRM_GET(eqc, log2_page_size, ctx),

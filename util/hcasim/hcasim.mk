@@ -9,7 +9,7 @@
 
 HCASIM_SRCS := util/hcasim/bar.c util/hcasim/cmd.c util/hcasim/cmd_fw.c util/hcasim/cmd_icm.c \
 	util/hcasim/cmd_mpt.c util/hcasim/cmd_port.c util/hcasim/cmd_qp.c util/hcasim/cq.c \
-	util/hcasim/diag.c util/hcasim/eq.c util/hcasim/hcasim.c util/hcasim/icm.c util/hcasim/mcg.c \
+	util/hcasim/diag.c util/hcasim/eq.c util/hcasim/faults.c util/hcasim/hcasim.c util/hcasim/icm.c util/hcasim/mcg.c \
 	util/hcasim/pci.c util/hcasim/rc.c util/hcasim/reset.c util/hcasim/sma.c util/hcasim/tpt.c \
 	util/hcasim/ud.c util/hcasim/vmap.c util/hcasim/wqe.c
 HCASIM_HDRS := $(wildcard util/hcasim/*.h util/hcasim/include/*.h) $(WIRE_HDRS)

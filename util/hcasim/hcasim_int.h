@@ -179,6 +179,14 @@ struct hcasim_rxpkt {
 
 struct hcasim_sma;
 
+/* faults.c: the knobs beyond the four in struct hcasim (all zero = off; opcodes stored + 1) */
+struct hcasim_faults {
+	int timeout_op, corrupt_op;
+	unsigned timeout_left, corrupt_skip, corrupt_byte;
+	uint8_t corrupt_xor;
+	bool eq_owner_stuck, cq_owner_stuck, ud_payload;
+};
+
 /* An RC message arriving in several packets (SEND or RDMA WRITE, FIRST .. LAST). Boot setups
  * have few RC QPs: a small table, and a message that finds no free slot is NAK'd. */
 #define HCASIM_RC_RX_SLOTS 8
@@ -244,6 +252,7 @@ struct hcasim {
 	int fail_opcode, timeout_opcode;
 	uint8_t fail_status;
 	bool stall_hcr, corrupt_next_cqe;
+	struct hcasim_faults faults;
 
 	/* diagnostics */
 	char refused[HCASIM_REFUSED_LOG][HCASIM_REFUSED_LEN];
@@ -418,6 +427,12 @@ void hcasim_wire_out(struct hcasim *h, unsigned port, uint8_t *pkt, size_t len);
 void hcasim_sma_events(struct hcasim *h, unsigned port, unsigned events);
 
 int hcasim_cmpt_check(struct hcasim *h, unsigned type, uint32_t num);
+
+/* faults.c: hooks at the one place each knob applies */
+void hcasim_faults_cmd_run(struct hcasim *h, unsigned opcode);
+void hcasim_faults_cmd_out(struct hcasim *h, struct hcasim_cmd *c);
+unsigned hcasim_faults_owner(struct hcasim *h, bool cq, unsigned owner);
+void hcasim_faults_ud_payload(struct hcasim *h, uint8_t *payload, size_t len);
 
 /* mcg.c */
 int hcasim_mcg_find(struct hcasim *h, const uint8_t gid[16], uint32_t *qpns, unsigned max);

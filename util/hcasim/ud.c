@@ -132,6 +132,7 @@ int hcasim_ud_send(struct hcasim *h, uint32_t qpn, uint8_t *qpc, const uint8_t *
 			hcasim_catastrophe(h, "MPT/MTT in unmapped ICM");
 		return XMIT_ERROR;
 	}
+	hcasim_faults_ud_payload(h, payload, plen);
 	/* IBA 10.2.4: a Q_Key with the high bit set in a WR means "use the QP's own Q_Key" */
 	qkey = PRM_GET(wqe_segment_ud, q_key, ud);
 	if (qkey & IBLIB_QKEY_PRIVILEGED)

@@ -84,6 +84,16 @@ void hcasim_fault_fail_cmd(struct hcasim *h, int opcode, uint8_t status); /* com
 void hcasim_fault_timeout_cmd(struct hcasim *h, int opcode);  /* leave go set (until reset) */
 void hcasim_fault_stall_hcr(struct hcasim *h, bool stall);     /* hold every command while set */
 void hcasim_fault_corrupt_next_cqe(struct hcasim *h);          /* next CQE gets a bad opcode */
+/* (faults.c) complete_first commands of opcode, then hold the next one as timeout_cmd does */
+void hcasim_fault_timeout_after(struct hcasim *h, int opcode, unsigned complete_first);
+/* XOR byte `byte` of the output (mailbox, or the 8-byte immediate) of the command with this opcode
+ * that succeeds after `skip` others; once */
+void hcasim_fault_corrupt_output(struct hcasim *h, int opcode, unsigned skip, unsigned byte,
+				 uint8_t xor_mask);
+/* EQEs / CQEs keep the first lap's owner value on every lap (the parity never flips) */
+void hcasim_fault_owner_stuck(struct hcasim *h, bool eq, bool cq);
+/* every UD send: one payload byte damaged before the ICRC is computed (the receiver accepts it) */
+void hcasim_fault_corrupt_ud_payload(struct hcasim *h, bool on);
 /* How long a reset keeps the device unreachable (default HCASIM_RESET_NS_DEFAULT). */
 #define HCASIM_RESET_NS_DEFAULT 100000000ull
 void hcasim_set_reset_time(struct hcasim *h, uint64_t ns);
