@@ -439,9 +439,15 @@ int hermon_ib_register(struct hermon *h);
 /* Unregisters (the core destroys its QPs and CQs and closes the ports). */
 void hermon_ib_unregister(struct hermon *h);
 
+/* Calls fn for every registered Hermon device; returns how many. */
+int hermon_for_each(void (*fn)(struct hermon *h, void *ctx), void *ctx);
+
 /* ---- hermon_dump.c ---- */
-/* Prints the catastrophic-error buffer and the driver's view of every queue (console `fwdump`). */
+struct fwdump_out;
+/* The FWDUMP-format dump (fwdump.h): config header, HCR, catastrophic-error buffer, memory, every
+ * queue's driver view and context, ports; to the console, or line by line to out. */
 void hermon_dump(struct hermon *h);
+void hermon_dump_to(struct hermon *h, const struct fwdump_out *out);
 
 /* Messages carry the device name; errors say which step and what status. */
 #define hermon_err(h, fmt, ...) kprintf("%s: " fmt "\n", (h)->name, ##__VA_ARGS__)

@@ -1,111 +1,311 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `fwdump`: the catastrophic-error buffer (location from QUERY_FW) and the driver's view of every
- * queue beside the hardware's (QUERY_EQ / QUERY_CQ / QUERY_QP), so a stuck queue shows where the
- * two disagree.
+ * `fwdump` in the FWDUMP text format (<ibboot/fwdump.h>): the PCI config header, the command
+ * register (HCR), the catastrophic-error buffer (location from QUERY_FW), the memory handed to
+ * the HCA, and every queue's driver view beside the hardware's context (QUERY_EQ / QUERY_CQ /
+ * QUERY_QP), so a stuck queue shows where the two disagree. The same lines go to the console and
+ * into the boot report; util/fwdump decodes them. '#' lines repeat the essentials in words.
  */
+#include <ibboot/byteorder.h>
 #include <ibboot/console.h>
 #include <ibboot/dma.h>
 #include <ibboot/errno.h>
+#include <ibboot/fwdump.h>
 #include <ibboot/hermon_prm.h>
+#include <ibboot/pci.h>
 #include <ibboot/string.h>
 #include "hermon.h"
+#include "hermon_ib.h"
 
-static const char *const hermon_stage_names[] = {
-	"reset", "firmware area mapped", "firmware running", "AUX ICM mapped", "ICM mapped",
-	"HCA initialised", "MPT set", "EQ set", "running",
+/* Token forms (no blanks: they are attribute values). */
+static const char *const hermon_stage_tokens[] = {
+	"reset", "fa-mapped", "fw-running", "aux-mapped", "icm-mapped", "hca-init", "mpt-set",
+	"eq-set", "running",
 };
-
 static const char *const hermon_qp_type_names[] = { "SMI", "GSI", "UD", "RC" };
 static const char *const hermon_qp_state_names[] = { "RESET", "INIT", "RTR", "RTS", "ERR" };
 
-static void hermon_dump_error_buffer(struct hermon *h)
+#define CATAS_MAX_DWORDS 64   /* QUERY_FW reports tens of dwords; more would be a bad answer */
+
+struct dump {
+	const struct fwdump_out *out;
+	unsigned segments;
+};
+
+static void emit(struct dump *d, const char *fmt, ...) __printf(2, 3);
+static void emit(struct dump *d, const char *fmt, ...)
 {
+	char line[FWDUMP_LINE_MAX + 1];
+	va_list ap;
+
+	va_start(ap, fmt);
+	kvsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	d->out->line(d->out->ctx, line);
+}
+
+/* SEG header (attributes already formatted), the words, END. */
+static void segment(struct dump *d, const char *name, const uint32_t *w, unsigned n,
+		    const char *attrs)
+{
+	char line[FWDUMP_LINE_MAX + 1];
+
+	emit(d, "SEG %s %u%s%s", name, n, attrs[0] ? " " : "", attrs);
+	for (unsigned i = 0; i < n; i += FWDUMP_WORDS_PER_LINE) {
+		size_t len = (size_t)ksnprintf(line, sizeof(line), "+%04x:", 4 * i);
+
+		for (unsigned j = i; j < n && j < i + FWDUMP_WORDS_PER_LINE; j++)
+			len += (size_t)ksnprintf(line + len, sizeof(line) - len, " %08x", w[j]);
+		d->out->line(d->out->ctx, line);
+	}
+	emit(d, "END %s", name);
+	d->segments++;
+}
+
+/* A context from a mailbox: its big-endian dwords as values. */
+static void context_words(const uint8_t *ctx, uint32_t *w, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		w[i] = get_be32(ctx + 4 * i);
+}
+
+static void dump_pci(struct hermon *h, struct dump *d)
+{
+	uint32_t w[16];
+
+	if (!h->pci)
+		return;
+	for (unsigned i = 0; i < ARRAY_SIZE(w); i++)
+		w[i] = pci_read32(h->pci, 4 * i);
+	segment(d, "pci", w, ARRAY_SIZE(w), "");
+}
+
+static void dump_hcr(struct hermon *h, struct dump *d)
+{
+	uint32_t w[HERMON_HCR_DWORDS];
+	char attrs[64];
+
+	if (h->config.size < HERMON_HCR_BASE + 4 * HERMON_HCR_DWORDS)
+		return;   /* BAR0 not mapped (probe failed early) */
+	for (unsigned i = 0; i < HERMON_HCR_DWORDS; i++)
+		w[i] = readl_be(&h->config, HERMON_HCR_BASE + 4 * i);
+	ksnprintf(attrs, sizeof(attrs), "offset=0x%x stuck=%u", HERMON_HCR_BASE, h->hcr_stuck);
+	segment(d, "hcr", w, HERMON_HCR_DWORDS, attrs);
+}
+
+static void dump_catas(struct hermon *h, struct dump *d)
+{
+	uint32_t w[CATAS_MAX_DWORDS];
 	unsigned n = h->err_buf_size;
+	char attrs[96];
 	bool any = false;
 
 	if (h->stage == HERMON_STAGE_RESET || n == 0) {
-		hermon_info(h, "catastrophic error buffer: not available (firmware not running)");
+		emit(d, "# catastrophic error buffer: not available (firmware not running)");
+		segment(d, "catas", NULL, 0, "available=no");
 		return;
 	}
 	if (h->err_buf_bar != 0 || h->err_buf_offset + 4ull * n > h->config.size) {
-		hermon_info(h, "catastrophic error buffer: BAR %u offset 0x%llx size %u — outside BAR0",
-			    h->err_buf_bar, (unsigned long long)h->err_buf_offset, n);
+		emit(d, "# catastrophic error buffer: BAR %u offset 0x%llx size %u - outside BAR0",
+		     h->err_buf_bar, (unsigned long long)h->err_buf_offset, n);
+		ksnprintf(attrs, sizeof(attrs), "available=no bar=%u offset=0x%llx size=%u",
+			  h->err_buf_bar, (unsigned long long)h->err_buf_offset, n);
+		segment(d, "catas", NULL, 0, attrs);
 		return;
 	}
-	if (n > 64)
-		n = 64;
+	if (n > CATAS_MAX_DWORDS)
+		n = CATAS_MAX_DWORDS;
 	for (unsigned i = 0; i < n; i++) {
-		uint32_t v = readl_be(&h->config, h->err_buf_offset + 4 * i);
-
-		if (v) {
-			hermon_info(h, "  catas[%02u] 0x%08x", i, v);
+		w[i] = readl_be(&h->config, h->err_buf_offset + 4 * i);
+		if (w[i]) {
+			emit(d, "# catas[%02u] 0x%08x", i, w[i]);
 			any = true;
 		}
 	}
 	if (!any)
-		hermon_info(h, "catastrophic error buffer (%u dwords at 0x%llx): all zero",
-			    h->err_buf_size, (unsigned long long)h->err_buf_offset);
+		emit(d, "# catastrophic error buffer (%u dwords at 0x%llx): all zero",
+		     h->err_buf_size, (unsigned long long)h->err_buf_offset);
+	ksnprintf(attrs, sizeof(attrs), "available=yes bar=0 offset=0x%llx size=%u catastrophic=%u",
+		  (unsigned long long)h->err_buf_offset, h->err_buf_size, h->catastrophic);
+	segment(d, "catas", w, n, attrs);
 }
 
-void hermon_dump(struct hermon *h)
+static void dump_queues(struct hermon *h, struct dump *d, uint8_t *ctx)
 {
-	uint8_t *ctx = kzalloc(HERMONPRM_QP_EE_STATE_TRANSITIONS_ST_BYTES);
+	uint32_t w[HERMONPRM_QUEUE_PAIR_EE_CONTEXT_ENTRY_ST_BYTES / 4];
+	char attrs[FWDUMP_LINE_MAX - 32];
+	bool ok;
 
-	hermon_info(h, "fwdump: firmware %u.%u.%u, stage %s, last failed command %s status 0x%02x",
-		    h->fw_major, h->fw_minor, h->fw_subminor,
-		    h->stage < ARRAY_SIZE(hermon_stage_names) ? hermon_stage_names[h->stage] : "?",
-		    h->last_status ? hermon_opcode_name(h->last_opcode) : "none", h->last_status);
-	hermon_info(h, "memory given to the HCA: FA %zu KiB, AUX %zu KiB, ICM %llu KiB; L_Key 0x%08x "
-		    "(MPT %u, local read/write only)", h->fa.len / 1024, h->aux.len / 1024,
-		    (unsigned long long)h->plan.mapped_len / 1024, h->lkey, h->mpt_index);
-	hermon_dump_error_buffer(h);
-	if (!ctx || h->stage != HERMON_STAGE_RUNNING) {
-		kfree(ctx);
-		return;
-	}
+	ok = hermon_cmd_query_eq(h, h->eq.eqn, ctx) == 0;
+	emit(d, "# EQ %u: %u entries, driver consumer %u | hw producer %u consumer %u; %u events "
+	     "(%u unknown), last type 0x%02x", h->eq.eqn, HERMON_NUM_EQES, h->eq.next,
+	     ok ? hermonprm_eqc_st_get_producer_counter(ctx) : 0,
+	     ok ? hermonprm_eqc_st_get_consumer_counter(ctx) : 0, h->eq.events,
+	     h->eq.unknown_events, h->eq.last_type);
+	ksnprintf(attrs, sizeof(attrs), "eqn=%u entries=%u consumer=%u events=%u unknown=%u "
+		  "last_type=0x%02x context=%s", h->eq.eqn, HERMON_NUM_EQES, h->eq.next,
+		  h->eq.events, h->eq.unknown_events, h->eq.last_type, ok ? "QUERY_EQ" : "none");
+	context_words(ctx, w, HERMONPRM_EQC_ST_BYTES / 4);
+	segment(d, "eq", w, ok ? HERMONPRM_EQC_ST_BYTES / 4 : 0, attrs);
 
-	if (hermon_cmd_query_eq(h, h->eq.eqn, ctx) == 0)
-		hermon_info(h, "EQ %u: %u entries, driver consumer %u | hw producer %u consumer %u; "
-			    "%u events (%u unknown), last type 0x%02x", h->eq.eqn, HERMON_NUM_EQES,
-			    h->eq.next, hermonprm_eqc_st_get_producer_counter(ctx),
-			    hermonprm_eqc_st_get_consumer_counter(ctx), h->eq.events,
-			    h->eq.unknown_events, h->eq.last_type);
 	for (struct hermon_cq *cq = h->cqs; cq; cq = cq->next_cq) {
 		memset(ctx, 0, HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES);
-		if (hermon_cmd_query_cq(h, cq->cqn, ctx) != 0)
-			continue;
-		hermon_info(h, "CQ 0x%x: %u entries, driver consumer %u | hw producer %u consumer %u "
-			    "state 0x%x; %u error CQEs", cq->cqn, cq->num_cqes, cq->next,
-			    hermonprm_completion_queue_context_st_get_producer_counter(ctx),
-			    hermonprm_completion_queue_context_st_get_consumer_counter(ctx),
-			    hermonprm_completion_queue_context_st_get_st(ctx), cq->errors);
+		ok = hermon_cmd_query_cq(h, cq->cqn, ctx) == 0;
+		emit(d, "# CQ 0x%x: %u entries, driver consumer %u | hw producer %u consumer %u "
+		     "state 0x%x; %u error CQEs", cq->cqn, cq->num_cqes, cq->next,
+		     ok ? hermonprm_completion_queue_context_st_get_producer_counter(ctx) : 0,
+		     ok ? hermonprm_completion_queue_context_st_get_consumer_counter(ctx) : 0,
+		     ok ? hermonprm_completion_queue_context_st_get_st(ctx) : 0, cq->errors);
+		ksnprintf(attrs, sizeof(attrs), "cqn=0x%x entries=%u consumer=%u errors=%u "
+			  "context=%s", cq->cqn, cq->num_cqes, cq->next, cq->errors,
+			  ok ? "QUERY_CQ" : "none");
+		context_words(ctx, w, HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES / 4);
+		segment(d, "cq", w, ok ? HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES / 4 : 0, attrs);
 	}
 	for (unsigned i = 0; i < ARRAY_SIZE(h->qp_table); i++) {
 		const struct hermon_qp *qp = h->qp_table[i];
+		const uint8_t *qpc;
 		unsigned hw_state = 0xf;
 
 		if (!qp)
 			continue;
 		memset(ctx, 0, HERMONPRM_QP_EE_STATE_TRANSITIONS_ST_BYTES);
-		if (hermon_cmd_query_qp(h, qp->qpn, ctx) == 0)
-			hw_state = hermonprm_queue_pair_ee_context_entry_st_get_state(
-				hermonprm_qp_ee_state_transitions_st_qpc_eec_data(ctx));
-		hermon_info(h, "QP 0x%x (%s, port %u): driver %s, hw state %u; send %u posted (ring "
-			    "%u), recv %u posted (ring %u); CQs 0x%x/0x%x; %u multicast groups",
-			    qp->qpn, hermon_qp_type_names[qp->type], qp->port,
-			    hermon_qp_state_names[qp->state], hw_state, qp->send.next,
-			    qp->send.num_wqes, qp->recv.next, qp->recv.num_wqes, qp->send_cq->cqn,
-			    qp->recv_cq->cqn, qp->mcast_groups);
+		ok = hermon_cmd_query_qp(h, qp->qpn, ctx) == 0;
+		/* QUERY_QP's mailbox is the QP state-transition layout: the QPC sits inside it. */
+		qpc = hermonprm_qp_ee_state_transitions_st_qpc_eec_data(ctx);
+		if (ok)
+			hw_state = hermonprm_queue_pair_ee_context_entry_st_get_state(qpc);
+		emit(d, "# QP 0x%x (%s, port %u): driver %s, hw state %u; send %u posted (ring %u), "
+		     "recv %u posted (ring %u); CQs 0x%x/0x%x; %u multicast groups", qp->qpn,
+		     hermon_qp_type_names[qp->type], qp->port, hermon_qp_state_names[qp->state],
+		     hw_state, qp->send.next, qp->send.num_wqes, qp->recv.next, qp->recv.num_wqes,
+		     qp->send_cq->cqn, qp->recv_cq->cqn, qp->mcast_groups);
+		ksnprintf(attrs, sizeof(attrs), "qpn=0x%x type=%s port=%u state=%s sq_producer=%u "
+			  "sq_entries=%u rq_producer=%u rq_entries=%u send_cq=0x%x recv_cq=0x%x "
+			  "mcast_groups=%u context=%s", qp->qpn, hermon_qp_type_names[qp->type],
+			  qp->port, hermon_qp_state_names[qp->state], qp->send.next,
+			  qp->send.num_wqes, qp->recv.next, qp->recv.num_wqes, qp->send_cq->cqn,
+			  qp->recv_cq->cqn, qp->mcast_groups, ok ? "QUERY_QP" : "none");
+		context_words(qpc, w, ARRAY_SIZE(w));
+		segment(d, "qp", w, ok ? ARRAY_SIZE(w) : 0, attrs);
 	}
+}
+
+void hermon_dump_to(struct hermon *h, const struct fwdump_out *out)
+{
+	struct dump d = { out, 0 };
+	uint8_t *ctx = kzalloc(HERMONPRM_QP_EE_STATE_TRANSITIONS_ST_BYTES);
+	const char *stage = h->stage < ARRAY_SIZE(hermon_stage_tokens)
+		? hermon_stage_tokens[h->stage] : "?";
+	const char *name = h->ibname[0] ? h->ibname : "hermon";
+	char attrs[FWDUMP_LINE_MAX - 32];
+
+	emit(&d, "FWDUMP %u %s id=%04x:%04x fw=%u.%u.%u cmd_if_rev=%u stage=%s catastrophic=%u "
+	     "last_cmd=%s last_status=0x%02x", FWDUMP_FORMAT_VERSION, name,
+	     h->pci ? h->pci->vendor : 0, h->pci ? h->pci->device : 0, h->fw_major, h->fw_minor,
+	     h->fw_subminor, h->cmd_if_rev, stage, h->catastrophic,
+	     h->last_status ? hermon_opcode_name(h->last_opcode) : "none", h->last_status);
+	emit(&d, "# fwdump: firmware %u.%u.%u, stage %s, last failed command %s status 0x%02x",
+	     h->fw_major, h->fw_minor, h->fw_subminor, stage,
+	     h->last_status ? hermon_opcode_name(h->last_opcode) : "none", h->last_status);
+	dump_pci(h, &d);
+	dump_hcr(h, &d);
+	dump_catas(h, &d);
+	emit(&d, "# memory given to the HCA: FA %zu KiB, AUX %zu KiB, ICM %llu KiB; L_Key 0x%08x "
+	     "(MPT %u, local read/write only)", h->fa.len / 1024, h->aux.len / 1024,
+	     (unsigned long long)h->plan.mapped_len / 1024, h->lkey, h->mpt_index);
+	ksnprintf(attrs, sizeof(attrs), "fa_kib=%zu aux_kib=%zu icm_kib=%llu lkey=0x%08x mpt=%u",
+		  h->fa.len / 1024, h->aux.len / 1024,
+		  (unsigned long long)h->plan.mapped_len / 1024, h->lkey, h->mpt_index);
+	segment(&d, "memory", NULL, 0, attrs);
+	if (ctx && h->stage == HERMON_STAGE_RUNNING && !h->hcr_stuck)
+		dump_queues(h, &d, ctx);
+	else
+		emit(&d, "# queues: %s", !ctx ? "no memory for a context mailbox"
+		     : h->hcr_stuck ? "not queried (the command interface is stuck)"
+		     : "none (the HCA is not running)");
+	kfree(ctx);
 	for (unsigned i = 0; i < h->num_ports; i++) {
 		const struct hermon_port *p = &h->port[i];
 		const struct ib_port_attr *a = &h->ib.port[i].attr;
 
-		hermon_info(h, "port %u: %s, state %u, LID 0x%x, SM LID 0x%x, MTU cap %u active %u, "
-			    "VL cap %u, %u state / %u management events", p->num,
-			    p->open ? "open" : "closed", a->state, a->lid, a->sm_lid, p->max_mtu,
-			    a->neighbor_mtu, p->vl_cap, p->state_events, p->mgmt_events);
+		emit(&d, "# port %u: %s, state %u, LID 0x%x, SM LID 0x%x, MTU cap %u active %u, "
+		     "VL cap %u, %u state / %u management events", p->num,
+		     p->open ? "open" : "closed", a->state, a->lid, a->sm_lid,
+		     p->max_mtu, a->neighbor_mtu, p->vl_cap, p->state_events, p->mgmt_events);
+		ksnprintf(attrs, sizeof(attrs), "num=%u open=%u state=%u lid=0x%x sm_lid=0x%x "
+			  "width=%u speed=%u mtu_cap=%u mtu_active=%u vl_cap=%u state_events=%u "
+			  "mgmt_events=%u", p->num, p->open, a->state, a->lid, a->sm_lid,
+			  a->link_width_active, a->link_speed_active, p->max_mtu, a->neighbor_mtu,
+			  p->vl_cap, p->state_events, p->mgmt_events);
+		segment(&d, "port", NULL, 0, attrs);
 	}
-	kfree(ctx);
+	emit(&d, "FWEND %s segments=%u", name, d.segments);
+}
+
+static void console_line(void *ctx __unused, const char *line)
+{
+	kprintf("%s\n", line);
+}
+
+void hermon_dump(struct hermon *h)
+{
+	static const struct fwdump_out console = { console_line, NULL };
+
+	hermon_dump_to(h, &console);
+}
+
+/* ---- what the boot report asks of the driver ---- */
+
+static void dump_one(struct hermon *h, void *ctx)
+{
+	hermon_dump_to(h, ctx);
+}
+
+int hermon_fwdump_write(const struct fwdump_out *out)
+{
+	return hermon_for_each(dump_one, (void *)out);
+}
+
+static unsigned link_lanes(unsigned width)   /* PortInfo:LinkWidthActive */
+{
+	return width == 1 ? 1 : width == 2 ? 4 : width == 4 ? 8 : width == 8 ? 12 : 0;
+}
+
+static const char *link_speed_name(unsigned speed)   /* PortInfo:LinkSpeedActive */
+{
+	return speed == 1 ? "SDR" : speed == 2 ? "DDR" : speed == 4 ? "QDR" : "?";
+}
+
+static void identity_one(struct hermon *h, void *ctx)
+{
+	const struct fwdump_out *out = ctx;
+	const uint8_t *g = h->ib.node_guid;
+	char line[FWDUMP_LINE_MAX + 1];
+
+	ksnprintf(line, sizeof(line), "hca: %s pci %04x:%04x fw %u.%u.%u node-guid "
+		  "%02x%02x:%02x%02x:%02x%02x:%02x%02x ports %u%s", h->ibname,
+		  h->pci ? h->pci->vendor : 0, h->pci ? h->pci->device : 0, h->fw_major,
+		  h->fw_minor, h->fw_subminor, g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7],
+		  h->num_ports, h->catastrophic ? " CATASTROPHIC-ERROR" : "");
+	out->line(out->ctx, line);
+	for (unsigned i = 0; i < h->num_ports; i++) {
+		const struct ib_port_attr *a = &h->ib.port[i].attr;
+		unsigned lanes = link_lanes(a->link_width_active);
+		unsigned per_lane10 = a->link_speed_active == 1 ? 25 : a->link_speed_active == 2 ? 50
+				      : a->link_speed_active == 4 ? 100 : 0;   /* Gb/s x 10 */
+		unsigned rate10 = lanes * per_lane10;
+
+		ksnprintf(line, sizeof(line), "port: %s/%u %s lid 0x%x sm-lid 0x%x rate %u.%u Gb/s "
+			  "(%uX %s) mtu %u", h->ibname, h->port[i].num, ib_port_state_name(a->state),
+			  a->lid, a->sm_lid, rate10 / 10, rate10 % 10, lanes,
+			  link_speed_name(a->link_speed_active),
+			  a->neighbor_mtu ? 128u << a->neighbor_mtu : 0);
+		out->line(out->ctx, line);
+	}
+}
+
+int hermon_identity_write(const struct fwdump_out *out)
+{
+	return hermon_for_each(identity_one, (void *)out);
 }

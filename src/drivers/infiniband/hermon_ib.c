@@ -198,6 +198,19 @@ void hermon_ib_dump(struct ib_device *dev)
 	hermon_dump(hermon_of(dev));
 }
 
+int hermon_for_each(void (*fn)(struct hermon *h, void *ctx), void *ctx)
+{
+	unsigned n = 0;
+
+	for (struct ib_device *dev = ib_devices(); dev; dev = dev->next) {
+		if (dev->ops == &hermon_ib_ops) {
+			fn(hermon_of(dev), ctx);
+			n++;
+		}
+	}
+	return (int)n;
+}
+
 int hermon_fwdump_all(void)
 {
 	unsigned n = 0;

@@ -14,5 +14,11 @@ void hermon_ib_remove(struct pci_device *pdev);
 void hermon_ib_dump(struct ib_device *dev);
 /* Dumps every registered Hermon device (the shell's `fwdump`); -ENODEV if there is none. */
 int hermon_fwdump_all(void);
+struct fwdump_out;
+/* The boot report's part (hermon_dump.c): every registered device's FWDUMP, and its identity as
+ * report lines ("hca: NAME pci VENDOR:DEVICE fw X.Y.Z node-guid G ports N", then one "port: ..."
+ * line each). Both return how many devices they wrote. */
+int hermon_fwdump_write(const struct fwdump_out *out);
+int hermon_identity_write(const struct fwdump_out *out);
 
 #endif
