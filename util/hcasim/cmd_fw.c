@@ -208,15 +208,17 @@ int cmd_query_adapter(struct hcasim *h, struct hcasim_cmd *c)
 }
 
 /* MOD_STAT_CFG: the model has no static configuration to change; it accepts only the page size
- * it has (4 KiB) and otherwise leaves everything as it is. */
+ * it has (4 KiB) and otherwise leaves everything as it is. log_pg_sz counts in 4 KiB units
+ * (log2(page size) - 12), so 4 KiB is 0: Linux mlx4 main.c mlx4_init_fw sets log_pg_sz 0 with
+ * log_pg_sz_m 1 and gives up on the HCA when the command fails. */
 int cmd_mod_stat_cfg(struct hcasim *h, struct hcasim_cmd *c)
 {
 	int st = hcasim_cmd_mbox_in(h, c, HERMONPRM_MOD_STAT_CFG_ST_BYTES);
 
 	if (st)
 		return st;
-	if (PRM_GET(mod_stat_cfg, log_pg_sz_m, c->in) && PRM_GET(mod_stat_cfg, log_pg_sz, c->in) != 12) {
-		hcasim_refuse(h, "MOD_STAT_CFG: page size 2^%u not supported (only 4 KiB)",
+	if (PRM_GET(mod_stat_cfg, log_pg_sz_m, c->in) && PRM_GET(mod_stat_cfg, log_pg_sz, c->in) != 0) {
+		hcasim_refuse(h, "MOD_STAT_CFG: page size 2^%u x 4 KiB (only log_pg_sz 0, 4 KiB)",
 			      PRM_GET(mod_stat_cfg, log_pg_sz, c->in));
 		return ST_BAD_PARAM;
 	}

@@ -119,7 +119,7 @@ TEST(hcasim_cmd_caps_port_adapter)
 	CHECK_EQ(G(query_adapter, intapin, ad), 1);
 	CHECK_EQ(rawhost_cmd(&rh, 0x031, 0, 0, 0, 0, NULL), 0); /* NOP */
 	S(mod_stat_cfg, log_pg_sz_m, msc, 1);
-	S(mod_stat_cfg, log_pg_sz, msc, 12);
+	S(mod_stat_cfg, log_pg_sz, msc, 0);
 	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x034, 0, 0, msc, sizeof(msc), NULL, 0, NULL), 0x04);
 	rawhost_fini(&rh);
 }
@@ -135,9 +135,13 @@ TEST(hcasim_cmd_icm_size_aux_and_init_hca_checks)
 	CHECK_EQ(rawhost_map(&rh, 0xfff, 0, fa, 6), 0);
 	CHECK_EQ(rawhost_cmd(&rh, 0xff6, 0, 0, 0, 0, NULL), 0);
 	S(mod_stat_cfg, log_pg_sz_m, msc, 1);
-	S(mod_stat_cfg, log_pg_sz, msc, 13);
-	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x034, 0, 0, msc, sizeof(msc), NULL, 0, NULL), 0x03);
+	/* log_pg_sz is log2(page) - 12 (Linux mlx4_init_fw sends 0 for 4 KiB pages): 12 would be
+	 * 16 MiB pages and is refused like any size but 4 KiB. */
 	S(mod_stat_cfg, log_pg_sz, msc, 12);
+	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x034, 0, 0, msc, sizeof(msc), NULL, 0, NULL), 0x03);
+	S(mod_stat_cfg, log_pg_sz, msc, 1);
+	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x034, 0, 0, msc, sizeof(msc), NULL, 0, NULL), 0x03);
+	S(mod_stat_cfg, log_pg_sz, msc, 0);
 	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x034, 0, 0, msc, sizeof(msc), NULL, 0, NULL), 0);
 	CHECK_EQ(rawhost_cmd(&rh, 0xffc, 0, rh.in_mbox, 1, 0, NULL), 0x04); /* AUX before size */
 	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x007, 0, 0, init, sizeof(init), NULL, 0, NULL), 0x04);
