@@ -61,10 +61,17 @@ int cmd_map_icm(struct hcasim *h, struct hcasim_cmd *c)
 								 : "AUX ICM not fully mapped");
 		return ST_BAD_SYS_STATE;
 	}
+	/* The ICM virtual space is 2^40 bytes; a mapping may end beyond the size SET_ICM_SIZE
+	 * declared (that size only decides the AUX area): Linux mlx4 main.c mlx4_init_icm maps the
+	 * EQC table for phys_caps.num_phys_eqs (MLX4_MAX_EQ_NUM, 1024) EQs at eqc_base, while
+	 * profile.c mlx4_make_profile sized that table, the last and smallest of its layout, for
+	 * min(max_eqs, MAX_MSIX) EQs, so its end lies past the ICM size it set. */
 	st = hcasim_map_entries(h, c, &h->icm, false, 0);
-	if (st == ST_OK && h->icm.n && h->icm.r[h->icm.n - 1].va + h->icm.r[h->icm.n - 1].len >
-					       (h->icm_size + HCASIM_PAGE - 1) / HCASIM_PAGE * HCASIM_PAGE) {
-		/* beyond the size SET_ICM_SIZE declared: undo the whole command */
+	if (st == ST_OK && h->icm.n &&
+	    h->icm.r[h->icm.n - 1].va + h->icm.r[h->icm.n - 1].len > MAX_ICM_SIZE) {
+		uint64_t va = h->icm.r[h->icm.n - 1].va, len = h->icm.r[h->icm.n - 1].len;
+
+		/* beyond the ICM virtual space: undo the whole command */
 		for (unsigned i = 0; i < c->in_mod; i++) {
 			const uint8_t *u = c->in + i * HERMONPRM_VIRTUAL_PHYSICAL_MAPPING_ST_BYTES;
 
@@ -73,8 +80,8 @@ int cmd_map_icm(struct hcasim *h, struct hcasim_cmd *c)
 				(uint64_t)PRM_GET(virtual_physical_mapping, va_l, u) * HCASIM_PAGE,
 				(uint64_t)HCASIM_PAGE << PRM_GET(virtual_physical_mapping, log2size, u));
 		}
-		hcasim_refuse(h, "MAP_ICM: mapping beyond the ICM size set by SET_ICM_SIZE (%#llx)",
-			      (unsigned long long)h->icm_size);
+		hcasim_refuse(h, "MAP_ICM: %#llx bytes at %#llx: beyond the 2^40-byte ICM space",
+			      (unsigned long long)len, (unsigned long long)va);
 		return ST_BAD_PARAM;
 	}
 	return st;
