@@ -1,7 +1,8 @@
-# The demo's payload: Debian's kernel + a busybox initramfs that prints a marker and powers off.
+# The demo's payload: Debian's kernel + a busybox initramfs that prints a marker, with ibboot.ib0=1
+# brings ib0 up with Linux's mlx4 + IPoIB drivers (util/payload/init), and powers off.
 PAYLOAD_DIR := bin/payload
 
-$(PAYLOAD_DIR)/vmlinuz $(PAYLOAD_DIR)/initrd.img: util/payload/build
+$(PAYLOAD_DIR)/vmlinuz $(PAYLOAD_DIR)/initrd.img: util/payload/build util/payload/init util/payload/ibdhcp.c
 	util/payload/build $(PAYLOAD_DIR)
 
 .PHONY: payload check-payload
