@@ -12,6 +12,7 @@
 #include <ibboot/dns.h>
 #include <ibboot/errno.h>
 #include <ibboot/hex.h>
+#include <ibboot/random.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
 
@@ -397,7 +398,7 @@ static int dhcp_send(struct dhcp_client *c, uint8_t type, uint64_t now)
 static void restart_discover(struct dhcp_client *c, uint64_t now)
 {
 	c->state = DHCP_SELECTING;
-	c->xid = net_random32();
+	c->xid = random_u32();
 	c->timeout_ms = c->cfg.first_timeout_ms;
 	c->tx_count = 0;
 	c->next_tx_ms = now;
@@ -638,7 +639,7 @@ bool dhcp_step(struct dhcp_client *c, uint64_t now)
 	c->tx_count++;
 	/* RFC 2131 §4.1: exponential back-off, randomised so clients do not synchronise. */
 	jitter = c->timeout_ms / 4;
-	c->next_tx_ms = now + c->timeout_ms - jitter + net_random32() % (2 * jitter + 1);
+	c->next_tx_ms = now + c->timeout_ms - jitter + random_below(2 * jitter + 1);
 	c->timeout_ms = c->timeout_ms * 2 > c->cfg.max_timeout_ms ? c->cfg.max_timeout_ms
 								   : c->timeout_ms * 2;
 	return true;

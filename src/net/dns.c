@@ -5,6 +5,7 @@
 #include <ibboot/config.h>
 #include <ibboot/console.h>
 #include <ibboot/errno.h>
+#include <ibboot/random.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
 
@@ -348,7 +349,7 @@ int dns_resolve(struct net_device *nd, const char *name, const struct dns_config
 	for (unsigned t = 0; t < cfg->tries && q.rc == 1; t++) {
 		uint64_t sent;
 
-		q.id = (uint16_t)net_random32();
+		q.id = (uint16_t)random_u32();
 		q.server = nd->dns[t % nd->n_dns];
 		len = dns_build_query(pkt, sizeof(pkt), q.id, name);
 		if (len < 0) {

@@ -6,6 +6,7 @@
 #include <ibboot/console.h>
 #include <ibboot/dma.h>
 #include <ibboot/errno.h>
+#include <ibboot/random.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
 #include <ibboot/udp.h>
@@ -24,8 +25,8 @@
 /* Connections of every interface, each bound to the one it was opened on. */
 static struct tcp_conn *conns;
 static bool registered;
-static uint32_t iss_secret;
-static uint16_t next_port;
+static uint8_t iss_secret[16];
+static bool iss_keyed;
 
 const char *tcp_state_name(enum tcp_state s)
 {
@@ -179,12 +180,12 @@ static int pick_port(uint16_t *port)
 {
 	const unsigned span = 65536u - TCP_EPHEMERAL_FIRST;
 
-	if (!next_port)
-		next_port = (uint16_t)(TCP_EPHEMERAL_FIRST + net_random32() % span);
-	for (unsigned i = 0; i < span; i++) {
-		uint16_t p = next_port;
+	/* RFC 6056 §3.3.1: a random start for every connection, one draw per connect. */
+	unsigned start = random_below(span);
 
-		next_port = p == 65535 ? TCP_EPHEMERAL_FIRST : (uint16_t)(p + 1);
+	for (unsigned i = 0; i < span; i++) {
+		uint16_t p = (uint16_t)(TCP_EPHEMERAL_FIRST + (start + i) % span);
+
 		if (!port_in_use(p)) {
 			*port = p;
 			return 0;
@@ -206,22 +207,23 @@ static void unlink_conn(struct tcp_conn *c)
 }
 
 /*
- * RFC 6528: ISN = a 4 µs clock + a keyed hash of the connection's identity, so it is neither
- * guessable from outside nor reused by the next connection to the same peer.
+ * RFC 6528 §3: ISN = M + F(localip, localport, remoteip, remoteport, secretkey), M a 4 µs clock and
+ * F a keyed hash (SipHash-2-4) under a 128-bit secret drawn once from the random generator: not
+ * guessable from outside, and increasing for the next connection to the same peer.
  */
 static uint32_t choose_iss(const struct tcp_conn *c)
 {
-	uint64_t h;
+	uint8_t id[12];
 
-	if (!iss_secret)
-		iss_secret = net_random32() | 1;
-	h = ((uint64_t)c->remote_ip << 32 | (uint32_t)c->remote_port << 16 | c->local_port) ^
-	    ((uint64_t)iss_secret << 17) ^ c->local_ip;
-	h *= 0x9e3779b97f4a7c15ull;
-	h ^= h >> 29;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 32;
-	return (uint32_t)h + (uint32_t)(clock_us() >> 2) + net_random32();
+	if (!iss_keyed) {
+		random_bytes(iss_secret, sizeof(iss_secret));
+		iss_keyed = true;
+	}
+	put_be32(id, c->local_ip);
+	put_be16(id + 4, c->local_port);
+	put_be32(id + 6, c->remote_ip);
+	put_be16(id + 10, c->remote_port);
+	return (uint32_t)random_siphash(iss_secret, id, sizeof(id)) + (uint32_t)(clock_us() >> 2);
 }
 
 /* ---- output ---- */

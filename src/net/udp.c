@@ -3,6 +3,7 @@
 #include <ibboot/udp.h>
 #include <ibboot/console.h>
 #include <ibboot/errno.h>
+#include <ibboot/random.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
 #include <ibboot/byteorder.h>
@@ -10,26 +11,6 @@
 /* Open sockets of every interface, each bound to its interface (or to all of them). */
 static struct udp_socket *sockets;
 static bool registered;
-static uint16_t next_ephemeral;
-static uint64_t rng_state;
-
-uint32_t net_random32(void)
-{
-	if (!rng_state) {
-		struct net_device *nd = netdev_first();
-
-		rng_state = clock_us() * 0x9e3779b97f4a7c15ull ^ 0x6a09e667f3bcc909ull;
-		for (unsigned i = 0; nd && i < nd->ll_addr_len; i++)
-			rng_state = (rng_state ^ nd->ll_addr[i]) * 0x100000001b3ull;
-		if (!rng_state)
-			rng_state = 1;
-	}
-	/* xorshift64* */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (uint32_t)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
-}
 
 uint16_t udp_checksum(uint32_t src, uint32_t dst, const uint8_t *udp, size_t len)
 {
@@ -100,13 +81,13 @@ static bool port_in_use(uint16_t port, const struct net_device *nd)
 static int pick_ephemeral(uint16_t *port, const struct net_device *nd)
 {
 	const unsigned span = UDP_EPHEMERAL_LAST - UDP_EPHEMERAL_FIRST + 1;
+	/* RFC 6056 §3.3.1 (Algorithm 1): a random port for every socket, the next free one up from
+	 * there if it is taken. One draw per socket, none per packet. */
+	unsigned start = random_below(span);
 
-	if (!next_ephemeral)
-		next_ephemeral = (uint16_t)(UDP_EPHEMERAL_FIRST + net_random32() % span);
 	for (unsigned i = 0; i < span; i++) {
-		uint16_t p = next_ephemeral;
+		uint16_t p = (uint16_t)(UDP_EPHEMERAL_FIRST + (start + i) % span);
 
-		next_ephemeral = p == UDP_EPHEMERAL_LAST ? UDP_EPHEMERAL_FIRST : (uint16_t)(p + 1);
 		if (!port_in_use(p, nd)) {
 			*port = p;
 			return 0;

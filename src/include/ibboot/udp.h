@@ -65,8 +65,4 @@ const struct udp_stats *udp_get_stats(const struct net_device *nd);
  * -EIO (no link) or -EINVAL (no address). */
 int net_ready_for_unicast(const struct net_device *nd, const char *who);
 
-/* Non-cryptographic random numbers for transaction ids and ports (xorshift, seeded from the
- * clock and the first device's link address). */
-uint32_t net_random32(void);
-
 #endif
