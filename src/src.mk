@@ -19,7 +19,7 @@ IB_DRIVER_SRCS := src/drivers/infiniband/hermon.c src/drivers/infiniband/hermon_
 	src/drivers/infiniband/hermon_eq.c src/drivers/infiniband/hermon_ib.c \
 	src/drivers/infiniband/hermon_icm.c src/drivers/infiniband/hermon_mcast.c \
 	src/drivers/infiniband/hermon_mr.c src/drivers/infiniband/hermon_port.c \
-	src/drivers/infiniband/hermon_qp.c
+	src/drivers/infiniband/hermon_qp.c src/drivers/infiniband/hermon_selftest.c
 # WIRE_SRCS (the wire formats) is the top Makefile's: util/ compiles them too.
 IBCORE_SRCS := src/net/infiniband/ib_core.c src/net/infiniband/ib_mad.c \
 	src/net/infiniband/ib_port.c src/net/infiniband/ib_sa.c src/net/infiniband/ib_sma.c
@@ -31,7 +31,8 @@ IMAGE_SRCS := src/image/image.c src/image/bzimage.c src/image/multiboot.c \
 	src/image/multiboot_load.c src/image/fetch.c src/image/fetch_net.c src/image/boot.c
 SCRIPT_SRCS := src/script/script.c src/script/phase.c src/script/firmware.c
 CMD_SRCS := src/cmd/core_cmd.c src/cmd/mem_cmd.c src/cmd/pci_cmd.c src/cmd/ib_cmd.c \
-	src/cmd/fw_cmd.c src/cmd/net_cmd.c src/cmd/dhcp_cmd.c src/cmd/http_cmd.c src/cmd/image_cmd.c
+	src/cmd/fw_cmd.c src/cmd/net_cmd.c src/cmd/dhcp_cmd.c src/cmd/http_cmd.c src/cmd/image_cmd.c \
+	src/cmd/selftest_cmd.c
 
 # Everything above is platform-independent: the same files in the image, the hosted program and
 # the tests.

@@ -42,6 +42,9 @@ UNIT_drivers-infiniband := src/tests/unit/drivers/infiniband/test_hermon_ibcore.
 	src/tests/unit/drivers/infiniband/test_hermon_unit.c \
 	src/tests/unit/drivers/infiniband/test_hermon_teardown.c src/tests/fakes/hermon_rig.c
 UNIT_drivers-infiniband_LIBS := $(TEST_HCASIM_LIB)
+# The HCA self-test, each step on a healthy model and under a fault aimed at it.
+UNIT_drivers-infiniband += src/tests/unit/drivers/infiniband/test_hermon_selftest.c \
+	src/cmd/selftest_cmd.c
 
 # Console commands are link-time table entries nothing calls by name, so an archive would leave
 # them out: a program whose tests run commands links their files as objects.

@@ -265,6 +265,8 @@ struct hermon {
 	unsigned toggle;
 	bool hcr_stuck;          /* a command timed out: the HCR is unusable until reset */
 	bool quiet;              /* failures are expected (probing): the caller reports them */
+	bool cmd_event;          /* set the HCR's e bit: the firmware also posts a command-done
+				  * EQE (the self-test's EQ wrap; PRM "HCR") */
 	bool catastrophic;       /* a catastrophic error event came: only a reset helps now */
 	/* The last reset did not work: the HCA may still DMA into what it was given (firmware
 	 * area, ICM, queues, mailboxes), so that memory is never freed; no OS may be started. */

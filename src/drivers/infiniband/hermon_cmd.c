@@ -166,6 +166,7 @@ int hermon_cmd(struct hermon *h, unsigned opcode, unsigned op_mod, uint32_t in_m
 	hermonprm_hca_command_register_st_set_opcode_modifier(hcr, op_mod);
 	hermonprm_hca_command_register_st_set_go(hcr, 1);
 	hermonprm_hca_command_register_st_set_t(hcr, h->toggle);
+	hermonprm_hca_command_register_st_set_e(hcr, h->cmd_event);
 
 	/* Mailbox contents must be visible before the device sees go. */
 	wmb();

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* The HCA self-test over the Hermon driver: selftest [--port N]. */
+#include <ibboot/console.h>
+#include <ibboot/errno.h>
+#include <ibboot/shell.h>
+#include <ibboot/string.h>
+#include "../drivers/infiniband/hermon_selftest.h"
+
+/* "N" with N in 1..9; 0 when it is not such a number. */
+static unsigned selftest_port_arg(const char *s)
+{
+	return s && s[0] >= '1' && s[0] <= '9' && s[1] == '\0' ? (unsigned)(s[0] - '0') : 0;
+}
+
+static int cmd_selftest(int argc, char **argv)
+{
+	unsigned port = 0;
+
+	if (argc == 3 && !strcmp(argv[1], "--port"))
+		port = selftest_port_arg(argv[2]);
+	else if (argc == 2 && !strncmp(argv[1], "--port=", 7))
+		port = selftest_port_arg(argv[1] + 7);
+	if (argc != 1 && port == 0) {
+		kprintf("usage: selftest [--port N]   (N: the HCA's port, 1 or 2; default: the first "
+			"ACTIVE port, else 1)\n");
+		return -EINVAL;
+	}
+	return hermon_selftest_all(port);
+}
+SHELL_COMMAND(selftest, CMD_ORDER_IB,
+	      "HCA self-test: firmware, commands, MPT/MTT, EQ/CQ wrap, loopback, multicast, SM",
+	      cmd_selftest);
