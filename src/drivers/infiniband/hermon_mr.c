@@ -7,28 +7,15 @@
  * LOCAL read and write only. rr = rw = atomic = eb = 0: nothing on the fabric may read or write
  * the booting machine's memory through it (iPXE grants remote read/write/atomic on all memory with
  * a fixed key). Its key is not predictable: both the MPT index (upper 24 bits of the L_Key) and
- * the 8-bit tag come from a generator seeded by the platform counter.
+ * the 8-bit tag come from the random generator (include/ibboot/random.h).
  */
 #include <ibboot/console.h>
 #include <ibboot/dma.h>
 #include <ibboot/errno.h>
 #include <ibboot/hermon_prm.h>
-#include <ibboot/platform.h>
+#include <ibboot/random.h>
 #include <ibboot/string.h>
 #include "hermon.h"
-
-/* splitmix64: tiny, and good enough to make a key unguessable from outside the machine. */
-uint64_t hermon_random(struct hermon *h)
-{
-	uint64_t z;
-
-	if (h->rng == 0)
-		h->rng = plat_counter() ^ (uint64_t)(uintptr_t)h ^ 0x9e3779b97f4a7c15ull;
-	z = (h->rng += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 int hermon_bitmap_alloc(uint8_t *map, unsigned max, unsigned count)
 {
@@ -78,11 +65,10 @@ int hermon_setup_mpt(struct hermon *h)
 {
 	uint8_t mpt[HERMONPRM_MPT_ST_BYTES];
 	unsigned first = h->caps.reserved_mrws, span = h->plan.num_mpts - first;
-	uint64_t r = hermon_random(h);
-	uint32_t tag = (uint32_t)(r & 0xff), mem_key;
+	uint32_t tag = random_below(256), mem_key;
 	int rc;
 
-	h->mpt_index = first + (unsigned)((r >> 8) % span);
+	h->mpt_index = first + random_below(span);
 	mem_key = (tag << 24) | h->mpt_index;
 	hermon_fill_mpt(mpt, mem_key, HERMON_GLOBAL_PD);
 	if ((rc = hermon_cmd_sw2hw_mpt(h, h->mpt_index, mpt)) != 0)
