@@ -291,7 +291,6 @@ struct hermon {
 	/* memory protection: one region, local access only */
 	unsigned mpt_index;
 	uint32_t lkey;
-	uint64_t rng;
 
 	/* allocators */
 	uint8_t mtt_inuse[HERMON_MAX_MTTS / 8];
@@ -389,7 +388,6 @@ void hermon_destroy_mpt(struct hermon *h);
 void hermon_fill_mpt(void *mpt, uint32_t mem_key, uint32_t pd);
 int hermon_alloc_mtt(struct hermon *h, const void *buf, size_t len, struct hermon_mtt *mtt);
 void hermon_free_mtt(struct hermon *h, struct hermon_mtt *mtt);
-uint64_t hermon_random(struct hermon *h);
 
 /* ---- hermon_eq.c ---- */
 int hermon_create_eq(struct hermon *h);
