@@ -12,7 +12,8 @@
 # ---- the sources: one list per component, every file named ----
 CORE_SRCS := src/core/console.c src/core/diag.c src/core/dma.c src/core/errno.c src/core/fmt.c \
 	src/core/hooks.c src/core/main.c src/core/mmio.c src/core/physmem.c src/core/sha256.c \
-	src/core/shell.c src/core/timer.c src/core/checksum.c src/core/hex.c src/core/random.c
+	src/core/shell.c src/core/timer.c src/core/checksum.c src/core/hex.c src/core/random.c \
+	src/core/console_log.c
 BUS_SRCS := src/drivers/bus/pci.c src/drivers/bus/pci_driver.c src/drivers/bus/pci_print.c
 IB_DRIVER_SRCS := src/drivers/infiniband/hermon.c src/drivers/infiniband/hermon_cmd.c \
 	src/drivers/infiniband/hermon_cq.c src/drivers/infiniband/hermon_dump.c \
@@ -26,13 +27,14 @@ IBCORE_SRCS := src/net/infiniband/ib_core.c src/net/infiniband/ib_mad.c \
 NET_SRCS := src/net/netdev.c src/net/ipoib.c src/net/ipoib_arp.c src/net/ipv4.c src/net/icmp.c \
 	src/net/udp.c src/net/dhcp.c src/net/dhcp_settings.c src/net/dns.c src/net/tftp.c \
 	src/net/tcp.c src/net/uri.c src/net/http.c src/net/http_client.c \
-	src/net/net_commands.c src/net/net_hooks.c
+	src/net/net_commands.c src/net/net_hooks.c src/net/tftp_put.c src/net/report.c
 IMAGE_SRCS := src/image/image.c src/image/bzimage.c src/image/multiboot.c \
 	src/image/multiboot_load.c src/image/fetch.c src/image/fetch_net.c src/image/boot.c
 SCRIPT_SRCS := src/script/script.c src/script/phase.c src/script/firmware.c
 CMD_SRCS := src/cmd/core_cmd.c src/cmd/mem_cmd.c src/cmd/pci_cmd.c src/cmd/ib_cmd.c \
 	src/cmd/fw_cmd.c src/cmd/net_cmd.c src/cmd/dhcp_cmd.c src/cmd/http_cmd.c src/cmd/image_cmd.c \
-	src/cmd/selftest_cmd.c
+	src/cmd/selftest_cmd.c \
+	src/cmd/report_cmd.c
 
 # Everything above is platform-independent: the same files in the image, the hosted program and
 # the tests.
@@ -67,7 +69,8 @@ IBBOOT_VERSION_DEF := -DIBBOOT_VERSION='"$(VERSION)"'
 # Objects that print the version are rebuilt when it changes (the stamp changes only then).
 IBBOOT_VERSION_STAMP := build/ibboot-version.stamp
 $(shell mkdir -p build && (echo '$(VERSION)' | cmp -s - $(IBBOOT_VERSION_STAMP) || echo '$(VERSION)' > $(IBBOOT_VERSION_STAMP)))
-$(foreach v,image san fuzz opt,build/$(v)/src/core/main.o build/$(v)/src/net/http_client.o): \
+$(foreach v,image san fuzz opt,build/$(v)/src/core/main.o build/$(v)/src/net/http_client.o \
+	build/$(v)/src/net/report.o): \
 	$(IBBOOT_VERSION_STAMP)
 
 IMG_CC := gcc

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Console output over the platform's character device, and line input for the command loop. */
 #include <ibboot/console.h>
+#include <ibboot/console_log.h>
 #include <ibboot/platform.h>
 #include <ibboot/hooks.h>
 
@@ -10,6 +11,7 @@ void kputc(char c)
 	if (c == '\n')
 		plat_putc('\r');
 	plat_putc(c);
+	console_log_char(c);   /* the boot report's recent lines */
 }
 
 void kputs(const char *s)

@@ -28,6 +28,8 @@ struct http_client {
 	int error;
 	char msg[256];
 	char url[URI_MAX];
+	const uint8_t *post;       /* POST body bytes not yet queued */
+	size_t post_left;
 };
 
 void http_sink_free(struct http_sink *s)
@@ -111,10 +113,17 @@ static int head_complete(struct http_client *h)
 {
 	const struct http_response *r = &h->resp;
 
+	if (h->post && r->status >= 200 && r->status < 300) {
+		h->body_done = true;   /* the POST was taken; what the server says is not kept */
+		return 0;
+	}
 	if (r->status >= 400)
 		return fail(h, r->status == 404 ? -ENOENT : r->status == 403 ? -EPERM : -EIO,
 			    "HTTP %u %s for %s", r->status, r->reason, h->url);
 	if (r->status >= 300) {
+		if (h->post)
+			return fail(h, -ENOTSUP, "HTTP %u %s for a POST to %s (redirects are not "
+				    "followed for a POST)", r->status, r->reason, h->url);
 		if (!is_redirect(r->status))
 			return fail(h, -ENOTSUP, "HTTP %u %s for %s (not a redirect ibboot follows)",
 				    r->status, r->reason, h->url);
@@ -228,19 +237,27 @@ static int resolve_host(struct http_client *h, struct net_device *nd, const char
 	return 0;
 }
 
-static int send_request(struct http_client *h, const struct http_url *u)
+static int send_request(struct http_client *h, const struct http_url *u,
+			const struct http_options *opts)
 {
-	char req[URI_MAX + URI_HOST_MAX + 192];
-	char port[8] = "";
+	char req[URI_MAX + URI_HOST_MAX + 288];
+	char port[8] = "", post[96] = "";
 	int n;
 
 	/* RFC 9110 §7.2: Host carries the port when it is not the scheme's default. */
 	if (u->port_given && u->port != 80)
 		ksnprintf(port, sizeof(port), ":%u", u->port);
+	if (opts && opts->post_body) {
+		ksnprintf(post, sizeof(post), "Content-Type: %.40s\r\nContent-Length: %zu\r\n",
+			  opts->post_type ? opts->post_type : "application/octet-stream",
+			  opts->post_len);
+		h->post = opts->post_body;
+		h->post_left = opts->post_len;
+	}
 	n = ksnprintf(req, sizeof(req),
-		      "GET %s HTTP/1.1\r\nHost: %s%s\r\nUser-Agent: ibboot/%s\r\n"
-		      "Accept: */*\r\nConnection: close\r\n\r\n", u->path, u->host, port,
-		      IBBOOT_VERSION);
+		      "%s %s HTTP/1.1\r\nHost: %s%s\r\nUser-Agent: ibboot/%s\r\n"
+		      "Accept: */*\r\n%sConnection: close\r\n\r\n", h->post ? "POST" : "GET",
+		      u->path, u->host, port, IBBOOT_VERSION, post);
 	if (n < 0 || (size_t)n >= sizeof(req))
 		return fail(h, -ERANGE, "request for %s too long", h->url);
 	if (tcp_send(&h->conn, req, (size_t)n) != n)
@@ -299,9 +316,16 @@ static int fetch_once(struct http_client *h, struct net_device *nd, const struct
 	if (rc < 0)
 		return fail(h, rc, "cannot connect to %s: %s", h->url,
 			    h->conn.error_msg[0] ? h->conn.error_msg : ib_strerror(rc));
-	if ((rc = send_request(h, u)) == 0) {
+	if ((rc = send_request(h, u, opts)) == 0) {
 		last_rx = clock_ms();
 		while (!h->failed && !h->body_done) {
+			/* A POST body goes out as the send buffer drains. */
+			long sent = h->post_left ? tcp_send(&h->conn, h->post, h->post_left) : 0;
+
+			if (sent > 0) {
+				h->post += sent;
+				h->post_left -= (size_t)sent;
+			}
 			net_poll();
 			now = clock_ms();
 			tcp_step(&h->conn, now);

@@ -15,6 +15,7 @@
 #include <ibboot/net.h>
 #include <ibboot/platform.h>
 #include <ibboot/shell.h>
+#include <ibboot/report.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
 
@@ -214,3 +215,5 @@ static void autoboot_start(void)
 
 /* Last of the start hooks: the network stack and the image fetchers are up when it runs. */
 IBBOOT_HOOK(autoboot, HOOK_ORDER_AUTOBOOT, autoboot_start, NULL);
+	/* Tell the boot server (bounded: a few seconds at most; report.h). */
+	report_send(NULL, "autoboot failed");

@@ -21,7 +21,7 @@ UNIT_core := src/tests/unit/core/test_alloc.c src/tests/unit/core/test_fmt.c \
 	src/tests/unit/core/test_shell.c \
 	src/tests/unit/core/test_timer.c src/tests/unit/core/test_sha256.c \
 	src/tests/unit/core/test_checksum.c src/tests/unit/core/test_hex.c \
-	src/tests/unit/core/test_random.c
+	src/tests/unit/core/test_random.c src/tests/unit/core/test_console_log.c
 UNIT_drivers-bus := src/tests/unit/drivers/bus/test_pci.c
 UNIT_prm := src/tests/unit/prm/test_prm.c
 UNIT_image := src/tests/unit/image/test_bzimage.c src/tests/unit/image/test_multiboot.c \
@@ -38,9 +38,11 @@ UNIT_net := src/tests/unit/net/test_ipoib.c src/tests/unit/net/test_dhcp.c \
 	src/tests/fakes/net_test_env.c src/tests/fakes/ib_fixture.c src/tests/fakes/fake_ibdev.c \
 	src/tests/fakes/fake_net.c src/tests/fakes/tcp_peer.c
 UNIT_drivers-infiniband := src/tests/unit/drivers/infiniband/test_hermon_ibcore.c \
+	src/tests/unit/net/test_tftp_put.c \
 	src/tests/unit/drivers/infiniband/test_hermon_model.c \
 	src/tests/unit/drivers/infiniband/test_hermon_unit.c \
-	src/tests/unit/drivers/infiniband/test_hermon_teardown.c src/tests/fakes/hermon_rig.c
+	src/tests/unit/drivers/infiniband/test_hermon_teardown.c src/tests/fakes/hermon_rig.c \
+	src/tests/unit/drivers/infiniband/test_hermon_report.c
 UNIT_drivers-infiniband_LIBS := $(TEST_HCASIM_LIB)
 # The HCA self-test, each step on a healthy model and under a fault aimed at it.
 UNIT_drivers-infiniband += src/tests/unit/drivers/infiniband/test_hermon_selftest.c \

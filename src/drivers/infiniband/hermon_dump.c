@@ -294,7 +294,8 @@ static void identity_one(struct hermon *h, void *ctx)
 		unsigned lanes = link_lanes(a->link_width_active);
 		unsigned per_lane10 = a->link_speed_active == 1 ? 25 : a->link_speed_active == 2 ? 50
 				      : a->link_speed_active == 4 ? 100 : 0;   /* Gb/s x 10 */
-		unsigned rate10 = lanes * per_lane10;
+		/* Width and speed mean something only once the link trained (ARMED/ACTIVE). */
+		unsigned rate10 = a->state >= IB_PORT_ARMED ? lanes * per_lane10 : 0;
 
 		ksnprintf(line, sizeof(line), "port: %s/%u %s lid 0x%x sm-lid 0x%x rate %u.%u Gb/s "
 			  "(%uX %s) mtu %u", h->ibname, h->port[i].num, ib_port_state_name(a->state),

@@ -68,6 +68,11 @@ struct http_options {
 	unsigned max_redirects;    /* HTTP_MAX_REDIRECTS when 0 */
 	unsigned idle_timeout_ms;  /* no byte for this long = the server stalled; 30 s when 0 */
 	const struct tcp_config *tcp;
+	/* POST instead of GET: post_body[0..post_len) sent as post_type (RFC 9110 §9.3.3); any 2xx
+	 * answers it, and no redirect is followed (a 303 would turn it into a GET). */
+	const void *post_body;
+	size_t post_len;
+	const char *post_type;
 };
 
 struct http_result {
@@ -79,7 +84,7 @@ struct http_result {
 	struct tcp_stats tcp;
 };
 
-/* Downloads url into sink, polling the network. Returns the body length or a negative error;
+/* Downloads url into sink (or POSTs, see http_options), polling the network. Returns the body length or a negative error;
  * errors are printed and kept in res->error (res may be NULL). */
 long http_get(struct net_device *nd, const char *url, const struct http_options *opts,
 	      struct http_sink *sink, struct http_result *res);

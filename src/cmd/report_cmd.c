@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/* `report [URL]`: sends the boot report now (report.h says where it goes when URL is left out). */
+#include <ibboot/console.h>
+#include <ibboot/errno.h>
+#include <ibboot/report.h>
+#include <ibboot/shell.h>
+
+static int cmd_report(int argc, char **argv)
+{
+	if (argc > 2) {
+		kputs("usage: report [URL]   (http://... POST or tftp://ADDRESS/NAME; default "
+		      "${" REPORT_URL_SETTING "}, else a TFTP write to the next-server)\n");
+		return -EINVAL;
+	}
+	return report_send(argc == 2 ? argv[1] : NULL, "requested");
+}
+SHELL_COMMAND(report, CMD_ORDER_HTTP,
+	      "send the boot report (identity, ports, console, fwdump) to the boot server",
+	      cmd_report);
