@@ -50,7 +50,7 @@ include util/fwdump/fwdump.mk
 # What make check runs, in this order: unit tests first, then the model and fabric, programs on
 # a TUN or the simulated fabric, QEMU last.
 CHECK_TARGETS := check-unit check-iblib check-ibcore check-net check-driver check-hcasim \
-	check-dhcp check-tcp check-fabsim check-servernode check-fwdump check-hosted-e2e \
+	check-dhcp check-tcp check-fabsim check-servernode check-fwdump check-hosted-e2e check-selftest-e2e \
 	check-dhcp-ipoib check-image check-payload check-qemu-smoke check-boot check-ibcore-e2e \
 	check-driver-qemu check-qemu-device check-qemu-oracle check-demo-qemu
 BENCH_TARGETS := bench-iblib bench-ibcore bench-driver bench-tcp bench-hosted bench-qemu-ipxe \

@@ -30,6 +30,7 @@
 #include <ibboot/hermon_prm.h>
 #include <ibboot/ib_mad.h>
 #include <ibboot/ib_sa.h>
+#include <ibboot/ib_ulp.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
 #include <ibboot/wire/mad.h>
@@ -667,11 +668,12 @@ static void st_port_sm(struct selftest *t, struct hermon_selftest_step *s)
 		return;
 	}
 	if (port->attr.state != IB_PORT_ACTIVE) {
-		st_set(s, HERMON_SELFTEST_FAIL, "port %u is %s (physical state %u%s): no subnet "
-		       "manager has activated it - is one running?", port->num,
-		       ib_port_state_name(port->attr.state), port->attr.phys_state,
-		       port->attr.phys_state == 5 ? ", LinkUp" : port->attr.phys_state == 2 ?
-		       ", Polling: no cable or peer" : "");
+		st_set(s, HERMON_SELFTEST_FAIL, "port %u is %s (physical state %s): %s", port->num,
+		       ib_port_state_name(port->attr.state),
+		       ib_phys_state_name(port->attr.phys_state),
+		       port->attr.state <= IB_PORT_DOWN ?
+		       "no link - check the cable and the switch port" :
+		       "no subnet manager has activated it - is one running?");
 		return;
 	}
 	/* PathRecord Get for our own GID (IBA 15.2.5.16): any SA answers it, and it leaves the

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The HCA self-test against a real subnet manager: bin/ibboot-hosted (ASan/UBSan) with the HCA
+# model in-process, cabled to fabsim + the stock OpenSM (util/netboot-env; the HCA in slot 2, only
+# port 2 cabled). One run:
+#   selftest            port 2 ACTIVE under OpenSM: all seven steps ok, OpenSM's SA answering the
+#                       PathRecord Get of step 7, nothing left allocated, well under a second
+#   selftest --port 2   after OpenSM is stopped: the port stays ACTIVE, step 7 fails with
+#                       "SA query timed out", the other six still pass
+#   selftest --port 1   the uncabled port: steps 5 and 7 fail saying the port is DOWN
+# Result lines PASS:/FAIL: selftest-e2e/...; logs in build/hosted/selftest-e2e/.
+set -uo pipefail
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../.." && pwd)
+cd "$TOP"
+T=$TOP/build/hosted/selftest-e2e
+rm -rf "$T"
+mkdir -p "$T"
+SUITE=selftest-e2e
+source src/tests/framework/lib.sh
+for f in bin/ibboot-hosted bin/fabsim bin/fabsim-servernode util/netboot-env; do
+	[ -e "$f" ] || { echo "FAIL: selftest-e2e: $f missing (run: make all)"; exit 1; }
+done
+IP=198.18.0.61
+SERVER=198.18.0.1
+
+# Runs inside util/netboot-env with env.sh in its environment: ibboot, then OpenSM stopped at
+# the marker line.
+cat > "$T/guest.sh" <<'INNER'
+#!/usr/bin/env bash
+set -uo pipefail
+T=$1 CMDS=$2 TOP=$3
+timeout --kill-after=5 120 "$TOP/bin/ibboot-hosted" --hca --hca-guid="$NETBOOT_HCA2_NODE_GUID" \
+	--hca-ports=2 --fabric="$FABSIM_HCA_SOCKET" "ibboot.cmd=$CMDS" \
+	> "$T/serial.log" 2> "$T/serial.stderr" &
+ibboot_pid=$!
+for _ in $(seq 1 900); do
+	grep -q '^SM-STOP-NOW' "$T/serial.log" 2>/dev/null && break
+	kill -0 "$ibboot_pid" 2>/dev/null || break
+	sleep 0.1
+done
+"$TOP/util/netboot-env" sm-stop "$NETBOOT_DIR" > "$T/sm-stop.log" 2>&1
+echo "sm-stop status $?" >> "$T/sm-stop.log"
+wait "$ibboot_pid"
+echo $? > "$T/serial.status"
+INNER
+chmod +x "$T/guest.sh"
+
+# ping waits for port 2 to be ACTIVE and ib0 joined; sleep gives the SM stop time to land.
+CMDS="ipconfig+$IP/24,ping+$SERVER+1,selftest,echo+SM-STOP-NOW,sleep+3000,selftest+--port+2,selftest+--port+1,poweroff"
+util/netboot-env run "$T/env" --hcas 2 -- "$T/guest.sh" "$T" "$CMDS" "$TOP" \
+	> "$T/netboot-env.log" 2>&1
+rc=$?
+if [ "$rc" -eq 77 ]; then
+	echo "SKIP: selftest-e2e: this machine cannot create the test network namespace/TUN ($(tail -1 "$T/netboot-env.log"))"
+	exit 77
+fi
+[ -s "$T/serial.log" ] || { fail run "no console log (netboot-env status $rc; see $T)"; exit 1; }
+S=$(tr -d '\r' < "$T/serial.log")
+# The lines of the n-th selftest run (1-based), header to summary.
+run_of() { awk -v n="$1" '/^selftest hermon /{ k++ } k == n { print } k == n && /^selftest: /{ exit }' <<<"$S"; }
+R1=$(run_of 1) R2=$(run_of 2) R3=$(run_of 3)
+printf '%s\n' "$R1" "$R2" "$R3" > "$T/selftest.txt"
+
+status=$(cat "$T/serial.status" 2>/dev/null)
+expect_status exit "${status:-1}" 0 "(poweroff; see $T/serial.stderr)" && pass exit
+expect_clean sanitizers "$T/serial.stderr" && pass sanitizers
+
+# Healthy, under OpenSM: every step ok, on the ACTIVE port 2 by default.
+if grep -q '^selftest hermon .* port 2$' <<<"$R1" && grep -q '^selftest: 7 passed, 0 failed in ' <<<"$R1" &&
+   grep -q 'every object it created is released' <<<"$R1"; then
+	pass healthy-all-ok
+else
+	fail healthy-all-ok "$(grep -E 'FAIL|skipped|^selftest' <<<"$R1" | tr '\n' ';')"
+fi
+grep -Eq '^  7 port state and SM +ok \(port 2 ACTIVE, LID 0x[0-9a-f]+; SM LID 0x[0-9a-f]+ answered a PathRecord in [0-9]+ ms\)$' <<<"$R1" &&
+	pass opensm-answered-pathrecord || fail opensm-answered-pathrecord "$(grep '  7 ' <<<"$R1")"
+ms=$(sed -nE 's/^selftest: 7 passed, 0 failed in ([0-9]+) ms.*/\1/p' <<<"$R1")
+echo "INFO: selftest-e2e: healthy run took ${ms:-?} ms (ASan build, real OpenSM)"
+
+# OpenSM gone, the port still ACTIVE: the SA query times out, the rest passes.
+grep -q 'sm-stop status 0' "$T/sm-stop.log" 2>/dev/null || fail sm-stopped "OpenSM was not stopped (see $T/sm-stop.log)"
+if grep -Eq '^  7 port state and SM +FAIL: SA query timed out: no PathRecord answer from SM LID 0x[0-9a-f]+ in [0-9]+ ms$' <<<"$R2" &&
+   grep -q '^selftest: 6 passed, 1 failed in ' <<<"$R2"; then
+	pass no-sm-sa-timeout
+else
+	fail no-sm-sa-timeout "$(grep -E 'FAIL|^selftest' <<<"$R2" | tr '\n' ';')"
+fi
+
+# The uncabled port: no datagram and no SM through it, said plainly.
+if grep -q '^selftest hermon .* port 1$' <<<"$R3" &&
+   grep -Eq '^  5 UD loopback +FAIL: port 1 is DOWN' <<<"$R3" &&
+   grep -Eq '^  7 port state and SM +FAIL: port 1 is DOWN \(physical state Polling\): no link - check the cable' <<<"$R3" &&
+   grep -q '^selftest: 5 passed, 2 failed in ' <<<"$R3"; then
+	pass uncabled-port
+else
+	fail uncabled-port "$(grep -E 'FAIL|^selftest' <<<"$R3" | tr '\n' ';')"
+fi
+finish
