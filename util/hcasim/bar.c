@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * BAR accesses. BAR0: the HCR (0x80680, 7 big-endian dwords), the catastrophic-error buffer
- * QUERY_FW points at, the reset register (0xF0010) and the HW semaphore Linux takes before a
- * reset (0xF03FC: a read returns the old value and takes it). BAR2: UAR pages — send doorbell
+ * QUERY_FW points at, the reset register (0xF0010), the clear-interrupt register QUERY_FW reports
+ * (0xF00D8, clr_int_st: writing the INTA pin's bit deasserts INTx; reads return 0) and the HW
+ * semaphore Linux takes before a reset (0xF03FC: a read returns the old value and takes it). BAR2: UAR pages — send doorbell
  * (page + 0x14), CQ doorbell (page + 0x20, two dwords), EQ consumer-index doorbells
  * (page n/4, + 0x800 + 8·(n%4)).
  */
@@ -46,6 +47,8 @@ static void bar0_write(struct hcasim *h, uint64_t off, const uint8_t *d, unsigne
 				      hermonprm_load_dword(d, 0));
 	} else if (off == HCASIM_SEM_OFF && size == 4) {
 		h->hw_sem = hermonprm_load_dword(d, 0);
+	} else if (in_range(off, size, HCASIM_CLR_INT_OFF, HERMONPRM_CLR_INT_ST_BYTES)) {
+		hcasim_clr_int_write(h, (unsigned)(off - HCASIM_CLR_INT_OFF), d, size);
 	} else if (in_range(off, size, HCASIM_MSIX_OFF, HCASIM_MSIX_BYTES)) {
 		memcpy(h->msix + (off - HCASIM_MSIX_OFF), d, size);
 	}

@@ -195,7 +195,7 @@ int cmd_query_adapter(struct hcasim *h, struct hcasim_cmd *c)
 	uint8_t *vsd = PRM_SUB(query_adapter, vsd, c->out);
 
 	(void)h;
-	PRM_SET(query_adapter, intapin, c->out, 1);
+	PRM_SET(query_adapter, intapin, c->out, HCASIM_INTA_PIN);
 	/* VSD: vendor tag 0x15b3 in dword 7 and the board's PSID at byte 0xd0, where Linux
 	 * mlx4 looks for the board id. */
 	PRM_SET(vsd, vsd_dw7, vsd, 0x15b3);

@@ -28,6 +28,38 @@ int hcasim_cmpt_check(struct hcasim *h, unsigned type, uint32_t num)
 			       e, sizeof(e));
 }
 
+/*
+ * SW2HW_EQ hands every entry of the ring to the hardware: the device sets each EQE's owner bit to
+ * hardware ownership (owner = 1 on the first pass). Linux mlx4 depends on it: mlx4_create_eq hands
+ * over zeroed pages, and next_eqe_sw takes an entry whose owner bit equals the pass bit as the
+ * software's, so without this a fresh EQ would read as 2^log_eq_size valid events (iPXE and ibboot
+ * set the bits themselves, which this leaves as it is). Written page by page through the MTT.
+ */
+static void eq_init_ownership(struct hcasim *h, uint32_t eqn, const uint8_t *ctx)
+{
+	uint8_t img[HCASIM_PAGE] = { 0 };
+	unsigned lg = PRM_GET(eqc, log_eq_size, ctx), log_page = 12 + PRM_GET(eqc, log2_page_size, ctx);
+	uint64_t mtt = (uint64_t)PRM_GET(eqc, mtt_base_addr_h, ctx) << 32 |
+		       (uint64_t)PRM_GET(eqc, mtt_base_addr_l, ctx) << 3;
+	uint64_t start = (uint64_t)PRM_GET(eqc, page_offset, ctx) * EQE_SIZE;
+	uint64_t total = (uint64_t)EQE_SIZE << lg, done = 0, page = 1ull << log_page, pa;
+
+	for (unsigned i = 0; i < sizeof(img) / EQE_SIZE; i++)
+		PRM_SET(event_queue_entry, owner, img + i * EQE_SIZE, 1);
+	while (done < total) {
+		uint64_t off = start + done, n = page - (off & (page - 1));
+
+		n = n < total - done ? n : total - done;
+		n = n < sizeof(img) ? n : sizeof(img);
+		if (hcasim_mtt_translate(h, mtt, log_page, off, &pa) || hcasim_dma_write(h, pa, img, n) < 0) {
+			hcasim_refuse(h, "SW2HW_EQ: EQ %#x: ring not translatable/writable at byte %#llx: "
+				      "entries left as they are", eqn, (unsigned long long)done);
+			return;
+		}
+		done += n;
+	}
+}
+
 int cmd_sw2hw_eq(struct hcasim *h, struct hcasim_cmd *c)
 {
 	uint32_t eqn = c->in_mod & 0x3ff;
@@ -42,8 +74,11 @@ int cmd_sw2hw_eq(struct hcasim *h, struct hcasim_cmd *c)
 			      PRM_GET(eqc, log_eq_size, e));
 		return ST_BAD_PARAM;
 	}
-	return hcasim_cmd_sw2hw_store(h, c, 3, eqn, h->eq_hw, hcasim_eqc_va(h, eqn),
-				      HERMONPRM_EQC_ST_BYTES);
+	st = hcasim_cmd_sw2hw_store(h, c, 3, eqn, h->eq_hw, hcasim_eqc_va(h, eqn),
+				    HERMONPRM_EQC_ST_BYTES);
+	if (!st)
+		eq_init_ownership(h, eqn, e);
+	return st;
 }
 
 int cmd_hw2sw_eq(struct hcasim *h, struct hcasim_cmd *c)
@@ -94,6 +129,39 @@ int cmd_map_eq(struct hcasim *h, struct hcasim_cmd *c)
 	return ST_OK;
 }
 
+/*
+ * An armed EQ fires. With MSI-X enabled in config space the EQC `intr` field is the MSI-X table
+ * index the message goes to (Linux mlx4 gives each EQ its vector); with MSI-X off the function
+ * asserts its INTx pin, whatever `intr` says (Linux mlx4 then puts 0 there and uses one shared
+ * line), and the pin stays asserted until the driver writes the INTA pin's bit to the
+ * clear-interrupt register (Linux mlx4_interrupt does so first, then polls every EQ and re-arms it).
+ * The vector is recorded in both cases, for hosts that deliver messages themselves.
+ */
+static void eq_interrupt(struct hcasim *h, const uint8_t *ctx)
+{
+	hcasim_bit_set(h->irq_pending, PRM_GET(eqc, intr, ctx), true);
+	if (!hcasim_msix_on(h))
+		h->intx = true;
+}
+
+/* The clear-interrupt register (clr_int_st at the offset QUERY_FW reports): clr_int_h holds the
+ * bits of pins 32..63, clr_int_l those of 0..31; Linux writes swab32(1 << (inta_pin & 31)) to the
+ * half of its pin. A write without the INTA pin's bit leaves the pin as it is. */
+void hcasim_clr_int_write(struct hcasim *h, unsigned off, const uint8_t *d, unsigned size)
+{
+	uint8_t img[HERMONPRM_CLR_INT_ST_BYTES] = { 0 };
+	uint64_t mask;
+
+	memcpy(img + off, d, size);
+	mask = (uint64_t)PRM_GET(clr_int, clr_int_h, img) << 32 | PRM_GET(clr_int, clr_int_l, img);
+	if ((mask >> HCASIM_INTA_PIN) & 1)
+		h->intx = false;
+	else
+		hcasim_refuse(h, "clear-interrupt register written without the INTA pin's bit "
+			      "(pin %u, mask %#llx): INTx stays as it is", HCASIM_INTA_PIN,
+			      (unsigned long long)mask);
+}
+
 void hcasim_eq_post(struct hcasim *h, uint32_t eqn, unsigned type, unsigned sub,
 		    const uint32_t data[6])
 {
@@ -136,7 +204,7 @@ void hcasim_eq_post(struct hcasim *h, uint32_t eqn, unsigned type, unsigned sub,
 	/* an armed EQ interrupts once, then needs re-arming (PRM EQ doorbell "a") */
 	if (hcasim_bit(h->eq_armed, eqn)) {
 		hcasim_bit_set(h->eq_armed, eqn, false);
-		hcasim_bit_set(h->irq_pending, PRM_GET(eqc, intr, ctx), true);
+		eq_interrupt(h, ctx);
 	}
 }
 
@@ -192,7 +260,7 @@ void hcasim_eq_doorbell(struct hcasim *h, uint32_t eqn, uint32_t val)
 	if (PRM_GET(event_db_register, a, db)) {
 		/* armed with EQEs still unconsumed: the interrupt comes at once */
 		if (PRM_GET(eqc, producer_counter, ctx) != PRM_GET(event_db_register, ci, db))
-			hcasim_bit_set(h->irq_pending, PRM_GET(eqc, intr, ctx), true);
+			eq_interrupt(h, ctx);
 		else
 			hcasim_bit_set(h->eq_armed, eqn, true);
 	}

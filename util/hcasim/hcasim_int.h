@@ -40,7 +40,8 @@
 #define HCASIM_SEM_OFF 0xf03fcu
 #define HCASIM_ERRBUF_OFF 0xf0000u /* catastrophic error buffer, reported by QUERY_FW */
 #define HCASIM_ERRBUF_DWORDS 16u
-#define HCASIM_CLR_INT_OFF 0xf00d8u
+#define HCASIM_CLR_INT_OFF 0xf00d8u /* clear-interrupt register (clr_int_st), reported by QUERY_FW */
+#define HCASIM_INTA_PIN 1u         /* QUERY_ADAPTER intapin: its bit in clr_int_st clears INTx */
 #define HCASIM_MSIX_OFF 0x7c000u   /* MSI-X table (BIR 0), 128 vectors of 16 bytes */
 #define HCASIM_MSIX_BYTES (128u * 16u)
 
@@ -235,6 +236,7 @@ struct hcasim {
 	uint8_t *qp_rc_wait; /* RC requester: a request is in flight, waiting for its ACK */
 	uint8_t *cq_hw, *cq_armed, *eq_hw, *eq_armed, *mpt_hw;
 	uint8_t irq_pending[1024 / 8]; /* MSI-X vectors raised by armed EQs */
+	bool intx;                     /* INTx asserted (MSI-X off): until clr_int or reset */
 	int eq_of_event[64]; /* MAP_EQ: async event type → EQN, -1 unmapped */
 
 	struct hcasim_port port[HCASIM_MAX_PORTS];
@@ -288,6 +290,7 @@ void hcasim_link_update(struct hcasim *h, unsigned port);
 
 /* pci.c */
 void hcasim_pci_init(struct hcasim *h);
+bool hcasim_msix_on(const struct hcasim *h);
 
 /* reset.c */
 void hcasim_reset_start(struct hcasim *h);
@@ -393,6 +396,7 @@ void hcasim_async_event(struct hcasim *h, unsigned type, unsigned sub, const uin
 void hcasim_port_event(struct hcasim *h, unsigned port, unsigned type, unsigned sub);
 void hcasim_catastrophe(struct hcasim *h, const char *why);
 void hcasim_eq_doorbell(struct hcasim *h, uint32_t eqn, uint32_t val);
+void hcasim_clr_int_write(struct hcasim *h, unsigned off, const uint8_t *d, unsigned size);
 
 /* cq.c */
 struct hcasim_cqe_info {

@@ -128,7 +128,19 @@ void hcasim_pci_init(struct hcasim *h)
 	put32(c, CAP_MSIX + 4, 0x0007c000);
 	put32(c, CAP_MSIX + 8, 0x0007e000);
 	h->bar_base[0] = h->bar_base[1] = h->bar_base[2] = 0;
+	h->intx = false; /* a reset deasserts the pin */
 	vpd_init(h);
+}
+
+/* MSI-X Enable (message control bit 15): while it is clear the function signals through INTx. */
+bool hcasim_msix_on(const struct hcasim *h)
+{
+	return h->cfgsp[CAP_MSIX + 3] & 0x80;
+}
+
+bool hcasim_intx(const struct hcasim *h)
+{
+	return h->intx && !hcasim_msix_on(h);
 }
 
 /* Which bits of a config byte software may change. */
@@ -223,4 +235,6 @@ void hcasim_cfg_write(struct hcasim *h, unsigned off, uint32_t val, unsigned siz
 	}
 	if (vpd)
 		vpd_access(h);
+	if (hcasim_msix_on(h))
+		h->intx = false; /* PCI 3.0 6.8.2: with MSI-X enabled the function does not use INTx */
 }

@@ -3,13 +3,25 @@
  * hcasim model (libhcasim.so, dlopen'd at realize time), optionally attached to a fabsim fabric.
  *
  *   -device hermon,model=PATH/libhcasim.so[,device-id=0x1003][,guid=0x...][,port2=on|off]
- *                  [,fabric=SOCKET[,fabric-lib=PATH/libfabsim_client.so]][,log=FILE][,node-desc=TEXT]
+ *                  [,fabric=SOCKET[,fabric-lib=PATH/libfabsim_client.so]]
+ *                  [,port1-cable=on|off|auto][,port2-cable=on|off|auto][,msix=on|off]
+ *                  [,log=FILE][,node-desc=TEXT]
  *
  * This file only translates between QEMU and the model's C interface (util/hcasim/include/hcasim.h):
  * PCI IDs, class and BAR layout come from the model, BAR accesses and config space above the standard
  * header are forwarded to it, its DMA goes through the PCI DMA API, a virtual-clock timer drives
  * hcasim_step(). The model and the fabric client are shared objects so that changing either never
  * rebuilds QEMU. Everything here runs under the BQL, which keeps the single-threaded model safe.
+ *
+ * Interrupts: the model decides when an armed EQ fires (PRM: once, then it needs re-arming). With
+ * MSI-X enabled the device sends the message of the EQ's vector (QEMU's MSI-X emulation owns the
+ * table and PBA at the place the model's capability names, so masking and pending bits behave as
+ * PCI defines); otherwise the INTx pin follows the model's level, which the driver lowers through
+ * the clear-interrupt register QUERY_FW reports. msix=off hides the capability (INTx only).
+ *
+ * Cabling (with fabric=): portN-cable=on attaches port N to fabsim and fails if fabsim has no cable
+ * for it; auto attaches it when fabsim has one and otherwise leaves it unplugged with a warning;
+ * off leaves it unplugged. Defaults: port 1 on, port 2 auto.
  *
  * Built into QEMU by util/qemu/build (which copies this file to hw/misc/hermon.c and the two
  * interface headers to hw/misc/hermon-ext/).
@@ -25,6 +37,7 @@
 #include "qemu/error-report.h"
 #include "qapi/error.h"
 #include "hw/pci/pci.h"
+#include "hw/pci/msix.h"
 #include "hw/qdev-properties.h"
 #include "sysemu/dma.h"
 #include "qom/object.h"
@@ -64,6 +77,8 @@ typedef struct HermonModelApi {
 /* Optional diagnostics of the model (NULL when an older model lacks them). */
 typedef struct HermonModelDiag {
     __typeof__(hcasim_mem_usage) *mem_usage;
+    __typeof__(hcasim_irq_next) *irq_next;
+    __typeof__(hcasim_intx) *intx;
 } HermonModelDiag;
 
 typedef struct HermonFabricApi {
@@ -79,6 +94,7 @@ typedef struct HermonPort {
     unsigned num;                       /* 1-based */
     struct fabsim_client *client;       /* NULL: unplugged */
     bool link_up;
+    OnOffAuto cable;                    /* property portN-cable */
 } HermonPort;
 
 struct HermonState {
@@ -106,6 +122,15 @@ struct HermonState {
     struct hcasim_mem_usage last_mem;   /* host memory given to the HCA, as last logged */
     uint64_t peak_mem;
 
+    /* interrupts */
+    bool msix_ready;                    /* QEMU's MSI-X emulation sits on the model's capability */
+    unsigned msix_vectors;
+    unsigned msix_tbir, msix_pbir;      /* the BARs QEMU's table and PBA regions sit in */
+    int msix_hide_at;                   /* config byte whose value is patched to hide MSI-X, or -1 */
+    uint8_t msix_hide_next;
+    bool intx_level;                    /* as last driven */
+    uint64_t msix_sent, intx_raised;
+
     /* properties */
     char *model_path;
     char *fabric_path;
@@ -115,6 +140,7 @@ struct HermonState {
     uint16_t device_id;
     uint64_t guid;
     bool port2;
+    bool msix;
 };
 
 static void G_GNUC_PRINTF(2, 3) hermon_log(HermonState *s, const char *fmt, ...)
@@ -215,6 +241,45 @@ static void hermon_leave(HermonState *s)
     s->in_model = false;
 }
 
+/*
+ * Deliver what the model raised: each pending vector as an MSI-X message while MSI-X is enabled
+ * (QEMU holds it in the PBA while masked), and the INTx level otherwise. Vectors raised while
+ * MSI-X is off are not messages anyone asked for: dropped (the pin carried them).
+ */
+static void hermon_irq_update(HermonState *s)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    bool level;
+    int v;
+
+    if (!s->h) {
+        return;
+    }
+    while (s->diag.irq_next && (v = s->diag.irq_next(s->h)) >= 0) {
+        if (!s->msix_ready || !msix_enabled(pdev)) {
+            continue;
+        }
+        if ((unsigned)v >= s->msix_vectors) {
+            hermon_log(s, "irq: EQ names MSI-X vector %d beyond the table (%u): not sent", v,
+                       s->msix_vectors);
+            continue;
+        }
+        s->msix_sent++;
+        hermon_log(s, "irq: MSI-X vector %d (message %" PRIu64 ")", v, s->msix_sent);
+        msix_notify(pdev, v);
+    }
+    level = s->diag.intx && s->diag.intx(s->h);
+    if (level != s->intx_level) {
+        s->intx_level = level;
+        if (level) {
+            s->intx_raised++;
+        }
+        hermon_log(s, "irq: INTx %s (raised %" PRIu64 " times)", level ? "asserted" : "deasserted",
+                   s->intx_raised);
+        pci_set_irq(pdev, level);
+    }
+}
+
 static void hermon_run(HermonState *s, unsigned max_steps)
 {
     if (!s->h || !hermon_enter(s, "step")) {
@@ -223,6 +288,7 @@ static void hermon_run(HermonState *s, unsigned max_steps)
     while (max_steps-- && s->api.step(s->h)) {
     }
     hermon_leave(s);
+    hermon_irq_update(s);
 }
 
 /* The model's account of host memory the driver handed over (FA, ICM AUX, ICM), when it changes. */
@@ -341,7 +407,15 @@ static uint32_t hermon_config_read(PCIDevice *pdev, uint32_t addr, int len)
     HermonState *s = HERMON(pdev);
 
     if (addr >= PCI_CONFIG_HEADER_SIZE && s->h) {
-        return s->api.cfg_read(s->h, addr, len);
+        uint32_t val = s->api.cfg_read(s->h, addr, len);
+
+        /* msix=off: the capability before MSI-X points past it */
+        if (s->msix_hide_at >= (int)addr && s->msix_hide_at < (int)(addr + len)) {
+            unsigned shift = 8 * (s->msix_hide_at - addr);
+
+            val = (val & ~(0xffu << shift)) | ((uint32_t)s->msix_hide_next << shift);
+        }
+        return val;
     }
     return pci_default_read_config(pdev, addr, len);
 }
@@ -421,6 +495,79 @@ static bool hermon_map_bars(HermonState *s, Error **errp)
     return true;
 }
 
+/* ---- MSI-X ---- */
+
+/*
+ * The model's MSI-X capability (PCI 3.0 6.8.2) names the table and PBA: QEMU's MSI-X emulation is
+ * placed exactly there (its regions overlay the model's BAR), so the guest's view of config space
+ * and of the table stays the model's layout. QEMU links the capability into its own copy of the
+ * list; config reads above the header come from the model, so only the header's pointer needs
+ * putting back. With msix=off, or when QEMU cannot do MSI-X, the capability is hidden instead: a
+ * driver must not find an MSI-X capability that delivers nothing (Linux then uses INTx).
+ */
+static void hermon_hide_msix(HermonState *s, unsigned prev_next, uint8_t cap)
+{
+    s->msix_hide_next = s->api.cfg_read(s->h, cap + PCI_CAP_LIST_NEXT, 1) & ~3;
+    if (prev_next == PCI_CAPABILITY_LIST) {
+        pci_set_byte(PCI_DEVICE(s)->config + PCI_CAPABILITY_LIST, s->msix_hide_next);
+    } else {
+        s->msix_hide_at = prev_next;
+    }
+}
+
+static void hermon_setup_msix(HermonState *s)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    unsigned prev_next = PCI_CAPABILITY_LIST, seen;
+    uint8_t cap = pci_get_byte(pdev->config + PCI_CAPABILITY_LIST), head = cap;
+    uint32_t table, pba;
+    unsigned n, tbir, pbir;
+    Error *err = NULL;
+
+    s->msix_hide_at = -1;
+    for (seen = 0; cap >= PCI_CONFIG_HEADER_SIZE && seen < 48; seen++) {
+        if (s->api.cfg_read(s->h, cap, 1) == PCI_CAP_ID_MSIX) {
+            break;
+        }
+        prev_next = cap + PCI_CAP_LIST_NEXT;
+        cap = s->api.cfg_read(s->h, prev_next, 1) & ~3;
+    }
+    if (cap < PCI_CONFIG_HEADER_SIZE || seen == 48) {
+        hermon_log(s, "irq: the model has no MSI-X capability: INTx only");
+        return;
+    }
+    n = (s->api.cfg_read(s->h, cap + PCI_MSIX_FLAGS, 2) & PCI_MSIX_FLAGS_QSIZE) + 1;
+    table = s->api.cfg_read(s->h, cap + PCI_MSIX_TABLE, 4);
+    pba = s->api.cfg_read(s->h, cap + PCI_MSIX_PBA, 4);
+    tbir = table & PCI_MSIX_FLAGS_BIRMASK;
+    pbir = pba & PCI_MSIX_FLAGS_BIRMASK;
+    if (!s->msix) {
+        hermon_log(s, "irq: msix=off: MSI-X capability at 0x%02x hidden, INTx only", cap);
+        hermon_hide_msix(s, prev_next, cap);
+        return;
+    }
+    if (tbir >= PCI_ROM_SLOT || pbir >= PCI_ROM_SLOT || !s->api.bar_size(s->h, tbir) ||
+        !s->api.bar_size(s->h, pbir) ||
+        msix_init(pdev, n, &s->bar[tbir], tbir, table & ~PCI_MSIX_FLAGS_BIRMASK, &s->bar[pbir],
+                  pbir, pba & ~PCI_MSIX_FLAGS_BIRMASK, cap, &err) < 0) {
+        warn_report("hermon: MSI-X capability at 0x%02x hidden, the device uses INTx: %s", cap,
+                    err ? error_get_pretty(err) : "its table or PBA is in a BAR the model lacks");
+        error_free(err);
+        hermon_hide_msix(s, prev_next, cap);
+        return;
+    }
+    pci_set_byte(pdev->config + PCI_CAPABILITY_LIST, head);
+    s->msix_tbir = tbir;
+    s->msix_pbir = pbir;
+    for (s->msix_vectors = 0; s->msix_vectors < n; s->msix_vectors++) {
+        msix_vector_use(pdev, s->msix_vectors);
+    }
+    s->msix_ready = true;
+    hermon_log(s, "irq: MSI-X capability at 0x%02x, %u vectors, table BAR%u+0x%x, PBA BAR%u+0x%x",
+               cap, n, tbir, table & ~PCI_MSIX_FLAGS_BIRMASK, pbir,
+               pba & ~PCI_MSIX_FLAGS_BIRMASK);
+}
+
 /* ---- model lifetime ---- */
 
 static bool hermon_load_model(HermonState *s, Error **errp)
@@ -453,6 +600,8 @@ static bool hermon_load_model(HermonState *s, Error **errp)
         }
     }
     s->diag.mem_usage = dlsym(s->model_lib, "hcasim_mem_usage");
+    s->diag.irq_next = dlsym(s->model_lib, "hcasim_irq_next");
+    s->diag.intx = dlsym(s->model_lib, "hcasim_intx");
     return true;
 }
 
@@ -556,13 +705,14 @@ static bool hermon_load_fabric(HermonState *s, Error **errp)
 }
 
 /*
- * Port 1 must be cabled when a fabric is named; a refusal for a further port leaves that port
- * unplugged (a dual-port HCA with one cable), with a warning.
+ * Each port as its portN-cable property says: on = fabsim must accept it, auto = a refusal leaves
+ * the port unplugged (a dual-port HCA with one cable) with a warning, off = never attached. At
+ * least one port must end up cabled when a fabric is named.
  */
 static bool hermon_attach_fabric(HermonState *s, Error **errp)
 {
     const char *name = s->node_desc && *s->node_desc ? s->node_desc : "qemu-hermon";
-    unsigned i;
+    unsigned i, attached = 0;
 
     if (!hermon_load_fabric(s, errp)) {
         return false;
@@ -572,20 +722,30 @@ static bool hermon_attach_fabric(HermonState *s, Error **errp)
         uint64_t guid = s->cfg.port_guid[i];
         char err[256] = "";
 
+        if (p->cable == ON_OFF_AUTO_OFF) {
+            hermon_log(s, "fabric port %u: not cabled (port%u-cable=off)", p->num, p->num);
+            continue;
+        }
         p->client = s->fab.connect(s->fabric_path, guid, p->num, name, err, sizeof(err));
         if (!p->client) {
-            if (i == 0) {
-                error_setg(errp, "hermon: fabric %s refused port 1 (GUID 0x%016" PRIx64 "): %s",
-                           s->fabric_path, guid, err);
+            if (p->cable == ON_OFF_AUTO_ON) {
+                error_setg(errp, "hermon: fabric %s refused port %u (GUID 0x%016" PRIx64 "): %s "
+                           "(port%u-cable=on)", s->fabric_path, p->num, guid, err, p->num);
                 return false;
             }
             warn_report("hermon: port %u (GUID 0x%016" PRIx64 ") stays unplugged: %s",
                         p->num, guid, err);
             continue;
         }
+        attached++;
         hermon_log(s, "fabric port %u: attached to %s as GUID 0x%016" PRIx64, p->num,
                    s->fabric_path, guid);
         qemu_set_fd_handler(s->fab.fd(p->client), hermon_fabric_readable, NULL, p);
+    }
+    if (!attached) {
+        error_setg(errp, "hermon: fabric=%s is named but no port is cabled (portN-cable)",
+                   s->fabric_path);
+        return false;
     }
     return true;
 }
@@ -602,6 +762,10 @@ static void hermon_release(HermonState *s)
     }
     for (i = 0; i < HERMON_MAX_PORTS; i++) {
         hermon_port_detach(&s->port[i]);
+    }
+    if (s->msix_ready) {
+        msix_uninit(PCI_DEVICE(s), &s->bar[s->msix_tbir], &s->bar[s->msix_pbir]);
+        s->msix_ready = false;
     }
     if (s->h) {
         s->api.destroy(s->h);
@@ -645,8 +809,12 @@ static void hermon_realize(PCIDevice *pdev, Error **errp)
         .link_change = hermon_link_change,
     };
     for (i = 0; i < HERMON_MAX_PORTS; i++) {
-        s->port[i] = (HermonPort) { .s = s, .num = i + 1 };
+        s->port[i].s = s;
+        s->port[i].num = i + 1;
+        s->port[i].client = NULL;
+        s->port[i].link_up = false;
     }
+    s->msix_hide_at = -1;
     s->last_read_off = (hwaddr)-1;
     if (s->log_path && *s->log_path) {
         s->log = fopen(s->log_path, "w");
@@ -660,6 +828,7 @@ static void hermon_realize(PCIDevice *pdev, Error **errp)
         !hermon_take_header(s, errp) || !hermon_map_bars(s, errp)) {
         goto fail;
     }
+    hermon_setup_msix(s);
     hermon_log(s, "model %s: %04x:%04x class %06x, %u port(s), GUID 0x%016" PRIx64,
                s->model_path, pci_get_word(pdev->config + PCI_VENDOR_ID),
                pci_get_word(pdev->config + PCI_DEVICE_ID),
@@ -696,6 +865,7 @@ static void hermon_reset(DeviceState *dev)
     if (!hermon_create_model(s, &err)) {
         error_report_err(err);
     }
+    hermon_irq_update(s);
 }
 
 static Property hermon_properties[] = {
@@ -703,6 +873,9 @@ static Property hermon_properties[] = {
     DEFINE_PROP_UINT16("device-id", HermonState, device_id, 0x1003),
     DEFINE_PROP_UINT64("guid", HermonState, guid, 0),
     DEFINE_PROP_BOOL("port2", HermonState, port2, true),
+    DEFINE_PROP_ON_OFF_AUTO("port1-cable", HermonState, port[0].cable, ON_OFF_AUTO_ON),
+    DEFINE_PROP_ON_OFF_AUTO("port2-cable", HermonState, port[1].cable, ON_OFF_AUTO_AUTO),
+    DEFINE_PROP_BOOL("msix", HermonState, msix, true),
     DEFINE_PROP_STRING("fabric", HermonState, fabric_path),
     DEFINE_PROP_STRING("fabric-lib", HermonState, fabric_lib_path),
     DEFINE_PROP_STRING("log", HermonState, log_path),

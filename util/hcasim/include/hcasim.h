@@ -124,6 +124,10 @@ uint64_t hcasim_dma_after_close(const struct hcasim *h);
 /* Interrupts: an EQ armed through its doorbell (bit 31) raises its EQC `intr` vector once when an
  * EQE is written. Returns the lowest pending MSI-X vector and clears it, or -1 when none. */
 int hcasim_irq_next(struct hcasim *h);
+/* (added) The INTx pin: asserted when an armed EQ fires while MSI-X is disabled in config space,
+ * deasserted by a write of the INTA pin's bit (QUERY_ADAPTER intapin) to the clear-interrupt
+ * register (QUERY_FW clr_int_bar/clr_int_base), by a reset, or when MSI-X gets enabled. */
+bool hcasim_intx(const struct hcasim *h);
 /* The HCR status of the last completed command (0 success), for test rigs. */
 uint8_t hcasim_last_status(const struct hcasim *h);
 
