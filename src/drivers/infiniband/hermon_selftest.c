@@ -241,7 +241,7 @@ static void st_queues_destroy(struct selftest *t)
 static int st_send_self(struct selftest *t, const uint8_t *msg, size_t len)
 {
 	struct ib_address_vector av = { .qpn = t->qp->qpn, .qkey = ST_QKEY,
-					.lid = t->port->attr.lid, .sl = t->port->attr.sm_sl };
+					.lid = t->port->attr.lid };
 	struct ib_buf *b = ib_send_buf_get(t->qp);
 
 	if (!b)
@@ -396,6 +396,14 @@ out_page:
 
 /* ---- 4: EQ and CQ wrap ---- */
 
+/* Why entry `at` of a ring of `size` was not seen, the i-th of the run: entries seen up to a lap
+ * boundary and none after it mean the owner bit kept its old parity (PRM ownership). */
+static const char *st_lost_why(unsigned i, uint32_t at, unsigned size)
+{
+	return i > 0 && at % size == 0 ? "the owner bit did not flip at the lap boundary"
+				       : "the HCA wrote no entry";
+}
+
 static bool st_eq_wrap(struct selftest *t, struct hermon_selftest_step *s)
 {
 	struct hermon *h = t->h;
@@ -416,13 +424,14 @@ static bool st_eq_wrap(struct selftest *t, struct hermon_selftest_step *s)
 			uint32_t at = next0 + i;
 
 			st_set(s, HERMON_SELFTEST_FAIL, "EQ %u: command-done event %u of %u not seen "
-			       "(entry %u of %u, lap %u): the owner bit did not flip", h->eq.eqn,
-			       i + 1, ST_EQ_EVENTS, at % HERMON_NUM_EQES, HERMON_NUM_EQES,
-			       at / HERMON_NUM_EQES + 1);
+			       "(entry %u of %u, lap %u): %s", h->eq.eqn, i + 1, ST_EQ_EVENTS,
+			       at % HERMON_NUM_EQES, HERMON_NUM_EQES, at / HERMON_NUM_EQES + 1,
+			       st_lost_why(i, at, HERMON_NUM_EQES));
 			return false;
 		}
 	}
-	if (h->eq.last_type != HERMON_EV_CMD_DONE && h->eq.events - events0 == ST_EQ_EVENTS) {
+	/* Nothing else came meanwhile: then the last event must be ours. */
+	if (h->eq.events - events0 == ST_EQ_EVENTS && h->eq.last_type != HERMON_EV_CMD_DONE) {
 		st_set(s, HERMON_SELFTEST_FAIL, "EQ %u: last event type 0x%02x, expected command "
 		       "done (0x%02x)", h->eq.eqn, h->eq.last_type, HERMON_EV_CMD_DONE);
 		return false;
@@ -461,9 +470,9 @@ static void st_wrap(struct selftest *t, struct hermon_selftest_step *s)
 			uint32_t at = next0 + i;
 
 			st_set(s, HERMON_SELFTEST_FAIL, "CQ 0x%x: send completion %u of %u not seen "
-			       "in %u ms (entry %u of %u, lap %u): the owner bit did not flip",
-			       cq->cqn, i + 1, ST_CQ_SENDS, ST_WAIT_MS, at % cq->num_cqes,
-			       cq->num_cqes, at / cq->num_cqes + 1);
+			       "in %u ms (entry %u of %u, lap %u): %s", cq->cqn, i + 1, ST_CQ_SENDS,
+			       ST_WAIT_MS, at % cq->num_cqes, cq->num_cqes, at / cq->num_cqes + 1,
+			       st_lost_why(i, at, cq->num_cqes));
 			return;
 		}
 		if (t->send_errors) {
@@ -598,7 +607,7 @@ static void st_mcast(struct selftest *t, struct hermon_selftest_step *s)
 	struct hermon_qp *qp;
 	uint8_t *mcg;
 	unsigned index = 0;
-	int rc;
+	int rc, found;
 
 	if (!t->qp) {
 		st_set(s, HERMON_SELFTEST_FAIL, "no test queue pair: %s", t->qp_error);
@@ -614,25 +623,25 @@ static void st_mcast(struct selftest *t, struct hermon_selftest_step *s)
 		st_fail_cmd(t, s, "attach failed", rc);
 		goto out;
 	}
-	rc = st_mcg_lookup(h, qp->qpn, &index, mcg);
-	if (rc == -ENOENT)
+	found = st_mcg_lookup(h, qp->qpn, &index, mcg);
+	if (found == -ENOENT)
 		st_set(s, HERMON_SELFTEST_FAIL, "QP 0x%x is not in the MCG entry of ff12::5e1f:7e57 "
 		       "after attach", qp->qpn);
-	else if (rc)
-		st_fail_cmd(t, s, "MCG not read back", rc);
-	if ((rc = hermon_mcast_detach(h, qp, st_mgid)) != 0) {
-		if (s->verdict == HERMON_SELFTEST_OK)
-			st_fail_cmd(t, s, "detach failed", rc);
+	else if (found)
+		st_fail_cmd(t, s, "MCG not read back", found);
+	rc = hermon_mcast_detach(h, qp, st_mgid);   /* detached whatever the lookup said */
+	if (found)
+		goto out;   /* the first failure is the one reported */
+	if (rc) {
+		st_fail_cmd(t, s, "detach failed", rc);
 		goto out;
 	}
-	if (s->verdict != HERMON_SELFTEST_OK || s->detail[0])
-		goto out;
-	rc = st_mcg_lookup(h, qp->qpn, &index, mcg);
-	if (rc == 0)
+	found = st_mcg_lookup(h, qp->qpn, &index, mcg);
+	if (found == 0)
 		st_set(s, HERMON_SELFTEST_FAIL, "QP 0x%x still in MCG entry %u after detach",
 		       qp->qpn, index);
-	else if (rc != -ENOENT)
-		st_fail_cmd(t, s, "MCG not read back after detach", rc);
+	else if (found != -ENOENT)
+		st_fail_cmd(t, s, "MCG not read back after detach", found);
 	else
 		st_set(s, HERMON_SELFTEST_OK, "QP 0x%x found in MCG entry %u of ff12::5e1f:7e57, "
 		       "gone after detach", qp->qpn, index);
