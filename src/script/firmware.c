@@ -210,10 +210,10 @@ static void autoboot_start(void)
 	boot_phase("autoboot failed (%s): the line above says which step; check the port is "
 		   "ACTIVE (ibstat), the DHCP server offers a boot file, and the server has it. "
 		   "Dropping to the console ('help' lists the commands)", ib_strerror(rc));
+	/* Tell the boot server (bounded: a few seconds at most; report.h). */
+	report_send(NULL, "autoboot failed");
 	script_console();
 }
 
 /* Last of the start hooks: the network stack and the image fetchers are up when it runs. */
 IBBOOT_HOOK(autoboot, HOOK_ORDER_AUTOBOOT, autoboot_start, NULL);
-	/* Tell the boot server (bounded: a few seconds at most; report.h). */
-	report_send(NULL, "autoboot failed");

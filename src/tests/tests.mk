@@ -35,10 +35,10 @@ UNIT_net-infiniband := src/tests/unit/net/infiniband/test_ib_core.c \
 UNIT_net := src/tests/unit/net/test_ipoib.c src/tests/unit/net/test_dhcp.c \
 	src/tests/unit/net/test_dns.c src/tests/unit/net/test_tftp.c src/tests/unit/net/test_tcp.c \
 	src/tests/unit/net/test_http.c src/tests/unit/net/test_two_interfaces.c \
+	src/tests/unit/net/test_tftp_put.c \
 	src/tests/fakes/net_test_env.c src/tests/fakes/ib_fixture.c src/tests/fakes/fake_ibdev.c \
 	src/tests/fakes/fake_net.c src/tests/fakes/tcp_peer.c
 UNIT_drivers-infiniband := src/tests/unit/drivers/infiniband/test_hermon_ibcore.c \
-	src/tests/unit/net/test_tftp_put.c \
 	src/tests/unit/drivers/infiniband/test_hermon_model.c \
 	src/tests/unit/drivers/infiniband/test_hermon_unit.c \
 	src/tests/unit/drivers/infiniband/test_hermon_teardown.c src/tests/fakes/hermon_rig.c \
