@@ -226,12 +226,15 @@ HOSTED_E2E_DEPS := bin/ibboot-hosted bin/fabsim bin/fabsim-servernode
 check-hosted-e2e: $(HOSTED_E2E_DEPS)
 	@util/run-test hosted-e2e src/tests/e2e/hosted/e2e.sh
 
-# The HCA self-test (`selftest`) in bin/ibboot-hosted on fabsim under the stock OpenSM
-# (util/netboot-env): every step ok with OpenSM's SA answering, then "SA query timed out" once
-# OpenSM is stopped, and the uncabled port's failures. About 25 s.
-.PHONY: check-selftest-e2e
+# The HCA self-test (`selftest`) on fabsim under the stock OpenSM (util/netboot-env): every step
+# ok with OpenSM's SA answering, then "SA query timed out" once OpenSM is stopped, and the
+# uncabled port's failures; in bin/ibboot-hosted (about 25 s), and bin/ibboot.lkrn in QEMU with the
+# hermon device (about 30 s, with the QEMU checks at the end of make check).
+.PHONY: check-selftest-e2e check-selftest-qemu
 check-selftest-e2e: $(HOSTED_E2E_DEPS)
-	@util/run-test selftest-e2e src/tests/e2e/hosted/selftest-e2e.sh
+	@util/run-test selftest-hosted src/tests/e2e/hosted/selftest-e2e.sh hosted
+check-selftest-qemu: $(HOSTED_E2E_DEPS) bin/ibboot.lkrn bin/libhcasim.so qemu
+	@util/run-test selftest-qemu src/tests/e2e/hosted/selftest-e2e.sh qemu
 
 # UDP/DHCP/TFTP/HTTP over the whole stack: bin/ibboot-hosted with the HCA model in fabsim under
 # OpenSM, the server node, dnsmasq and nginx (util/netboot-env): both client-id reservations,
