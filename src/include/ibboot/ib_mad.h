@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * GSI MAD transactions (IBA 13.4): one agent per port owns the port's QP1, numbers requests with
- * transaction IDs, retransmits on a doubling timeout and matches responses by TID.
+ * random transaction IDs, retransmits on a doubling timeout and accepts a response only with an
+ * outstanding TID, from the LID and QP the request went to, answering its method and attribute.
  */
 #ifndef IBBOOT_IB_MAD_H
 #define IBBOOT_IB_MAD_H
@@ -10,6 +11,7 @@
 #include <ibboot/ib.h>
 
 #define IB_MAD_MAX_TXN        8
+#define IB_MAD_FORGED_LOG     4   /* console lines about dropped forged responses, per agent */
 
 /* status: 0 with the 256-byte response, or negative (-ETIMEDOUT, -ECANCELED, -EIO) and NULL. */
 typedef void (*ib_mad_done_fn)(void *ctx, int status, const uint8_t *resp);
@@ -28,14 +30,13 @@ struct ib_mad_txn {
 
 struct ib_mad_stats {
 	unsigned requests, sends, retries, timeouts, responses, unmatched, malformed;
+	unsigned forged;             /* an outstanding TID, but the wrong source, method or attribute */
 };
 
 struct ib_mad_agent {
 	struct ib_port *port;
 	struct ib_cq *cq;
 	struct ib_qp *qp;
-	uint32_t tid_high;           /* per agent: distinguishes our TIDs from other agents' */
-	uint32_t tid_next;
 	struct ib_mad_txn txn[IB_MAD_MAX_TXN];
 	struct ib_mad_stats stats;
 };

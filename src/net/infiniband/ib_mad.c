@@ -1,14 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * GSI MAD transactions. Each port has one agent: QP1 with a small receive ring, a fixed table of
- * outstanding requests, TIDs unique per agent, retransmission on a doubling timeout (IBA 13.4.6.4
- * leaves the policy to the requester; iPXE's ~16 s total is the yardstick) and matching of
- * responses by TID only - a response with an unknown TID is counted and dropped.
+ * outstanding requests, random 64-bit TIDs (nobody on the fabric can guess the TID of a request
+ * it did not see), retransmission on a doubling timeout (IBA 13.4.6.4 leaves the policy to the
+ * requester; iPXE's ~16 s total is the yardstick).
+ *
+ * A response completes a request only if all of these hold; otherwise it is counted and dropped
+ * and the request keeps waiting for the real answer:
+ *   - its TID is that of an outstanding request, and its class and class version are the request's;
+ *   - it came from where the request went: SLID = the request's DLID and source QP = the
+ *     request's destination QP (for the SA: the port's SM LID from PortInfo, QP1);
+ *   - its method answers the request's (IBA 13.4.5: the R bit set; Set is answered by GetResp)
+ *     and its AttributeID is the request's.
+ * The Q_Key needs no check here: the HCA delivers to QP1 only datagrams carrying QP1's Q_Key
+ * 0x80010000 (IBA 10.2.4, 13.4.6.1), and the completion does not carry it.
  */
 #include <ibboot/ib_mad.h>
 #include <ibboot/console.h>
 #include <ibboot/dma.h>
 #include <ibboot/errno.h>
+#include <ibboot/random.h>
 #include <ibboot/string.h>
 #include <ibboot/wire/bytes.h>
 #include <ibboot/wire/mad.h>
@@ -61,6 +72,45 @@ static void mad_finish(struct ib_mad_txn *t, int status, const uint8_t *resp)
 		done(ctx, status, resp);
 }
 
+/* IBA 13.4.5: a response carries the request's method with the R bit; Set is answered by GetResp. */
+static uint8_t response_method(uint8_t req_method)
+{
+	return req_method == IBLIB_METHOD_SET ? IBLIB_METHOD_GET_RESP
+					      : (uint8_t)(req_method | IBLIB_METHOD_RESP);
+}
+
+/* NULL if the response (TID already matched) may complete t, else what is wrong with it. */
+static const char *response_mismatch(const struct ib_mad_txn *t, const struct ib_wc *wc,
+				     const uint8_t *data)
+{
+	if (wc->slid != t->av.lid)
+		return "not from the LID the request went to";
+	if (wc->src_qpn != t->av.qpn)
+		return "not from the QP the request went to";
+	if (data[1] != t->req[1] || data[2] != t->req[2])
+		return "class or class version differs from the request's";
+	if (data[3] != response_method(t->req[3]))
+		return "method does not answer the request's";
+	if (get_be16(data + 16) != get_be16(t->req + 16))
+		return "attribute differs from the request's";
+	return NULL;
+}
+
+static void drop_forged(struct ib_mad_agent *a, const struct ib_mad_txn *t,
+			const struct ib_wc *wc, const uint8_t *data, const char *why)
+{
+	struct ib_port *port = a->port;
+
+	a->stats.forged++;
+	if (a->stats.forged > IB_MAD_FORGED_LOG)
+		return;
+	kprintf("%s port %u: dropped a MAD response for TID %#llx from LID %#06x QP %u "
+		"(method %#04x attribute %#06x): %s; expected LID %#06x QP %u%s\n",
+		port->dev->name, port->num, (unsigned long long)t->tid, wc->slid, wc->src_qpn,
+		data[3], get_be16(data + 16), why, t->av.lid, t->av.qpn,
+		a->stats.forged == IB_MAD_FORGED_LOG ? " (further drops are only counted)" : "");
+}
+
 static void mad_recv(struct ib_qp *qp, const struct ib_wc *wc, const uint8_t *grh, uint8_t *data,
 		     size_t len)
 {
@@ -68,7 +118,6 @@ static void mad_recv(struct ib_qp *qp, const struct ib_wc *wc, const uint8_t *gr
 	const char *why;
 	uint64_t tid;
 
-	(void)wc;
 	(void)grh;
 	if (ib_mad_check_response(data, len, &why) < 0) {
 		/* Requests to us (e.g. an SA Report) are not answered: we subscribe to nothing. */
@@ -79,11 +128,16 @@ static void mad_recv(struct ib_qp *qp, const struct ib_wc *wc, const uint8_t *gr
 	for (unsigned i = 0; i < IB_MAD_MAX_TXN; i++) {
 		struct ib_mad_txn *t = &a->txn[i];
 
-		if (t->busy && t->tid == tid && data[1] == t->req[1]) {
-			a->stats.responses++;
-			mad_finish(t, 0, data);
+		if (!t->busy || t->tid != tid)
+			continue;
+		why = response_mismatch(t, wc, data);
+		if (why) {
+			drop_forged(a, t, wc, data, why);
 			return;
 		}
+		a->stats.responses++;
+		mad_finish(t, 0, data);
+		return;
 	}
 	a->stats.unmatched++;
 }
@@ -101,6 +155,21 @@ static int mad_transmit(struct ib_mad_agent *a, const uint8_t *mad, const struct
 	memcpy(buf->va, mad, IB_MAD_SIZE);
 	a->stats.sends++;
 	return ib_post_send(a->qp, av, buf, IB_MAD_SIZE, NULL);
+}
+
+/* A random TID (IBA 13.4.6.4 asks only that it be unique among the requester's outstanding
+ * requests): one draw per request, retransmissions reuse it. */
+static uint64_t new_tid(const struct ib_mad_agent *a)
+{
+	for (;;) {
+		uint64_t tid = random_u64();
+		bool taken = tid == 0;
+
+		for (unsigned i = 0; i < IB_MAD_MAX_TXN && !taken; i++)
+			taken = a->txn[i].busy && a->txn[i].tid == tid;
+		if (!taken)
+			return tid;
+	}
 }
 
 int ib_mad_request(struct ib_port *port, const uint8_t *mad, const struct ib_address_vector *av,
@@ -123,7 +192,7 @@ int ib_mad_request(struct ib_port *port, const uint8_t *mad, const struct ib_add
 		return -ENOSPC;
 	memset(t, 0, sizeof(*t));
 	memcpy(t->req, mad, IB_MAD_SIZE);
-	t->tid = (uint64_t)a->tid_high << 32 | a->tid_next++;
+	t->tid = new_tid(a);
 	put_be64(t->req + 8, t->tid);
 	t->av = *av;
 	t->done = done;
@@ -154,7 +223,7 @@ int ib_mad_send_once(struct ib_port *port, const uint8_t *mad, const struct ib_a
 	if (!a)
 		return -ENODEV;
 	memcpy(copy, mad, IB_MAD_SIZE);
-	put_be64(copy + 8, (uint64_t)a->tid_high << 32 | a->tid_next++);
+	put_be64(copy + 8, new_tid(a));
 	return mad_transmit(a, copy, av);
 }
 
@@ -211,9 +280,6 @@ int ib_mad_agent_create(struct ib_port *port)
 	if (!a)
 		return -ENOMEM;
 	a->port = port;
-	/* TID high half from the port GUID's low bytes and the port number: unique per port. */
-	a->tid_high = get_be32(port->attr.port_guid + 4) ^ ((uint32_t)port->num << 24);
-	a->tid_next = 1;
 	/* The port's SMA (QP0) completes on this CQ too: room for both QPs' work requests. */
 	a->cq = ib_create_cq(dev, IB_MAD_SEND_WQES + IB_MAD_RECV_WQES + IB_SMA_SEND_WQES +
 				  IB_SMA_RECV_WQES);

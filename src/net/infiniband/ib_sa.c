@@ -3,6 +3,13 @@
  * SA client: PathRecord Get with a per-port cache whose first lookup of a GID queues the caller
  * (iPXE drops that first packet), and MCMemberRecord join/leave with rejoin on port events.
  * Record layouts come from iblib (IBA 15.2.5.16, 15.2.5.17).
+ *
+ * Every request goes to the SA's address (ib_sa_address: the SM LID from the port's PortInfo, QP1,
+ * the GSI Q_Key), so the MAD agent (ib_mad.c) lets a reply through only if it carries the random
+ * TID of the outstanding request, comes from that SM LID on QP1 (the HCA has checked the Q_Key) and
+ * answers the request's method and attribute. Anything else - e.g. a PathRecord or MCMemberRecord
+ * forged by another node on the fabric - is counted and dropped, and the request keeps waiting for
+ * the SA's own answer. The checks below then judge the record itself.
  */
 #include <ibboot/ib_sa.h>
 #include <ibboot/ib_mad.h>
