@@ -30,6 +30,7 @@ UNIT_script := src/tests/unit/script/test_script.c
 UNIT_net-infiniband-wire := src/tests/unit/net/infiniband/wire/test_attrs.c \
 	src/tests/unit/net/infiniband/wire/test_mad.c src/tests/unit/net/infiniband/wire/test_packet.c
 UNIT_net-infiniband := src/tests/unit/net/infiniband/test_ib_core.c \
+	src/tests/unit/net/infiniband/test_ib_sa_forged.c \
 	src/tests/unit/net/infiniband/test_ib_parsers.c \
 	src/tests/fakes/net_test_env.c src/tests/fakes/ib_fixture.c src/tests/fakes/fake_ibdev.c
 UNIT_net := src/tests/unit/net/test_ipoib.c src/tests/unit/net/test_dhcp.c \
