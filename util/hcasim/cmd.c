@@ -117,7 +117,8 @@ int hcasim_cmd_mbox_in(struct hcasim *h, struct hcasim_cmd *c, size_t len)
 			      hcasim_cmd_name(c->opcode), (unsigned long long)c->in_param);
 		return ST_BAD_PARAM;
 	}
-	if (!h->ops.dma_read || h->ops.dma_read(h->ops.ctx, c->in_param, c->in, len) < 0) {
+	if (!hcasim_dma_guard(h, c->in_param, len, false) || !h->ops.dma_read ||
+	    h->ops.dma_read(h->ops.ctx, c->in_param, c->in, len) < 0) {
 		hcasim_refuse(h, "%s: input mailbox %#llx not readable", hcasim_cmd_name(c->opcode),
 			      (unsigned long long)c->in_param);
 		return ST_BAD_PARAM;
@@ -182,7 +183,8 @@ static int mbox_out(struct hcasim *h, struct hcasim_cmd *c)
 			      hcasim_cmd_name(c->opcode), (unsigned long long)c->out_param);
 		return ST_BAD_PARAM;
 	}
-	if (!h->ops.dma_write || h->ops.dma_write(h->ops.ctx, c->out_param, c->out, c->out_len) < 0) {
+	if (!hcasim_dma_guard(h, c->out_param, c->out_len, true) || !h->ops.dma_write ||
+	    h->ops.dma_write(h->ops.ctx, c->out_param, c->out, c->out_len) < 0) {
 		hcasim_refuse(h, "%s: output mailbox %#llx not writable", hcasim_cmd_name(c->opcode),
 			      (unsigned long long)c->out_param);
 		return ST_BAD_PARAM;

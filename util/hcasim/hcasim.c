@@ -41,7 +41,8 @@ int hcasim_dma_read(struct hcasim *h, uint64_t gpa, void *buf, size_t len)
 {
 	if (h->fw == FW_OFF)
 		h->dma_after_close++;
-	if (!h->ops.dma_read || h->ops.dma_read(h->ops.ctx, gpa, buf, len) < 0) {
+	if (!hcasim_dma_guard(h, gpa, len, false) || !h->ops.dma_read ||
+	    h->ops.dma_read(h->ops.ctx, gpa, buf, len) < 0) {
 		memset(buf, 0xff, len);
 		return -1;
 	}
@@ -52,7 +53,8 @@ int hcasim_dma_write(struct hcasim *h, uint64_t gpa, const void *buf, size_t len
 {
 	if (h->fw == FW_OFF)
 		h->dma_after_close++;
-	if (!h->ops.dma_write || h->ops.dma_write(h->ops.ctx, gpa, buf, len) < 0)
+	if (!hcasim_dma_guard(h, gpa, len, true) || !h->ops.dma_write ||
+	    h->ops.dma_write(h->ops.ctx, gpa, buf, len) < 0)
 		return -1;
 	return 0;
 }

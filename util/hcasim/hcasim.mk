@@ -9,7 +9,7 @@
 
 HCASIM_SRCS := util/hcasim/bar.c util/hcasim/cmd.c util/hcasim/cmd_fw.c util/hcasim/cmd_icm.c \
 	util/hcasim/cmd_mpt.c util/hcasim/cmd_port.c util/hcasim/cmd_qp.c util/hcasim/cq.c \
-	util/hcasim/diag.c util/hcasim/eq.c util/hcasim/faults.c util/hcasim/hcasim.c util/hcasim/icm.c util/hcasim/mcg.c \
+	util/hcasim/diag.c util/hcasim/dma_guard.c util/hcasim/eq.c util/hcasim/faults.c util/hcasim/hcasim.c util/hcasim/icm.c util/hcasim/mcg.c \
 	util/hcasim/pci.c util/hcasim/rc.c util/hcasim/reset.c util/hcasim/sma.c util/hcasim/tpt.c \
 	util/hcasim/ud.c util/hcasim/vmap.c util/hcasim/wqe.c
 HCASIM_HDRS := $(wildcard util/hcasim/*.h util/hcasim/include/*.h) $(WIRE_HDRS)
@@ -41,6 +41,7 @@ $(HCASIM_SO): $(HCASIM_OBJS) $(HCASIM_WIRE_OBJS)
 # Model tests: the model and the wire formats compiled again with the sanitizers.
 HCASIM_TEST_SRCS := util/hcasim/tests/test_hcasim_bringup.c util/hcasim/tests/test_hcasim_cmd.c \
 	util/hcasim/tests/test_hcasim_ctx.c util/hcasim/tests/test_hcasim_diag.c \
+	util/hcasim/tests/test_hcasim_dma_guard.c \
 	util/hcasim/tests/test_hcasim_edge.c util/hcasim/tests/test_hcasim_mcast.c \
 	util/hcasim/tests/test_hcasim_pci.c util/hcasim/tests/test_hcasim_rc.c \
 	util/hcasim/tests/test_hcasim_robust.c util/hcasim/tests/test_hcasim_smp.c \

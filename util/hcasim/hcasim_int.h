@@ -260,6 +260,8 @@ struct hcasim {
 	char refused[HCASIM_REFUSED_LOG][HCASIM_REFUSED_LEN];
 	unsigned refused_count;
 	uint64_t dma_after_close; /* DMA attempted while the firmware was off */
+	uint64_t dma_no_master;   /* DMA attempted (and refused) with bus mastering off */
+	bool dma_guard_master;    /* BME as last logged (dma_guard.c) */
 	uint64_t cmd_count;
 	uint8_t last_status;
 	uint8_t scratch[HCASIM_MAX_PKT + 64];  /* send-side gather */
@@ -290,6 +292,12 @@ void hcasim_link_update(struct hcasim *h, unsigned port);
 
 /* pci.c */
 void hcasim_pci_init(struct hcasim *h);
+
+/* dma_guard.c: false (counted, logged) when a DMA may not happen because bus mastering is off;
+ * _sync logs a change of BME (config write, reset). */
+bool hcasim_bus_master(const struct hcasim *h);
+bool hcasim_dma_guard(struct hcasim *h, uint64_t gpa, size_t len, bool write);
+void hcasim_dma_guard_sync(struct hcasim *h, const char *why);
 bool hcasim_msix_on(const struct hcasim *h);
 
 /* reset.c */

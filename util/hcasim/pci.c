@@ -128,6 +128,7 @@ void hcasim_pci_init(struct hcasim *h)
 	put32(c, CAP_MSIX + 4, 0x0007c000);
 	put32(c, CAP_MSIX + 8, 0x0007e000);
 	h->bar_base[0] = h->bar_base[1] = h->bar_base[2] = 0;
+	hcasim_dma_guard_sync(h, "reset: command register cleared");
 	h->intx = false; /* a reset deasserts the pin */
 	vpd_init(h);
 }
@@ -235,6 +236,8 @@ void hcasim_cfg_write(struct hcasim *h, unsigned off, uint32_t val, unsigned siz
 	}
 	if (vpd)
 		vpd_access(h);
+	if (off <= 0x04 && off + size > 0x04)
+		hcasim_dma_guard_sync(h, "command register written");
 	if (hcasim_msix_on(h))
 		h->intx = false; /* PCI 3.0 6.8.2: with MSI-X enabled the function does not use INTx */
 }

@@ -121,6 +121,9 @@ const char *hcasim_refused(const struct hcasim *h, unsigned newest_index);
 bool hcasim_quiesced(const struct hcasim *h);
 /* DMA attempts made while the firmware was off (should stay 0: no DMA after close). */
 uint64_t hcasim_dma_after_close(const struct hcasim *h);
+/* (added) DMA attempts refused because bus mastering (PCI command BME) was off: each one is a
+ * violation, logged as "... without bus mastering ...". Should stay 0. */
+uint64_t hcasim_dma_without_master(const struct hcasim *h);
 /* Interrupts: an EQ armed through its doorbell (bit 31) raises its EQC `intr` vector once when an
  * EQE is written. Returns the lowest pending MSI-X vector and clears it, or -1 when none. */
 int hcasim_irq_next(struct hcasim *h);

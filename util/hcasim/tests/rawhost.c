@@ -94,7 +94,15 @@ int rawhost_init(struct rawhost *rh, const struct hcasim_config *cfg)
 	}
 	rh->in_mbox = rawhost_alloc(rh, PAGE, PAGE);
 	rh->out_mbox = rawhost_alloc(rh, PAGE, PAGE);
+	rawhost_bus_master(rh);
 	return 0;
+}
+
+/* What every driver does before the HCA may touch memory: memory decode and bus mastering on
+ * (PCI command register; the model refuses DMA without bus mastering). */
+void rawhost_bus_master(struct rawhost *rh)
+{
+	hcasim_cfg_write(rh->h, 0x04, hcasim_cfg_read(rh->h, 0x04, 2) | 0x6, 2);
 }
 
 void rawhost_fini(struct rawhost *rh)
@@ -223,7 +231,10 @@ int rawhost_reset(struct rawhost *rh)
 		rh->now += 1000000;
 	}
 	rh->toggle = 0;
-	return hcasim_cfg_read(rh->h, 0, 2) == 0x15b3 ? 0 : -1;
+	if (hcasim_cfg_read(rh->h, 0, 2) != 0x15b3)
+		return -1;
+	rawhost_bus_master(rh);   /* the reset cleared the command register */
+	return 0;
 }
 
 int rawhost_bringup_hca(struct rawhost *rh)

@@ -107,6 +107,8 @@ int rawhost_bringup(struct rawhost *rh);
  * QP0/QP1 and SMPs/GMPs reach only its MLX QPs there. Returns the HCR status. */
 int rawhost_take_special_qps(struct rawhost *rh);
 /* Software reset through BAR0 + 0xF0010, waiting (fake clock) until config space answers. */
+/* Memory decode + bus mastering on, as a driver does (done by rawhost_init and rawhost_reset). */
+void rawhost_bus_master(struct rawhost *rh);
 int rawhost_reset(struct rawhost *rh);
 
 /* Cable port pa of a to port pb of b (both links up) — or to itself (a == b, a loop). */

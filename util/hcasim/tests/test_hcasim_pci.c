@@ -116,7 +116,9 @@ TEST(hcasim_reset_unreachable_then_power_on_state)
 	hcasim_bar_read(rh.h, 0, 0x80698, d, 4);
 	CHECK_EQ(hermonprm_load_dword(d, 0), 0); /* go 0, toggle 0 */
 	CHECK(hcasim_quiesced(rh.h));
+	CHECK_EQ(hcasim_cfg_read(rh.h, 0x04, 2) & 0x4, 0); /* bus mastering off after the reset */
 	rh.toggle = 0;
+	rawhost_bus_master(&rh); /* as the driver's config restore turns it on again */
 	/* firmware is off again: QUERY_DEV_CAP is out of order, QUERY_FW works */
 	CHECK_EQ(rawhost_cmd(&rh, 0x003, 0, 0, 0, rh.out_mbox, &imm), 0x04);
 	CHECK_EQ(rawhost_cmd(&rh, 0x004, 0, 0, 0, rh.out_mbox, &imm), 0);
