@@ -12,7 +12,8 @@
 # ---- the sources: one list per component, every file named ----
 CORE_SRCS := src/core/console.c src/core/diag.c src/core/dma.c src/core/errno.c src/core/fmt.c \
 	src/core/hooks.c src/core/main.c src/core/mmio.c src/core/physmem.c src/core/sha256.c \
-	src/core/shell.c src/core/timer.c src/core/checksum.c src/core/hex.c src/core/random.c \
+	src/core/shell.c src/core/timer.c src/core/checksum.c src/core/hex.c \
+	src/core/memmap.c src/core/tsc_rate.c src/core/random.c \
 	src/core/console_log.c
 BUS_SRCS := src/drivers/bus/pci.c src/drivers/bus/pci_driver.c src/drivers/bus/pci_print.c
 IB_DRIVER_SRCS := src/drivers/infiniband/hermon.c src/drivers/infiniband/hermon_cmd.c \

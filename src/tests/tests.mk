@@ -21,6 +21,7 @@ UNIT_core := src/tests/unit/core/test_alloc.c src/tests/unit/core/test_fmt.c \
 	src/tests/unit/core/test_shell.c \
 	src/tests/unit/core/test_timer.c src/tests/unit/core/test_sha256.c \
 	src/tests/unit/core/test_checksum.c src/tests/unit/core/test_hex.c \
+	src/tests/unit/core/test_memmap.c src/tests/unit/core/test_tsc_rate.c \
 	src/tests/unit/core/test_random.c src/tests/unit/core/test_console_log.c
 UNIT_drivers-bus := src/tests/unit/drivers/bus/test_pci.c
 UNIT_prm := src/tests/unit/prm/test_prm.c

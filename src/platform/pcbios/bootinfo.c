@@ -7,6 +7,7 @@
 #include "pcbios.h"
 #include "../../arch/x86_64/boot.h"
 #include <ibboot/console.h>
+#include <ibboot/memmap.h>
 #include <ibboot/string.h>
 
 #define MEMMAP_MAX E820_MAX
@@ -158,8 +159,18 @@ void bootinfo_parse(uint32_t type, uint32_t info)
 		parse_boot_params((const uint8_t *)(uintptr_t)info);
 	else if (type == BOOT_TYPE_MULTIBOOT)
 		parse_multiboot((const uint8_t *)(uintptr_t)info);
-	if (memmap_n == 0)
+	if (memmap_n == 0) {
 		kprintf("boot: the loader passed no memory map\n");
+		return;
+	}
+	/* Loaders pass maps with overlaps (a reserved hole inside RAM): clean it once, so that
+	 * neither our allocator nor the kernel's e820 ever sees reserved memory as RAM. */
+	unsigned raw = memmap_n;
+
+	memmap_n = memmap_sanitize(memmap, memmap_n, MEMMAP_MAX);
+	if (memmap_n != raw)
+		kprintf("boot: memory map: %u entries from the loader, %u after sorting, splitting "
+			"overlaps and merging\n", raw, memmap_n);
 }
 
 const char *plat_cmdline(void)

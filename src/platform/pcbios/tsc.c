@@ -4,6 +4,7 @@
 #include "pcbios.h"
 #include <arch/x86.h>
 #include <ibboot/console.h>
+#include <ibboot/tsc_rate.h>
 
 #define PIT_HZ        1193182ull
 #define PIT_CH2       0x42
@@ -13,9 +14,19 @@
 #define  PORTB_SPEAKER 0x02
 #define  PORTB_OUT2    0x20
 #define CALIBRATE_MS  50
-#define FALLBACK_HZ   1000000000ull
 
-static uint64_t tsc_hz = FALLBACK_HZ;
+static uint64_t tsc_hz = TSC_HZ_UPPER_BOUND;   /* until calibrated: waits only get longer */
+
+static void tsc_read_cpuid(struct tsc_cpuid *c)
+{
+	uint32_t b, cx, d;
+
+	cpuid(0, &c->max_leaf, &b, &cx, &d);
+	if (c->max_leaf >= 0x15)
+		cpuid(0x15, &c->l15_eax, &c->l15_ebx, &c->l15_ecx, &d);
+	if (c->max_leaf >= 0x16)
+		cpuid(0x16, &c->l16_eax, &b, &cx, &d);
+}
 
 void tsc_calibrate(void)
 {
@@ -35,7 +46,13 @@ void tsc_calibrate(void)
 	outb(PORT_B, portb);
 
 	if (spins >= 100000000ul || end <= start) {
-		kprintf("timer: PIT channel 2 did not count; assuming a 1 GHz TSC\n");
+		struct tsc_cpuid c = { 0 };
+		const char *source;
+
+		tsc_read_cpuid(&c);
+		tsc_hz = tsc_choose_hz(0, &c, &source);
+		kprintf("timer: TSC at %llu MHz, %s\n", (unsigned long long)(tsc_hz / 1000000),
+			source);
 		return;
 	}
 	tsc_hz = (end - start) * PIT_HZ / latch;
