@@ -94,6 +94,20 @@ grep -q 'joining groups again' <<<"$S" && pass sm-restart-rejoin ||
 [ "$(grep -Ec 'ping 198.18.0.1: 3 sent, [123] received' <<<"$S")" -eq 2 ] && pass icmp-after-sm-restart ||
 	fail icmp-after-sm-restart "no echo reply after the SM restarted"
 grep -q 'local read/write only' <<<"$S" && pass fwdump || fail fwdump "no fwdump output"
+# The model refuses and logs any DMA while bus mastering is off (util/hcasim/dma_guard.c); after
+# the final reset (poweroff quiesces the HCA) bus mastering must stay off.
+if [ "$MODE" = qemu ]; then
+	if grep -q 'without bus mastering' "$T/device.log"; then
+		fail no-dma-without-bus-master "$(grep -m1 'without bus mastering' "$T/device.log")"
+	else
+		pass no-dma-without-bus-master
+	fi
+	last=$(grep 'hcasim: bus mastering' "$T/device.log" | tail -n1)
+	case $last in
+	*"bus mastering off"*) pass bus-master-off-after-final-reset ;;
+	*) fail bus-master-off-after-final-reset "the model's last word on bus mastering: '${last:-none}' ($T/device.log)" ;;
+	esac
+fi
 if grep -Eq 'completion error|treated as an error|failed: status' <<<"$S"; then
 	fail no-errors "$(grep -Em1 'completion error|treated as an error|failed: status' <<<"$S")"
 else
