@@ -3,8 +3,8 @@
  * The HCA self-test: what a driver's own diagnostics run (as the ecore driver core's register,
  * memory, interrupt/event and loopback tests do), in order, on one HCA and port:
  *
- *   1 firmware alive          NOP, QUERY_FW: version non-zero and as at bring-up, command
- *                             interface revision one the driver supports, error buffer clear
+ *   1 firmware alive          catastrophic-error buffer clear; NOP; QUERY_FW: version non-zero
+ *                             and as at bring-up, a command interface revision Linux supports
  *   2 command interface       NOP round trips timed; fails only when one times out (the
  *                             driver's HCR timeout, the PRM's 10 s)
  *   3 ICM/MPT/MTT round trip  an MTT entry (WRITE_MTT) and a dMPT over it (SW2HW_MPT), read
@@ -77,6 +77,7 @@ struct selftest {
 	struct ib_cq *scq, *rcq;
 	struct ib_qp *qp;
 	const char *qp_error;        /* why there is no QP */
+	bool catas;                  /* step 1 found the catastrophic-error buffer not clear */
 	/* what the QP's owner saw */
 	unsigned sends, send_errors, recvs;
 	bool looped;
@@ -252,6 +253,23 @@ static int st_send_self(struct selftest *t, const uint8_t *msg, size_t len)
 
 /* ---- 1: firmware alive ---- */
 
+/* The catastrophic-error buffer QUERY_FW located (BAR0): all zero on a healthy HCA. Read first,
+ * so an internal error shows even when its event was lost. 0, or -EIO with the first non-zero
+ * dword in *index / *value. */
+static int st_catas_buffer(struct hermon *h, unsigned *index, uint32_t *value)
+{
+	if (h->err_buf_bar != 0 || h->err_buf_offset + 4ull * h->err_buf_size > h->config.size)
+		return 0;   /* not where we can read it: fwdump says so */
+	for (unsigned i = 0; i < h->err_buf_size; i++) {
+		*value = readl_be(&h->config, h->err_buf_offset + 4ull * i);
+		if (*value) {
+			*index = i;
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
 static void st_firmware(struct selftest *t, struct hermon_selftest_step *s)
 {
 	struct hermon *h = t->h;
@@ -262,6 +280,12 @@ static void st_firmware(struct selftest *t, struct hermon_selftest_step *s)
 	if (!fw) {
 		st_set(s, HERMON_SELFTEST_FAIL, "out of memory");
 		return;
+	}
+	if (st_catas_buffer(h, &major, &rev) != 0) {
+		st_set(s, HERMON_SELFTEST_FAIL, "catastrophic-error buffer not clear (dword %u = "
+		       "0x%08x): run fwdump, then reset the HCA", major, rev);
+		t->catas = true;
+		goto out;
 	}
 	if ((rc = hermon_cmd_nop(h)) != 0) {
 		st_fail_cmd(t, s, "the firmware does not answer", rc);
@@ -285,8 +309,8 @@ static void st_firmware(struct selftest *t, struct hermon_selftest_step *s)
 		st_set(s, HERMON_SELFTEST_FAIL, "command interface revision %u (expected %u, "
 		       "supported %u..%u)", rev, h->cmd_if_rev, ST_CMD_IF_MIN, ST_CMD_IF_MAX);
 	} else {
-		st_set(s, HERMON_SELFTEST_OK, "firmware %u.%u.%u, command interface %u", major,
-		       minor, sub, rev);
+		st_set(s, HERMON_SELFTEST_OK, "firmware %u.%u.%u, command interface %u, error "
+		       "buffer clear", major, minor, sub, rev);
 	}
 out:
 	kfree(fw);
@@ -784,9 +808,9 @@ int hermon_selftest_run(struct hermon *h, unsigned port, struct hermon_selftest_
 	for (unsigned i = 0; i < HERMON_SELFTEST_STEPS; i++) {
 		struct hermon_selftest_step *s = &res->step[i];
 
-		if (h->hcr_stuck || h->catastrophic || h->ib.dead) {
+		if (h->hcr_stuck || h->catastrophic || h->ib.dead || t->catas) {
 			st_set(s, i == 0 ? HERMON_SELFTEST_FAIL : HERMON_SELFTEST_SKIP,
-			       h->catastrophic || h->ib.dead ?
+			       h->catastrophic || h->ib.dead || t->catas ?
 			       "the HCA reported a catastrophic error: run fwdump, then reset it" :
 			       "the command interface is stuck: the HCA needs a reset");
 			continue;

@@ -80,7 +80,7 @@ printf '%s\n' "$R1" "$R2" "$R3" > "$T/selftest.txt"
 # poweroff: the hosted program exits 0, QEMU's isa-debug-exit makes it (0 << 1) | 1.
 status=$(cat "$T/serial.status" 2>/dev/null)
 expect_status exit "${status:-1}" "$([ -n "$QEMU" ] && echo 1 || echo 0)" "(poweroff; see $T)" && pass exit
-expect_clean sanitizers "$T/serial.stderr" && pass sanitizers
+[ -n "$QEMU" ] || { expect_clean sanitizers "$T/serial.stderr" && pass sanitizers; }
 
 # Healthy, under OpenSM: every step ok, on the ACTIVE port 2 by default.
 if grep -q '^selftest hermon .* port 2$' <<<"$R1" && grep -q '^selftest: 7 passed, 0 failed in ' <<<"$R1" &&

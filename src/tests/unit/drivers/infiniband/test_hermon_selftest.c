@@ -148,7 +148,7 @@ TEST(hermon_selftest_healthy_every_step_ok_nothing_leaked)
 	CHECK_EQ(res.passed, 7);
 	CHECK_EQ(res.failed, 0);
 	CHECK(!res.leaked);
-	CHECK(has(&res, STEP_FW, "firmware 2.42.5000, command interface 3"));
+	CHECK(has(&res, STEP_FW, "firmware 2.42.5000, command interface 3, error buffer clear"));
 	CHECK(has(&res, STEP_WRAP, "34 events over the 16-entry EQ, 9 completions over a 4-entry"));
 	CHECK(has(&res, STEP_LOOP, "256 bytes LID 0x0011"));
 	CHECK(has(&res, STEP_SM, "SM LID 0x0001 answered a PathRecord"));
@@ -225,6 +225,38 @@ TEST(hermon_selftest_step1_firmware_faults)
 	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), -EIO);
 	print_result(&res);
 	check_fails_at(&res, STEP_FW, "command interface revision 7 (expected 3, supported 2..3)");
+	rig_destroy(&r);
+}
+
+TEST(hermon_selftest_step1_catastrophic_error_buffer)
+{
+	struct hermon_selftest_result res;
+	struct rig_pair p;
+	struct rig r;
+
+	/* A CQ ring the HCA cannot write: the model declares a catastrophic error and fills its
+	 * error buffer. The EQ is not polled before the run, so only the buffer tells. */
+	CHECK_EQ(setup(&r, true), 0);
+	CHECK_EQ(rig_make_pair(&r.h.ib, &p), 0);
+	if (!p.qb) {
+		rig_destroy(&r);
+		return;
+	}
+	struct hermon_cq *hcqb = p.cqb->drv_priv;
+
+	r.dma_fail_lo = (uint64_t)(uintptr_t)hcqb->cqe;
+	r.dma_fail_hi = r.dma_fail_lo + hcqb->cqe_len;
+	CHECK_EQ(rig_send(p.qa, &p.to_b, "x", 1), 0);
+	rig_step(&r);
+	CHECK(!r.h.catastrophic);
+	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), -EIO);
+	print_result(&res);
+	check_fails_at(&res, STEP_FW, "catastrophic-error buffer not clear (dword 0 = 0x");
+	CHECK(has(&res, STEP_FW, "run fwdump, then reset the HCA"));
+	CHECK_EQ(res.passed, 0);
+	CHECK_EQ(res.skipped, 6);   /* nothing more is asked of a dead HCA */
+	CHECK(has(&res, STEP_SM, "the HCA reported a catastrophic error: run fwdump, then reset it"));
+	r.dma_fail_lo = r.dma_fail_hi = 0;
 	rig_destroy(&r);
 }
 
