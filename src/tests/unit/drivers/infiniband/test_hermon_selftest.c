@@ -115,6 +115,18 @@ static unsigned count_cqs(const struct ib_device *dev)
 	return n;
 }
 
+/* Contexts the model holds in hardware ownership (its diagnostics snapshot: one line each). */
+static unsigned hw_contexts(struct hcasim *sim, const char *prefix)
+{
+	static char snap[1 << 16];
+	unsigned n = 0;
+
+	hcasim_diag_snapshot(sim, snap, sizeof(snap));
+	for (const char *l = snap; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		n += strncmp(l, prefix, strlen(prefix)) == 0;
+	return n;
+}
+
 static void print_result(const struct hermon_selftest_result *res)
 {
 	char text[2048];
@@ -138,6 +150,10 @@ TEST(hermon_selftest_healthy_every_step_ok_nothing_leaked)
 	memcpy(qp0, r.h.qp_inuse, sizeof(qp0));
 	hw_events0 = r.h.eq.events;
 	cqs0 = count_cqs(&r.h.ib);
+	unsigned hw_cqs0 = hw_contexts(r.sim, "CQ 0x"), hw_qps0 = hw_contexts(r.sim, "QP 0x");
+	unsigned hw_mpts0 = hw_contexts(r.sim, "MPT 0x"), refused0 = hcasim_refused_count(r.sim);
+
+	CHECK(hw_cqs0 > 0 && hw_qps0 > 0 && hw_mpts0 == 1);
 
 	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), 0);
 	print_result(&res);
@@ -163,6 +179,11 @@ TEST(hermon_selftest_healthy_every_step_ok_nothing_leaked)
 	CHECK_MEM(r.h.cq_inuse, cq0, sizeof(cq0));
 	CHECK_MEM(r.h.qp_inuse, qp0, sizeof(qp0));
 	CHECK_EQ(count_cqs(&r.h.ib), cqs0);
+	/* ... and the model's own counters: contexts in hardware ownership, refused operations. */
+	CHECK_EQ(hw_contexts(r.sim, "CQ 0x"), hw_cqs0);
+	CHECK_EQ(hw_contexts(r.sim, "QP 0x"), hw_qps0);
+	CHECK_EQ(hw_contexts(r.sim, "MPT 0x"), hw_mpts0);
+	CHECK_EQ(hcasim_refused_count(r.sim), refused0);
 
 	/* ... so it runs again, the same. */
 	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), 0);
