@@ -77,7 +77,7 @@ check: deps
 # Benches run one after another (they time things).
 bench: deps
 	@for t in $(BENCH_TARGETS); do $(MAKE) --no-print-directory $$t || exit 1; done
-fuzz: $(FUZZ_TARGETS)
+fuzz: fuzz-table
 
 demo: deps
 	@$(MAKE) --no-print-directory $(DEMO_TARGET)

@@ -93,11 +93,11 @@ endef
 $(foreach t,$(TOOLS),$(eval $(call TOOL_PROGRAM,$(t))))
 
 # ---- fuzz targets (clang): src/tests/fuzz/<target>/fuzz_<target>.c + seeds/ ----
-FUZZ_NAMES := pkt mad parsers stack dhcp dns tftp http tcp bzimage multiboot script
+FUZZ_NAMES := pkt mad parsers stack dhcp dns tftp http tcp tcpseq bzimage multiboot script
 # The network stack's targets run over the hosted test environment and the fakes.
 FUZZ_NET_FAKES := src/tests/fakes/net_test_env.c src/tests/fakes/fake_ibdev.c \
 	src/tests/fakes/fake_net.c src/tests/fakes/tcp_peer.c
-$(foreach t,parsers stack dhcp dns tftp http tcp,$(eval FUZZ_$(t)_FAKES := $(FUZZ_NET_FAKES)))
+$(foreach t,parsers stack dhcp dns tftp http tcp tcpseq,$(eval FUZZ_$(t)_FAKES := $(FUZZ_NET_FAKES)))
 define FUZZ_PROGRAM
 FUZZ_$(1)_OBJS := $$(patsubst %.c,build/fuzz/%.o,src/tests/fuzz/$(1)/fuzz_$(1).c $$(FUZZ_$(1)_FAKES))
 build/tests/fuzz-$(1): $$(FUZZ_$(1)_OBJS) build/fuzz/libibboot.a
@@ -189,10 +189,11 @@ check-dhcp: build/tests/tun-client $(call FUZZ_BINS,dhcp dns tftp)
 	@$(call FUZZ_SMOKE,dhcp,dns,200000,8192)
 	@$(call FUZZ_SMOKE,dhcp,tftp,200000,8192)
 
-check-tcp: build/tests/tun-http $(call FUZZ_BINS,http tcp)
+check-tcp: build/tests/tun-http $(call FUZZ_BINS,http tcp tcpseq)
 	@util/run-test tcp-nginx src/tests/e2e/tun/nginx-e2e.sh build/tests/tun-http
 	@$(call FUZZ_SMOKE,tcp,http,100000,8192)
 	@$(call FUZZ_SMOKE,tcp,tcp,100000,8192)
+	@$(call FUZZ_SMOKE,tcp,tcpseq,20000,448)
 
 # Image loaders, fetch, scripts; then the payload booted by ibboot in QEMU, and the netboot.
 check-boot: build/tests/unit-image build/tests/unit-script $(call FUZZ_BINS,bzimage multiboot script)
@@ -264,6 +265,32 @@ check-driver-hosted: bin/ibboot.lkrn bin/ibboot-hosted bin/libhcasim.so bin/fabs
 	@util/run-test driver-hosted src/tests/e2e/qemu/icmp-e2e.sh hosted
 
 # ---- fuzzing (make fuzz) ----
+# `make fuzz` (fuzz-table): every target for FUZZ_RUNS executions, one process after another,
+# one line per target (executions, crashes, seconds); non-zero on any crash. FUZZ_TABLE lists
+# NAME:BINARY:SEEDS:MAX_LEN; a fragment with a fuzz target of its own appends to it.
+FUZZ_RUNS ?= 1000000
+FUZZ_TABLE += pkt:build/tests/fuzz-pkt:src/tests/fuzz/pkt/seeds:4300 \
+	mad:build/tests/fuzz-mad:src/tests/fuzz/mad/seeds:4300 \
+	parsers:build/tests/fuzz-parsers:src/tests/fuzz/parsers/seeds:4096 \
+	stack:build/tests/fuzz-stack:src/tests/fuzz/stack/seeds:4096 \
+	dhcp:build/tests/fuzz-dhcp:src/tests/fuzz/dhcp/seeds:8192 \
+	dns:build/tests/fuzz-dns:src/tests/fuzz/dns/seeds:8192 \
+	tftp:build/tests/fuzz-tftp:src/tests/fuzz/tftp/seeds:8192 \
+	http:build/tests/fuzz-http:src/tests/fuzz/http/seeds:16384 \
+	tcp:build/tests/fuzz-tcp:src/tests/fuzz/tcp/seeds:8192 \
+	tcpseq:build/tests/fuzz-tcpseq:src/tests/fuzz/tcpseq/seeds:448 \
+	bzimage:build/tests/fuzz-bzimage:src/tests/fuzz/bzimage/seeds:65536 \
+	multiboot:build/tests/fuzz-multiboot:src/tests/fuzz/multiboot/seeds:65536 \
+	script:build/tests/fuzz-script:src/tests/fuzz/script/seeds:16384 \
+	sma:build/tests/fuzz-sma:util/hcasim/tests/fuzz/sma/seeds:4300 \
+	fabric:build/tests/fuzz-fabric:util/fabsim/tests/fuzz/fabric/seeds:4300 \
+	servernode:build/tests/fuzz-servernode:util/fabsim/tests/fuzz/servernode/seeds:4300 \
+	fwdump:build/tests/fuzz-fwdump:util/fwdump/fuzz/seeds:16384
+.PHONY: fuzz-table
+FUZZ_TABLE_BINS = $(foreach e,$(FUZZ_TABLE),$(word 2,$(subst :, ,$(e))))
+fuzz-table: $$(FUZZ_TABLE_BINS)
+	@nice src/tests/framework/fuzz-table.sh $(FUZZ_RUNS) build/fuzz/table $(FUZZ_TABLE)
+
 .PHONY: fuzz-iblib fuzz-ibcore fuzz-dhcp fuzz-tcp fuzz-boot
 fuzz-iblib: build/tests/fuzz-pkt build/tests/fuzz-mad
 	@$(call FUZZ_LONG,pkt mad,4300,120)
@@ -271,8 +298,9 @@ fuzz-ibcore: build/tests/fuzz-parsers build/tests/fuzz-stack
 	@$(call FUZZ_LONG,parsers stack,4096,120)
 fuzz-dhcp: build/tests/fuzz-dhcp build/tests/fuzz-dns build/tests/fuzz-tftp
 	@$(call FUZZ_LONG,dhcp dns tftp,4096,120)
-fuzz-tcp: build/tests/fuzz-http build/tests/fuzz-tcp
+fuzz-tcp: build/tests/fuzz-http build/tests/fuzz-tcp build/tests/fuzz-tcpseq
 	@$(call FUZZ_LONG,http tcp,16384,120)
+	@$(call FUZZ_LONG,tcpseq,448,120)
 fuzz-boot: build/tests/fuzz-bzimage build/tests/fuzz-multiboot build/tests/fuzz-script
 	@$(call FUZZ_LONG,bzimage multiboot script,65536,120)
 

@@ -15,6 +15,8 @@ const char *test_console(void);
 void test_console_clear(void);
 /* Bytes dma_alloc handed out and dma_free has not taken back. */
 uint64_t test_dma_live_bytes(void);
+/* Fuzz targets set it: a large freed DMA block is reused by the next allocation of its size. */
+extern bool test_dma_reuse;
 bool test_console_has(const char *needle);
 /* Writes the 4-byte IPoIB header for IPv4 and a 20-byte IPv4 header (TTL 64, no options, its
  * checksum) at pkt, as a peer on the wire would send; returns where the IPv4 payload starts. */

@@ -36,6 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	put_be16(seg + 16, tcp_checksum(PEER_IP, CLIENT_IP, seg, size));
 	tcp_parse(seg, size, PEER_IP, CLIENT_IP, &s, NULL);
 
+	test_dma_reuse = true;
 	peer_setup();
 	test_now_ms = 5000;
 	memset(&conn, 0, sizeof(conn));
