@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static uint8_t sink_buf[1 << 16];
 	static bool ready;
 	struct tftp_sink sink = { sink_buf, sizeof(sink_buf), 0, NULL, NULL };
-	struct tftp_opts opts = { 0, 8, false, 0, 0 };
+	struct tftp_opts opts = { .windowsize = 8 };
 	struct tftp_oack o;
 	const char *why = NULL;
 	char msg[64];
