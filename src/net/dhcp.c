@@ -5,6 +5,7 @@
  * transaction (xid) at a time and ignores everything else.
  */
 #include <ibboot/dhcp.h>
+#include <ibboot/report.h>
 #include <ibboot/byteorder.h>
 #include <ibboot/config.h>
 #include <ibboot/console.h>
@@ -54,6 +55,7 @@
 #define OPT_CLIENT_ID    61
 #define OPT_TFTP_SERVER  66
 #define OPT_BOOTFILE     67
+#define OPT_REPORT_URL   REPORT_DHCP_OPTION   /* site-specific: where the boot report goes */
 #define OPT_END          255
 
 #define BOOTREQUEST 1
@@ -107,7 +109,7 @@ static void append_string(char *dst, size_t size, bool *ended, const uint8_t *sr
 /* Parse state shared by the areas of one message. */
 struct parse_state {
 	uint8_t seen[256 / 8];
-	bool ended[5];   /* per string option: a part held its NUL */
+	bool ended[6];   /* per string option: a part held its NUL */
 };
 
 static int parse_option(struct dhcp_msg *m, struct parse_state *ps, const char *area,
@@ -172,6 +174,9 @@ static int parse_option(struct dhcp_msg *m, struct parse_state *ps, const char *
 	case OPT_MESSAGE:
 		append_string(m->message, sizeof(m->message), &ps->ended[4], v, len);
 		break;
+	case OPT_REPORT_URL:
+		append_string(m->report_url, sizeof(m->report_url), &ps->ended[5], v, len);
+		break;
 	default:
 		break;
 	}
@@ -181,7 +186,8 @@ static int parse_option(struct dhcp_msg *m, struct parse_state *ps, const char *
 static bool is_concatenated(uint8_t code)
 {
 	return code == OPT_DNS || code == OPT_HOSTNAME || code == OPT_DOMAIN ||
-	       code == OPT_TFTP_SERVER || code == OPT_BOOTFILE || code == OPT_MESSAGE;
+	       code == OPT_TFTP_SERVER || code == OPT_BOOTFILE || code == OPT_MESSAGE ||
+	       code == OPT_REPORT_URL;
 }
 
 /* Walks one option area. */
@@ -356,7 +362,7 @@ static int dhcp_send(struct dhcp_client *c, uint8_t type, uint64_t now)
 {
 	static const uint8_t params[] = { OPT_NETMASK, OPT_ROUTER, OPT_DNS, OPT_HOSTNAME,
 					  OPT_DOMAIN, OPT_LEASE, OPT_SERVER_ID, OPT_T1, OPT_T2,
-					  OPT_TFTP_SERVER, OPT_BOOTFILE };
+					  OPT_TFTP_SERVER, OPT_REPORT_URL, OPT_BOOTFILE };
 	uint8_t msg[OFF_OPTIONS + 128], *p;
 	uint32_t secs = (uint32_t)((now - c->start_ms) / 1000);
 	size_t len, max_size = udp_max_payload(c->nd);
@@ -441,6 +447,7 @@ static void make_lease(struct dhcp_lease *l, const struct dhcp_msg *m)
 	memcpy(l->domain, m->domain, sizeof(l->domain));
 	memcpy(l->tftp_server, m->tftp_server, sizeof(l->tftp_server));
 	memcpy(l->filename, m->bootfile, sizeof(l->filename));
+	memcpy(l->report_url, m->report_url, sizeof(l->report_url));
 }
 
 static void handle_offer(struct dhcp_client *c, uint32_t src, struct dhcp_msg *m)

@@ -110,4 +110,6 @@ void dhcp_lease_to_settings(const struct net_device *nd, const struct dhcp_lease
 	set_string(nd, "filename", l->filename);
 	set_string(nd, "hostname", l->hostname);
 	set_string(nd, "domain", l->domain);
+	if (l->report_url[0])   /* a script's own `set report-url` stays unless DHCP names one */
+		set_string(nd, "report-url", l->report_url);
 }

@@ -247,6 +247,12 @@ check-dhcp-ipoib: bin/ibboot-hosted bin/fabsim bin/fabsimctl bin/fabsim-serverno
 	@IPOIB_E2E_FAULT="all loss=0.03 reorder=0.03" IPOIB_E2E_STEPS="lease-flexboot http" \
 		util/run-test dhcp-ipoib-faults src/tests/e2e/hosted/ipoib-e2e.sh
 
+# The boot report reaching the server after a failed netboot (HTTP POST, TFTP write fallback).
+check-report: bin/ibboot-hosted bin/fabsim bin/fabsimctl bin/fabsim-servernode \
+		bin/ibboot-fwdump-decode
+	@util/run-test report src/tests/e2e/hosted/report-e2e.sh
+.PHONY: check-report
+
 # End to end in QEMU under OpenSM (~70 s): port ACTIVE, ib0 joined, ping the server's kernel,
 # OpenSM restarted mid-ping. IBCORE_E2E_SM_RESTART=1 also restarts OpenSM right after the HCA
 # attaches.

@@ -47,6 +47,7 @@ struct dhcp_msg {
 	char tftp_server[DHCP_NAME_MAX]; /* option 66 */
 	char bootfile[DHCP_FILE_MAX]; /* option 67, else the file field unless overloaded */
 	char message[DHCP_NAME_MAX];  /* option 56 (a NAK's reason) */
+	char report_url[DHCP_FILE_MAX]; /* option 225 (report.h): where the boot report goes */
 };
 
 /*
@@ -91,6 +92,7 @@ struct dhcp_lease {
 	uint32_t lease_s;
 	char hostname[DHCP_NAME_MAX], domain[DHCP_NAME_MAX], tftp_server[DHCP_NAME_MAX];
 	char filename[DHCP_FILE_MAX];
+	char report_url[DHCP_FILE_MAX];
 };
 
 enum dhcp_state { DHCP_IDLE, DHCP_SELECTING, DHCP_REQUESTING, DHCP_BOUND, DHCP_FAILED };
@@ -139,7 +141,7 @@ void setting_for_each(void (*fn)(const char *name, const char *value, void *ctx)
 /* Sets name (NULL value: clears it) and its per-interface twin "<nd->name>/name" ("ib1/ip"). */
 int netdev_setting_set(const struct net_device *nd, const char *name, const char *value);
 /* Records nd's lease: ip, netmask, gateway, dns, next-server, dhcp-server, filename, hostname,
- * domain, each unqualified and under the interface's name. */
+ * domain, report-url, each unqualified and under the interface's name. */
 void dhcp_lease_to_settings(const struct net_device *nd, const struct dhcp_lease *l);
 
 #endif
