@@ -1,6 +1,7 @@
 # util/qemu — the QEMU hermon device and the cached QEMU build (see util/qemu/build).
 #   make qemu               build or find ibboot's qemu-system-x86_64; its path goes to $(QEMU_PATH_FILE)
-#   make check-qemu-device  device tests: PCI identity and BARs as a guest sees them, the stock iPXE's probe
+#   make check-qemu-device  device tests: PCI identity and BARs as a guest sees them, the stock iPXE's probe,
+#                           interrupts (Linux mlx4_core on INTx and MSI-X), a netboot over port 2 alone
 # Other fragments find the binary with `util/qemu/build --print-path` (or by depending on `qemu`
 # and reading $(QEMU_PATH_FILE)).
 
@@ -34,7 +35,7 @@ build/qemu/hcr-trace: util/qemu/tests/hcr-trace.c $(PRM_H)
 # Order: the cheap refusal test first; the iPXE boots need the built QEMU and the model.
 # bin/ibboot.lkrn belongs to the image: if it does not build, pci-identity says so (SKIP line) and
 # the device's own checks still run.
-check-qemu-device: qemu build/qemu/hcr-trace $(HCASIM_SO) bin/fabsim
+check-qemu-device: qemu build/qemu/hcr-trace $(HCASIM_SO) bin/fabsim bin/fabsim-servernode payload
 	-@mkdir -p build/qemu; $(MAKE) --no-print-directory bin/ibboot.lkrn > build/qemu/ibboot-image.log 2>&1 || \
 		echo "check-qemu-device: bin/ibboot.lkrn does not build (build/qemu/ibboot-image.log)"
 	@util/run-test qemu/device-refuses-bad-model $(QEMU_TESTS)/refuse-bad-model.sh
@@ -42,6 +43,8 @@ check-qemu-device: qemu build/qemu/hcr-trace $(HCASIM_SO) bin/fabsim
 	@util/run-test qemu/ipxe-probe $(QEMU_TESTS)/ipxe-probe.sh
 	@util/run-test qemu/fabric-attach $(QEMU_TESTS)/fabric-attach.sh
 	@util/run-test qemu/guest-reboot $(QEMU_TESTS)/guest-reboot.sh
+	@util/run-test qemu/linux-irq $(QEMU_TESTS)/linux-irq.sh
+	@util/run-test qemu/port2-netboot $(QEMU_TESTS)/port2-netboot.sh
 
 
 # The oracle: the stock iPXE netboots over IPoIB through the model, fabsim, OpenSM,
