@@ -42,6 +42,7 @@ UNIT_net := src/tests/unit/net/test_ipoib.c src/tests/unit/net/test_dhcp.c \
 	src/tests/fakes/fake_net.c src/tests/fakes/tcp_peer.c
 UNIT_drivers-infiniband := src/tests/unit/drivers/infiniband/test_hermon_ibcore.c \
 	src/tests/unit/drivers/infiniband/test_hermon_model.c \
+	src/tests/unit/drivers/infiniband/test_hermon_sa_forged.c \
 	src/tests/unit/drivers/infiniband/test_hermon_unit.c \
 	src/tests/unit/drivers/infiniband/test_hermon_teardown.c src/tests/fakes/hermon_rig.c \
 	src/tests/unit/drivers/infiniband/test_hermon_report.c
