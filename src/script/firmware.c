@@ -12,6 +12,7 @@
 #include <ibboot/dhcp.h>
 #include <ibboot/errno.h>
 #include <ibboot/hooks.h>
+#include <ibboot/ib_ulp.h>
 #include <ibboot/net.h>
 #include <ibboot/platform.h>
 #include <ibboot/shell.h>
@@ -185,6 +186,107 @@ static bool key_pressed(uint64_t ms)
 	return false;
 }
 
+/*
+ * Before the script: can any port get a link at all? A port with a cable leaves Polling within a
+ * fraction of a second of the far end answering (IBA 5.6.4's training sequence; PortPhysicalState
+ * then reads LinkUp, IBA 14.2.5.6), so one still Polling (or Disabled, or asleep) this long after
+ * its device came up has nothing at the other end.
+ */
+#define AUTOBOOT_LINK_TRAIN_MS 5000u
+#define AUTOBOOT_QUERY_WAIT_MS 1000u
+
+enum port_link { LINK_YES, LINK_NO, LINK_UNKNOWN };
+
+static enum port_link port_link(const struct ib_port *p)
+{
+	if (!p->open || p->dev->dead)
+		return LINK_NO;
+	if (p->attr.state != IB_PORT_DOWN)
+		return LINK_YES;
+	switch (p->attr.phys_state) {
+	case 1: case 2: case 3:   /* Sleep, Polling, Disabled */
+		return LINK_NO;
+	case 0:                   /* not read yet */
+		return LINK_UNKNOWN;
+	default:                  /* training, LinkUp, error recovery: a cable is there */
+		return LINK_YES;
+	}
+}
+
+static void poll_briefly(void)
+{
+	hooks_poll();
+	plat_poll();
+	plat_cpu_relax();
+}
+
+/* 0 when some port has (or may still get) a link; otherwise the reason is printed, each port
+ * named, and -ENODEV returned at once instead of letting dhcp wait for a link that cannot come. */
+static int autoboot_preflight(void)
+{
+	uint64_t start = clock_ms(), settled_ms = 0;
+	bool settled = false;
+
+	if (!ib_devices()) {
+		boot_phase("autoboot failed: no InfiniBand HCA found (no supported adapter on PCI; "
+			   "'pci' lists what is there). Dropping to the console");
+		return -ENODEV;
+	}
+	for (;;) {
+		bool young = false, pending = false;
+
+		for (struct ib_device *d = ib_devices(); d; d = d->next) {
+			for (unsigned i = 0; i < d->num_ports; i++) {
+				struct ib_port *p = &d->port[i];
+
+				if (port_link(p) == LINK_YES)
+					return 0;
+				if (p->policy && !d->dead && ib_now_ms(d) - p->policy->created_ms <
+				    AUTOBOOT_LINK_TRAIN_MS)
+					young = true;
+				pending |= p->query_pending;
+			}
+		}
+		if (!settled) {
+			if (young && clock_ms() - start < AUTOBOOT_LINK_TRAIN_MS) {
+				poll_briefly();
+				continue;
+			}
+			/* Training time is over: read every port once more (the policy reads a
+			 * DOWN port only every few seconds), then decide. */
+			settled = true;
+			settled_ms = clock_ms();
+			for (struct ib_device *d = ib_devices(); d; d = d->next)
+				for (unsigned i = 0; i < d->num_ports; i++)
+					d->port[i].query_pending = true;
+			continue;
+		}
+		if (!pending || clock_ms() - settled_ms >= AUTOBOOT_QUERY_WAIT_MS)
+			break;
+		poll_briefly();
+	}
+	for (struct ib_device *d = ib_devices(); d; d = d->next) {
+		for (unsigned i = 0; i < d->num_ports; i++) {
+			const struct ib_port *p = &d->port[i];
+
+			if (d->dead)
+				kprintf("%s port %u: the HCA has failed (see above)\n", d->name,
+					p->num);
+			else if (!p->open)
+				kprintf("%s port %u: could not be opened (see above)\n", d->name,
+					p->num);
+			else
+				kprintf("%s port %u: no cable (physical state %s %u s after start: "
+					"nothing answers at the other end)\n", d->name, p->num,
+					ib_phys_state_name(p->attr.phys_state),
+					AUTOBOOT_LINK_TRAIN_MS / 1000);
+		}
+	}
+	boot_phase("autoboot failed: no InfiniBand port has a link (no cable on any port). "
+		   "Dropping to the console");
+	return -ENODEV;
+}
+
 static void autoboot_start(void)
 {
 	char cmds[8];
@@ -202,6 +304,10 @@ static void autoboot_start(void)
 	if (key_pressed(AUTOBOOT_WAIT_MS)) {
 		kprintf("console: 'help' lists the commands; 'chain URL' or 'kernel URL' + 'boot' "
 			"start a system; ${name}, || and && work as in scripts\n");
+		script_console();
+		return;
+	}
+	if (autoboot_preflight() < 0) {
 		script_console();
 		return;
 	}

@@ -148,7 +148,7 @@ ALL_TARGETS += $(UNIT_PROGRAMS) $(TOOLS:%=build/tests/%)
 # ---- check targets ----
 .PHONY: check-unit check-iblib check-ibcore check-net check-driver check-dhcp check-tcp \
 	check-boot check-boot-qemu check-boot-netboot check-image check-hosted-e2e \
-	check-dhcp-ipoib check-ibcore-e2e check-driver-qemu check-driver-hosted
+	check-dhcp-ipoib check-ibcore-e2e check-driver-qemu check-driver-hosted check-autoboot-qemu
 
 # Core, PCI, PRM accessors; the hosted program starts, and drives the in-process model.
 check-unit: build/tests/unit-core build/tests/unit-drivers-bus build/tests/unit-prm bin/ibboot-hosted
@@ -265,6 +265,11 @@ check-ibcore-e2e: bin/ibboot.lkrn bin/libhcasim.so bin/fabsim bin/fabsim-servern
 check-driver-qemu: qemu bin/ibboot.lkrn bin/ibboot-hosted bin/libhcasim.so bin/fabsim \
 		bin/fabsim-servernode
 	@util/run-test driver-qemu src/tests/e2e/qemu/icmp-e2e.sh qemu
+
+# The autoboot with no HCA (QEMU without the device) and with no cable (the model, no fabric)
+# fails at once with the reason, each port named, instead of dhcp's 30 s wait for a link.
+check-autoboot-qemu: qemu bin/ibboot.lkrn bin/libhcasim.so
+	@util/run-test autoboot-nolink src/tests/e2e/qemu/autoboot-nolink.sh
 
 # The same with bin/ibboot-hosted. Not in make check: check-hosted-e2e covers the same and more.
 check-driver-hosted: bin/ibboot.lkrn bin/ibboot-hosted bin/libhcasim.so bin/fabsim \
