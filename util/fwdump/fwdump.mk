@@ -36,7 +36,9 @@ check-fwdump: bin/ibboot-fwdump-decode build/tests/fwdump-rig $$(call FUZZ_BINS,
 		util/run-test fwdump-fuzz sh -c 'echo "SKIP: fwdump-fuzz: clang is not installed"; exit 77')
 
 fuzz-fwdump: build/tests/fuzz-fwdump
-	@$(call FUZZ_LONG,fwdump,16384,60)
+	@mkdir -p build/fuzz/corpus-fwdump && cp -n util/fwdump/fuzz/seeds/* build/fuzz/corpus-fwdump/
+	@build/tests/fuzz-fwdump -max_total_time=60 -max_len=16384 -close_fd_mask=1 \
+		-artifact_prefix=build/fuzz/ build/fuzz/corpus-fwdump
 
 ALL_TARGETS += bin/ibboot-fwdump-decode
 .PHONY: check-fwdump fuzz-fwdump
