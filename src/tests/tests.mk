@@ -183,9 +183,11 @@ check-net: build/tests/unit-net
 check-driver: build/tests/unit-drivers-infiniband
 	@util/run-test unit-drivers-infiniband build/tests/unit-drivers-infiniband
 
-# The stack on a Linux TUN against the real dnsmasq / nginx, and fuzzing of their parsers.
+# The stack on a Linux TUN against the real dnsmasq / nginx (and atftpd for RFC 7440 windowsize),
+# and fuzzing of their parsers.
 check-dhcp: build/tests/tun-client $(call FUZZ_BINS,dhcp dns tftp)
 	@util/run-test dhcp-dnsmasq src/tests/e2e/tun/dnsmasq-e2e.sh build/tests/tun-client
+	@util/run-test tftp-atftpd src/tests/e2e/tun/atftpd-e2e.sh build/tests/tun-client
 	@$(call FUZZ_SMOKE,dhcp,dhcp,200000,8192)
 	@$(call FUZZ_SMOKE,dhcp,dns,200000,8192)
 	@$(call FUZZ_SMOKE,dhcp,tftp,200000,8192)
