@@ -423,6 +423,8 @@ int tftp_start(struct tftp_client *c, struct net_device *nd, uint32_t server,
 	if (rc < 0)
 		return rc;
 	c->state = TFTP_WAIT_FIRST;
+	c->start_ms = clock_ms();
+	c->status_ms = c->start_ms + TFTP_STATUS_MS;
 	rc = send_rrq(c);
 	if (rc < 0) {
 		udp_close(&c->sock);
@@ -463,6 +465,18 @@ bool tftp_step(struct tftp_client *c, uint64_t now)
 		send_error(c, c->server_port, 0, "client gave up: no data");
 		tftp_fail(c, -ETIMEDOUT, msg);
 		return false;
+	}
+	if (c->state == TFTP_TRANSFER && (int64_t)(now - c->status_ms) >= 0) {
+		char of[32] = "";
+
+		if (c->tsize)
+			ksnprintf(of, sizeof(of), " of %llu", (unsigned long long)c->tsize);
+		kprintf("%stftp: %s: %llu%s bytes after %u s, %u ACKs resent, %u duplicate blocks%s\n",
+			c->sink->progress && c->sink->len ? "\n" : "", c->filename,
+			(unsigned long long)c->sink->len, of, (unsigned)((now - c->start_ms) / 1000),
+			c->retransmits, c->dup_blocks, c->windowsize == 1 && c->retransmits ?
+			" (lock-step: a lost block waits for the server's retransmission)" : "");
+		c->status_ms = now + TFTP_STATUS_MS;
 	}
 	if ((int64_t)(now - c->next_timeout_ms) < 0)
 		return true;

@@ -49,6 +49,9 @@ struct tftp_opts {
 #define TFTP_ACK_RESEND_MS      200u
 #define TFTP_ACK_RESEND_MAX_MS  1600u
 #define TFTP_STALL_MS           30000u
+/* A transfer still running prints where it is this often (the progress bar alone redraws one
+ * line), so a slow one is visibly slow, not silent. */
+#define TFTP_STATUS_MS          10000u
 
 /* What an OACK grants, checked against what we asked (RFC 2347: a server may only lower). */
 struct tftp_oack {
@@ -81,6 +84,7 @@ struct tftp_client {
 	unsigned since_ack;        /* blocks since our last ACK (windowsize) */
 	uint64_t next_timeout_ms;
 	uint64_t progress_ms;      /* when the last in-order block (or the OACK) arrived */
+	uint64_t start_ms, status_ms;   /* transfer start; next status line */
 	unsigned timeout_ms, retries;
 	unsigned dup_blocks, ooo_blocks, retransmits;
 	int result;

@@ -478,6 +478,8 @@ TEST(tftp_no_progress_fails_naming_file_and_block)
 	CHECK(test_console_has("boot.bin from 198.18.0.1: no new data for 20000 ms after block 6 "
 			       "(12072 of 100000 bytes"));
 	CHECK(polled.dup_blocks > 10);   /* the stale copies kept coming all along */
+	/* and it was not silent meanwhile: a status line every 10 s */
+	CHECK(test_console_has("tftp: boot.bin: 12072 of 100000 bytes after 10 s, "));
 	CHECK(s.errors_seen >= 1);       /* ERROR to the server: it stops too */
 	/* with the default bound (the block after the last ACK the server took is the last) */
 	serve_file(&s, f, 100000);
