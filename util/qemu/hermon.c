@@ -126,6 +126,7 @@ struct HermonState {
     bool msix_ready;                    /* QEMU's MSI-X emulation sits on the model's capability */
     unsigned msix_vectors;
     unsigned msix_tbir, msix_pbir;      /* the BARs QEMU's table and PBA regions sit in */
+    uint8_t msix_cap;                   /* its offset in config space */
     int msix_hide_at;                   /* config byte whose value is patched to hide MSI-X, or -1 */
     uint8_t msix_hide_next;
     bool intx_level;                    /* as last driven */
@@ -254,6 +255,17 @@ static void hermon_irq_update(HermonState *s)
 
     if (!s->h) {
         return;
+    }
+    /*
+     * A software reset (BAR0 reset register) returns the model's config space to its defaults,
+     * MSI-X Enable included, as the chip's does; QEMU's copy of the capability and its table
+     * follow, so the two never disagree about how the function signals.
+     */
+    if (s->msix_ready && msix_enabled(pdev) &&
+        !(s->api.cfg_read(s->h, s->msix_cap + PCI_MSIX_FLAGS, 2) & PCI_MSIX_FLAGS_ENABLE)) {
+        hermon_log(s, "irq: MSI-X off in the model's config space (software reset): "
+                   "QEMU's MSI-X state reset too");
+        msix_reset(pdev);
     }
     while (s->diag.irq_next && (v = s->diag.irq_next(s->h)) >= 0) {
         if (!s->msix_ready || !msix_enabled(pdev)) {
@@ -559,6 +571,7 @@ static void hermon_setup_msix(HermonState *s)
     pci_set_byte(pdev->config + PCI_CAPABILITY_LIST, head);
     s->msix_tbir = tbir;
     s->msix_pbir = pbir;
+    s->msix_cap = cap;
     for (s->msix_vectors = 0; s->msix_vectors < n; s->msix_vectors++) {
         msix_vector_use(pdev, s->msix_vectors);
     }
