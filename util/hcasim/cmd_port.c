@@ -80,12 +80,28 @@ int cmd_set_port(struct hcasim *h, struct hcasim_cmd *c)
 	st = hcasim_cmd_mbox_in(h, c, HERMONPRM_SET_PORT_IB_ST_BYTES);
 	if (st)
 		return st;
-	/* mtu_cap is an IB MTU (1..5 = 256..4096), vl_cap 1..4 (VL0, VL0-1, VL0-3, VL0-7) */
+	/* mtu_cap is an IB MTU (1..5 = 256..4096). vl_cap is a number of data VLs, not the IB
+	 * VLCap enum: Linux mlx4 port.c mlx4_SET_PORT ("IB VL CAP enum isn't used by the firmware,
+	 * just numerical values") offers 8, 4, 2, 1 and steps down only on -ENOMEM, the status the
+	 * firmware gives when the port has fewer VLs (EXCEED_LIM). The port has 8 (VL0-7); a count
+	 * that is not a power of two is a bad parameter. Stored as the VLCap enum (1 VL = 1,
+	 * 2 = 2, 4 = 3, 8 = 4) the SMA reports. */
 	if (!set_port_cap(h, PRM_GET(set_port_ib, mmc, in), "mtu_cap",
-			  PRM_GET(set_port_ib, mtu_cap, in), 5, &h->port[port - 1].mtu_cap) ||
-	    !set_port_cap(h, PRM_GET(set_port_ib, mvc, in), "vl_cap",
-			  PRM_GET(set_port_ib, vl_cap, in), 4, &h->port[port - 1].vl_cap))
+			  PRM_GET(set_port_ib, mtu_cap, in), 5, &h->port[port - 1].mtu_cap))
 		return ST_BAD_PARAM;
+	if (PRM_GET(set_port_ib, mvc, in)) {
+		unsigned n = PRM_GET(set_port_ib, vl_cap, in);
+
+		if (n > 8) {
+			hcasim_refuse(h, "SET_PORT: vl_cap %u VLs: the port has 8", n);
+			return ST_EXCEED_LIM;
+		}
+		if (n == 0 || (n & (n - 1))) {
+			hcasim_refuse(h, "SET_PORT: vl_cap %u is not a number of VLs (1, 2, 4, 8)", n);
+			return ST_BAD_PARAM;
+		}
+		h->port[port - 1].vl_cap = n == 1 ? 1 : n == 2 ? 2 : n == 4 ? 3 : 4;
+	}
 	hcasim_sma_set_port_caps(h->sma, port, h->port[port - 1].mtu_cap, h->port[port - 1].vl_cap,
 				 PRM_GET(set_port_ib, lss, in) ?
 					 PRM_GET(set_port_ib, link_speed_supported, in) : 0);

@@ -224,7 +224,13 @@ TEST(hcasim_ctx_port_commands)
 	S(set_port_ib, mtu_cap, sp, 7);
 	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x00c, 0, 1, sp, sizeof(sp), NULL, 0, NULL), 0x03);
 	S(set_port_ib, mtu_cap, sp, 4);
+	/* vl_cap counts VLs (Linux mlx4_SET_PORT offers 8, 4, 2, 1 and steps down on EXCEED_LIM):
+	 * 8 is the port's VL0-7, more exceeds it, a count that is no power of two is invalid */
+	S(set_port_ib, vl_cap, sp, 8);
+	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x00c, 0, 1, sp, sizeof(sp), NULL, 0, NULL), 0);
 	S(set_port_ib, vl_cap, sp, 9);
+	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x00c, 0, 1, sp, sizeof(sp), NULL, 0, NULL), 0x08);
+	S(set_port_ib, vl_cap, sp, 3);
 	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x00c, 0, 1, sp, sizeof(sp), NULL, 0, NULL), 0x03);
 	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x00c, 1, 1, sp, sizeof(sp), NULL, 0, NULL), 0x03);
 	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x00c, 0, 3, sp, sizeof(sp), NULL, 0, NULL), 0x03);
