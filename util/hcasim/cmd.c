@@ -71,6 +71,7 @@ static const struct cmd_desc cmds[] = {
 	{ OP_READ_MCG, "READ_MCG", cmd_read_mcg, UP },
 	{ OP_WRITE_MCG, "WRITE_MCG", cmd_write_mcg, UP },
 	{ OP_MGID_HASH, "MGID_HASH", cmd_mgid_hash, UP },
+	{ OP_DIAG_RPRT, "DIAG_RPRT", cmd_diag_rprt, UP },
 };
 
 static const struct cmd_desc *cmd_lookup(unsigned opcode)

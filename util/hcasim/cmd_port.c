@@ -226,3 +226,25 @@ int cmd_conf_special_qp(struct hcasim *h, struct hcasim_cmd *c)
 	h->special_qp_set = true;
 	return ST_OK;
 }
+
+/* DIAG_RPRT op_mod 2: the transport and CI error counters (in_mod 0 the device's, 1..N a
+ * port's), 32-bit big-endian at fixed offsets up to 0x1a0 (num_cqovf). Linux mlx4_ib reads them
+ * once while registering the device (main.c mlx4_ib_get_hw_stats through mlx4_core
+ * mlx4_query_diag_counters; ib_register_device gives up when it fails). The model counts none
+ * of these errors: the report is all zeros. Other reports (op_mod) are not established: refused. */
+#define DIAG_RPRT_TRANSPORT_CI_ERRORS 2
+#define DIAG_RPRT_BYTES 0x200
+int cmd_diag_rprt(struct hcasim *h, struct hcasim_cmd *c)
+{
+	if (c->op_mod != DIAG_RPRT_TRANSPORT_CI_ERRORS) {
+		hcasim_refuse(h, "DIAG_RPRT: op_mod %u (only 2, transport/CI error counters)", c->op_mod);
+		return ST_BAD_PARAM;
+	}
+	if (c->in_mod > h->cfg.num_ports) {
+		hcasim_refuse(h, "DIAG_RPRT: port %u (0 = device, 1..%u)", c->in_mod, h->cfg.num_ports);
+		return ST_BAD_PARAM;
+	}
+	memset(c->out, 0, DIAG_RPRT_BYTES);
+	c->out_len = DIAG_RPRT_BYTES;
+	return ST_OK;
+}

@@ -87,7 +87,8 @@ enum hcasim_opcode {
 	OP_RST2INIT_QP = 0x019, OP_INIT2RTR_QP = 0x01a, OP_RTR2RTS_QP = 0x01b,
 	OP_RTS2RTS_QP = 0x01c, OP_SQERR2RTS_QP = 0x01d, OP_2ERR_QP = 0x01e, OP_2RST_QP = 0x021,
 	OP_QUERY_QP = 0x022, OP_CONF_SPECIAL_QP = 0x023, OP_MAD_IFC = 0x024, OP_READ_MCG = 0x025,
-	OP_WRITE_MCG = 0x026, OP_MGID_HASH = 0x027, OP_INIT2INIT_QP = 0x02d, OP_NOP = 0x031,
+	OP_WRITE_MCG = 0x026, OP_MGID_HASH = 0x027, OP_INIT2INIT_QP = 0x02d, OP_DIAG_RPRT = 0x030,
+	OP_NOP = 0x031,
 	OP_MOD_STAT_CFG = 0x034, OP_QUERY_PORT = 0x043, OP_SENSE_PORT = 0x04d,
 	OP_RUN_FW = 0xff6, OP_UNMAP_ICM = 0xff9, OP_MAP_ICM = 0xffa, OP_UNMAP_ICM_AUX = 0xffb,
 	OP_MAP_ICM_AUX = 0xffc, OP_SET_ICM_SIZE = 0xffd, OP_UNMAP_FA = 0xffe, OP_MAP_FA = 0xfff,
@@ -355,6 +356,7 @@ int cmd_query_dev_cap(struct hcasim *h, struct hcasim_cmd *c);
 int cmd_query_adapter(struct hcasim *h, struct hcasim_cmd *c);
 int cmd_mod_stat_cfg(struct hcasim *h, struct hcasim_cmd *c);
 int cmd_nop(struct hcasim *h, struct hcasim_cmd *c);
+int cmd_diag_rprt(struct hcasim *h, struct hcasim_cmd *c);
 int cmd_set_icm_size(struct hcasim *h, struct hcasim_cmd *c);
 int cmd_map_icm_aux(struct hcasim *h, struct hcasim_cmd *c);
 int cmd_unmap_icm_aux(struct hcasim *h, struct hcasim_cmd *c);

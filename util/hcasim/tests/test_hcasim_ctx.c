@@ -238,3 +238,21 @@ TEST(hcasim_ctx_port_commands)
 	CHECK_EQ(rawhost_cmd(&rh, 0x00a, 0, 0, 5, 0, NULL), 0x03);
 	rawhost_fini(&rh);
 }
+
+/* DIAG_RPRT op_mod 2 (transport/CI error counters, which Linux mlx4_ib reads while registering
+ * the device): 0x200 bytes of counters for the device (0) or a port; other reports refused. */
+TEST(hcasim_ctx_diag_rprt_counters)
+{
+	struct rawhost rh;
+	uint8_t out[0x200];
+
+	CHECK_EQ(rawhost_up(&rh), 0);
+	memset(out, 0xee, sizeof(out));
+	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x030, 2, 0, NULL, 0, out, sizeof(out), NULL), 0);
+	CHECK_EQ(out[0x1a0], 0);
+	CHECK_EQ(out[0x1ff], 0);
+	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x030, 2, 1, NULL, 0, out, sizeof(out), NULL), 0);
+	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x030, 2, 3, NULL, 0, out, sizeof(out), NULL), 0x03);
+	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x030, 0, 1, NULL, 0, out, sizeof(out), NULL), 0x03);
+	rawhost_fini(&rh);
+}
