@@ -23,6 +23,41 @@ static int cq_owned(struct hcasim *h, struct hcasim_cmd *c, uint32_t cqn)
 	return hcasim_cmd_ctx(h, c, "CQ", cqn, h->lay.log_num_cq, h->cq_hw, true);
 }
 
+/*
+ * SW2HW_CQ hands every entry of the ring to the hardware: the device sets each CQE's owner bit to
+ * hardware ownership (owner = 1 on the first pass), as SW2HW_EQ does for EQEs. Linux mlx4_ib
+ * depends on it: cq.c mlx4_ib_alloc_cq_buf hands over a zeroed buffer (mlx4_buf_alloc) and
+ * get_sw_cqe takes an entry whose owner bit equals the pass bit as the software's, so without
+ * this the entry after the first completion reads as a valid CQE of QP 0 and mlx4_ib_poll_one
+ * dereferences the QP it cannot find. iPXE and ibboot set the bits themselves. Written page by
+ * page through the MTT.
+ */
+static void cq_init_ownership(struct hcasim *h, uint32_t cqn, const uint8_t *ctx)
+{
+	uint8_t img[HCASIM_PAGE] = { 0 };
+	unsigned lg = PRM_GET(completion_queue_context, log_cq_size, ctx);
+	unsigned log_page = 12 + PRM_GET(completion_queue_context, log2_page_size, ctx);
+	uint64_t mtt = (uint64_t)PRM_GET(completion_queue_context, mtt_base_addr_h, ctx) << 32 |
+		       (uint64_t)PRM_GET(completion_queue_context, mtt_base_addr_l, ctx) << 3;
+	uint64_t start = (uint64_t)PRM_GET(completion_queue_context, page_offset, ctx) * CQE_SIZE;
+	uint64_t total = (uint64_t)CQE_SIZE << lg, done = 0, page = 1ull << log_page, pa;
+
+	for (unsigned i = 0; i < sizeof(img) / CQE_SIZE; i++)
+		PRM_SET(completion_queue_entry, owner, img + i * CQE_SIZE, 1);
+	while (done < total) {
+		uint64_t off = start + done, n = page - (off & (page - 1));
+
+		n = n < total - done ? n : total - done;
+		n = n < sizeof(img) ? n : sizeof(img);
+		if (hcasim_mtt_translate(h, mtt, log_page, off, &pa) || hcasim_dma_write(h, pa, img, n) < 0) {
+			hcasim_refuse(h, "SW2HW_CQ: CQ %#x: ring not translatable/writable at byte %#llx: "
+				      "entries left as they are", cqn, (unsigned long long)done);
+			return;
+		}
+		done += n;
+	}
+}
+
 int cmd_sw2hw_cq(struct hcasim *h, struct hcasim_cmd *c)
 {
 	uint32_t cqn = c->in_mod & 0xffffff;
@@ -44,6 +79,7 @@ int cmd_sw2hw_cq(struct hcasim *h, struct hcasim_cmd *c)
 	st = hcasim_cmd_sw2hw_store(h, c, 2, cqn, h->cq_hw, hcasim_cqc_va(h, cqn), CQC_BYTES);
 	if (st)
 		return st;
+	cq_init_ownership(h, cqn, x);
 	hcasim_bit_set(h->cq_armed, cqn, PRM_GET(completion_queue_context, st, x) == CQ_ST_ARMED ||
 					       PRM_GET(completion_queue_context, st, x) == CQ_ST_ARMED_SOL);
 	return ST_OK;

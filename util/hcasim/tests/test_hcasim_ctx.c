@@ -239,6 +239,29 @@ TEST(hcasim_ctx_port_commands)
 	rawhost_fini(&rh);
 }
 
+/* SW2HW_CQ gives every CQE of the ring to the hardware (owner 1 on the first pass): Linux
+ * mlx4_ib hands over a zeroed ring and would otherwise read each entry as a completion. */
+TEST(hcasim_ctx_sw2hw_cq_sets_hardware_ownership)
+{
+	struct rawhost rh;
+	struct rawhost_cq cq;
+	uint8_t ctx[64], cqe[32];
+	uint8_t *ring;
+
+	CHECK_EQ(rawhost_up(&rh), 0);
+	CHECK_EQ(rawhost_create_cq(&rh, &cq, 130, 5), 0);
+	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x017, 0, 130, NULL, 0, ctx, sizeof(ctx), NULL), 0);
+	ring = rawhost_ptr(&rh, cq.ring);
+	memset(ring, 0, 32u << 5);   /* the zeroed ring Linux hands over */
+	CHECK_EQ(rawhost_poll_cq(&rh, &cq, cqe), 1);   /* zeroed: reads as a completion */
+	cq.ci = 0;
+	CHECK_EQ(rawhost_cmd_mbox(&rh, 0x016, 0, 130, ctx, sizeof(ctx), NULL, 0, NULL), 0);
+	for (unsigned i = 0; i < 32; i++)
+		CHECK_EQ(G(completion_queue_entry, owner, ring + 32 * i), 1);
+	CHECK_EQ(rawhost_poll_cq(&rh, &cq, cqe), 0);
+	rawhost_fini(&rh);
+}
+
 /* DIAG_RPRT op_mod 2 (transport/CI error counters, which Linux mlx4_ib reads while registering
  * the device): 0x200 bytes of counters for the device (0) or a port; other reports refused. */
 TEST(hcasim_ctx_diag_rprt_counters)
