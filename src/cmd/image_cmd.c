@@ -1,25 +1,46 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Image commands over the image registry and fetchers, iPXE-style: kernel/imgfetch/initrd URL
- * [ARGS], chain URL [ARGS], imgargs NAME ARGS, imgstat, imgfree [NAME], sha256 NAME HEX,
- * boot [NAME], and iPXE's other names imgselect, imgload, module, imgexec.
+ * [ARGS], chain URL [ARGS] (each with --sha256=HEX: a pin given before the fetch), imgargs NAME
+ * ARGS, imgstat, imgfree [NAME], sha256 NAME HEX, imgtrust, boot [NAME], and iPXE's other names
+ * imgselect, imgload, module, imgexec.
  */
 #include <ibboot/image.h>
 #include <ibboot/fetch.h>
 #include <ibboot/script.h>
 #include <ibboot/console.h>
+#include <ibboot/dhcp.h>
 #include <ibboot/errno.h>
 #include <ibboot/shell.h>
 #include <ibboot/string.h>
 
+/* The pin DHCP gave for its boot file (setting filename-sha256, from option 175 sub-option
+ * 112: src/net/dhcp.c) applies to a fetch of exactly that file name, as the embedded script's
+ * `chain ${filename}` does. 0 and *pin set, 1 when there is none, or -EINVAL. */
+static int dhcp_pin(const char *uri, uint8_t *pin)
+{
+	char file[SETTING_VALUE_MAX], hex[SETTING_VALUE_MAX];
+
+	if (setting_get("filename", file, sizeof(file)) <= 0 || strcmp(file, uri) ||
+	    setting_get("filename-sha256", hex, sizeof(hex)) <= 0)
+		return 1;
+	if (image_pin_parse("filename-sha256 (from DHCP)", hex, pin))
+		return -EINVAL;
+	kprintf("sha256: %s is pinned by DHCP (filename-sha256 %s)\n", uri, hex);
+	return 0;
+}
+
 /* Fetches the URL as an image with `role`; the remaining arguments become its command line.
  * Options before the URL, as iPXE's: --name=NAME / -n NAME names it (default: the URL's last
  * path component); --autofree/-a, --replace/-r and --timeout=T/-t T are accepted and ignored
- * (images stay until imgfree; downloads have their own bounded timeouts). */
+ * (images stay until imgfree; downloads have their own bounded timeouts). --sha256=HEX /
+ * --sha256 HEX pins it before the fetch: a download that hashes otherwise is discarded. */
 static struct image *fetch_cmd(int argc, char **argv, enum image_role role, int *rc)
 {
 	char name[IMAGE_NAME_MAX];
-	const char *given = NULL;
+	const char *given = NULL, *pin_hex = NULL;
+	uint8_t pin[SHA256_DIGEST_LEN];
+	bool pinned = false;
 	int first = 1;
 
 	for (; first < argc && argv[first][0] == '-'; first++) {
@@ -29,6 +50,10 @@ static struct image *fetch_cmd(int argc, char **argv, enum image_role role, int 
 			given = o + 7;
 		else if ((!strcmp(o, "-n") || !strcmp(o, "--name")) && first + 1 < argc)
 			given = argv[++first];
+		else if (strncmp(o, "--sha256=", 9) == 0)
+			pin_hex = o + 9;
+		else if (!strcmp(o, "--sha256") && first + 1 < argc)
+			pin_hex = argv[++first];
 		else if ((!strcmp(o, "-t") || !strcmp(o, "--timeout")) && first + 1 < argc)
 			first++;
 		else if (strcmp(o, "--autofree") && strcmp(o, "-a") && strcmp(o, "--replace") &&
@@ -39,9 +64,22 @@ static struct image *fetch_cmd(int argc, char **argv, enum image_role role, int 
 		}
 	}
 	if (argc <= first) {
-		kprintf("usage: %s [--name=NAME] URL [ARGS...]\n", argv[0]);
+		kprintf("usage: %s [--name=NAME] [--sha256=HEX] URL [ARGS...]\n", argv[0]);
 		*rc = -EINVAL;
 		return NULL;
+	}
+	if (pin_hex) {
+		if (image_pin_parse(argv[0], pin_hex, pin)) {
+			kprintf("%s: nothing fetched\n", argv[0]);
+			*rc = -EINVAL;
+			return NULL;
+		}
+		pinned = true;
+	} else {
+		*rc = dhcp_pin(argv[first], pin);
+		if (*rc < 0)
+			return NULL;
+		pinned = *rc == 0;
 	}
 	if (given) {
 		if (!*given || strlen(given) >= sizeof(name)) {
@@ -54,7 +92,7 @@ static struct image *fetch_cmd(int argc, char **argv, enum image_role role, int 
 		image_name_from_uri(argv[first], name, sizeof(name));
 	}
 	struct image *img;
-	img = fetch_image(argv[first], name, rc);
+	img = fetch_image_pinned(argv[first], name, pinned ? pin : NULL, rc);
 	if (!img)
 		return NULL;
 	*rc = image_set_cmdline(img, argc - first - 1, argv + first + 1);
@@ -78,7 +116,7 @@ static int cmd_kernel(int argc, char **argv)
 	return rc;
 }
 SHELL_COMMAND(kernel, CMD_ORDER_IMAGE,
-	      "[--name=N] URL [ARGS]: fetch the kernel to boot, with its command line", cmd_kernel);
+	      "[--name=N] [--sha256=HEX] URL [ARGS]: fetch the kernel to boot, with its command line", cmd_kernel);
 
 static int cmd_initrd(int argc, char **argv)
 {
@@ -88,7 +126,7 @@ static int cmd_initrd(int argc, char **argv)
 	return rc;
 }
 SHELL_COMMAND(initrd, CMD_ORDER_IMAGE,
-	      "[--name=N] URL: fetch an initrd (several are concatenated)", cmd_initrd);
+	      "[--name=N] [--sha256=HEX] URL: fetch an initrd (several are concatenated)", cmd_initrd);
 
 static int cmd_imgfetch(int argc, char **argv)
 {
@@ -98,7 +136,7 @@ static int cmd_imgfetch(int argc, char **argv)
 	return rc;
 }
 SHELL_COMMAND(imgfetch, CMD_ORDER_IMAGE,
-	      "[--name=N] URL [ARGS]: fetch an image (URL: tftp://, http://, module:N)",
+	      "[--name=N] [--sha256=HEX] URL [ARGS]: fetch an image (tftp://, http://, module:N)",
 	      cmd_imgfetch);
 
 /* chain URL: fetch, then run it (a script) or boot it (a kernel). */
@@ -108,8 +146,11 @@ static int cmd_chain(int argc, char **argv)
 	struct image *img = fetch_cmd(argc, argv, IMAGE_ROLE_KERNEL, &rc);
 
 	if (!img) {
-		kprintf("chain: nothing to run — check the URL (DHCP boot file: ${filename}) and "
-			"that the server has the file\n");
+		if (rc == -EPERM)   /* the trust policy said why */
+			kprintf("chain: nothing run\n");
+		else
+			kprintf("chain: nothing to run — check the URL (DHCP boot file: ${filename}) "
+				"and that the server has the file\n");
 		return rc;
 	}
 	/* A script is run, never selected: its own `boot` must find the kernel it fetches. */
@@ -118,7 +159,7 @@ static int cmd_chain(int argc, char **argv)
 	return image_boot(img);
 }
 SHELL_COMMAND(chain, CMD_ORDER_IMAGE,
-	      "URL [ARGS]: fetch and run a script, or boot a kernel", cmd_chain);
+	      "[--sha256=HEX] URL [ARGS]: fetch and run a script, or boot a kernel", cmd_chain);
 
 static int cmd_imgargs(int argc, char **argv)
 {
@@ -140,6 +181,9 @@ static int cmd_imgstat(int argc __unused, char **argv __unused)
 {
 	static const char *const roles[] = { "", " [kernel]", " [initrd]" };
 
+	kprintf("trust: %s\n", image_trust_enforcing() ?
+		"enforcing (only images pinned by SHA-256 before their fetch boot or run)" :
+		"permissive (pinned images must match; unpinned ones boot)");
 	if (!image_first())
 		kprintf("no images\n");
 	for (struct image *i = image_first(); i; i = i->next)
@@ -186,6 +230,28 @@ static int cmd_sha256(int argc, char **argv)
 }
 SHELL_COMMAND(sha256, CMD_ORDER_IMAGE,
 	      "NAME HEX: verify an image; a mismatch refuses to boot it", cmd_sha256);
+
+/* imgtrust [--permanent]: enforcing mode for the rest of this boot, as iPXE's `imgtrust
+ * --permanent` (there is no way back, so --allow is refused once it is on). */
+static int cmd_imgtrust(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "--allow")) {
+		if (!image_trust_enforcing())
+			return 0;   /* already permissive */
+		kprintf("imgtrust: enforcing mode cannot be turned off\n");
+		return -EPERM;
+	}
+	if (argc > 2 || (argc == 2 && strcmp(argv[1], "--permanent"))) {
+		kprintf("usage: imgtrust [--permanent]  (enforce SHA-256 pins from now on; "
+			"cannot be undone)\n");
+		return -EINVAL;
+	}
+	image_trust_enforce();
+	return 0;
+}
+SHELL_COMMAND(imgtrust, CMD_ORDER_IMAGE,
+	      "[--permanent]: from now on boot/run only images pinned (--sha256) before their "
+	      "fetch; cannot be undone", cmd_imgtrust);
 
 static int cmd_boot(int argc, char **argv)
 {

@@ -10,15 +10,12 @@
 
 int (*image_run_script)(struct image *img);
 
+/* The trust policy, before anything is loaded: a failed pin, or (enforcing) no pin given before
+ * the fetch. The loaders check every pin again on the bytes they place — kernel, initrds,
+ * multiboot modules — and image_boot on a script's own buffer. */
 static int refuse_unverified(const struct image *kernel)
 {
-	for (struct image *i = image_first(); i; i = i->next)
-		if (i->verified < 0 && (i == kernel || i->role == IMAGE_ROLE_INITRD)) {
-			kprintf("boot: refusing: %s failed its sha256 check (fetch it again from a "
-				"good source, or fix the pinned hash)\n", i->name);
-			return -EPERM;
-		}
-	return 0;
+	return image_trust_allowed(kernel);
 }
 
 static int boot_linux(struct image *img)
@@ -101,6 +98,9 @@ int image_boot(struct image *img)
 				img->name);
 			return -ENOTSUP;
 		}
+		rc = image_trust_check_data(img);   /* the bytes the interpreter will read */
+		if (rc)
+			return rc;
 		return image_run_script(img);
 	}
 	if (img->len > 0x206 && memcmp(img->data + 0x202, "HdrS", 4) == 0)

@@ -124,9 +124,44 @@ void fetch_progress_show(void *ctx, uint64_t bytes, uint64_t total)
 	}
 }
 
+/* The pin is compared with the image's own buffer (what boots), not with the staging copy. */
+static int check_pin(struct image *img, const uint8_t *pin)
+{
+	uint8_t got[SHA256_DIGEST_LEN];
+	char want_hex[2 * SHA256_DIGEST_LEN + 1], got_hex[2 * SHA256_DIGEST_LEN + 1];
+
+	sha256(img->data, img->len, got);
+	sha256_to_hex(got, got_hex);
+	if (memcmp(got, pin, SHA256_DIGEST_LEN) != 0) {
+		sha256_to_hex(pin, want_hex);
+		kprintf("sha256: %s MISMATCH: pinned %s before the fetch\n"
+			"sha256:   but the %zu bytes fetched from %s hash to %s\n"
+			"sha256: %s discarded — the server or the network changed it, or the pin is "
+			"wrong\n", img->name, want_hex, img->len, img->uri, got_hex, img->name);
+		return -EPERM;
+	}
+	memcpy(img->pin, pin, SHA256_DIGEST_LEN);
+	img->pinned = IMAGE_PINNED_BEFORE_FETCH;
+	img->verified = 1;
+	kprintf("sha256: %s OK (%s, pinned before the fetch)\n", img->name, got_hex);
+	return 0;
+}
+
 struct image *fetch_image(const char *uri, const char *name, int *rc)
 {
+	return fetch_image_pinned(uri, name, NULL, rc);
+}
+
+struct image *fetch_image_pinned(const char *uri, const char *name, const uint8_t *pin, int *rc)
+{
 	char resolved[IMAGE_URI_MAX];
+
+	if (!pin && image_trust_enforcing()) {
+		kprintf("trust: refusing to fetch %s: it has no SHA-256 pin (enforcing mode: give "
+			"--sha256 HEX)\n", uri);
+		*rc = -EPERM;
+		return NULL;
+	}
 
 	if (!strchr(uri, ':') && fetch_resolve_relative) {
 		*rc = fetch_resolve_relative(uri, resolved, sizeof(resolved));
@@ -186,6 +221,13 @@ struct image *fetch_image(const char *uri, const char *name, int *rc)
 	boot_phase("%s: %ld bytes in %llu.%03llu s (%u.%u MB/s)", name, n,
 		   (unsigned long long)(us / 1000000), (unsigned long long)(us / 1000 % 1000),
 		   r / 10, r % 10);
+	if (pin) {
+		*rc = check_pin(img, pin);
+		if (*rc) {
+			image_free(img);
+			return NULL;
+		}
+	}
 	*rc = 0;
 	return img;
 }

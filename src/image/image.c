@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* The image registry (see image.h): named files in allocator memory, with command lines. */
 #include <ibboot/image.h>
+#include <ibboot/config.h>
 #include <ibboot/console.h>
 #include <ibboot/dma.h>
 #include <ibboot/errno.h>
 #include <ibboot/string.h>
 
 static struct image *images;
+/* Enforcing mode: set at build time or by image_trust_enforce(), never cleared. */
+static bool trust_enforcing = TRUST_ENFORCE;
 
 /* The parsers' reason for a refusal: one buffer, read by the caller before the next parse. */
 static char why_buf[160];
@@ -164,15 +167,22 @@ void image_name_from_uri(const char *uri, char *name, size_t size)
 	name[n] = '\0';
 }
 
+int image_pin_parse(const char *who, const char *hex, uint8_t pin[SHA256_DIGEST_LEN])
+{
+	if (sha256_from_hex(hex, pin)) {
+		kprintf("%s: '%s' is not a SHA-256 (64 hex digits)\n", who, hex);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int image_verify_sha256(struct image *img, const char *hex)
 {
 	uint8_t want[SHA256_DIGEST_LEN], got[SHA256_DIGEST_LEN];
 	char got_hex[2 * SHA256_DIGEST_LEN + 1];
 
-	if (sha256_from_hex(hex, want)) {
-		kprintf("sha256: '%s' is not 64 hex digits\n", hex);
+	if (image_pin_parse("sha256", hex, want))
 		return -EINVAL;
-	}
 	sha256(img->data, img->len, got);
 	sha256_to_hex(got, got_hex);
 	if (memcmp(want, got, SHA256_DIGEST_LEN) != 0) {
@@ -184,7 +194,81 @@ int image_verify_sha256(struct image *img, const char *hex)
 			img->name);
 		return -EPERM;
 	}
+	/* A pin given before the fetch stays the stronger kind when this line agrees with it. */
+	if (img->pinned != IMAGE_PINNED_BEFORE_FETCH || memcmp(img->pin, want, sizeof(want))) {
+		memcpy(img->pin, want, sizeof(want));
+		img->pinned = IMAGE_PINNED_AFTER_FETCH;
+	}
 	img->verified = 1;
 	kprintf("sha256: %s OK (%s)\n", img->name, got_hex);
+	if (trust_enforcing && img->pinned != IMAGE_PINNED_BEFORE_FETCH)
+		kprintf("sha256: note: %s was pinned after its fetch, which enforcing mode does not "
+			"accept; pin it with --sha256 HEX on the fetch\n", img->name);
 	return 0;
+}
+
+/* ---- trust policy (see image.h) ---- */
+
+bool image_trust_enforcing(void)
+{
+	return trust_enforcing;
+}
+
+void image_trust_enforce(void)
+{
+	if (!trust_enforcing)
+		kprintf("imgtrust: enforcing: from now on only images whose SHA-256 was pinned "
+			"before their fetch (--sha256 HEX) boot or run; this cannot be turned off\n");
+	trust_enforcing = true;
+}
+
+int image_trust_allowed(const struct image *img)
+{
+	if (img->verified < 0) {
+		kprintf("boot: refusing: %s failed its sha256 check (fetch it again from a good "
+			"source, or fix the pinned hash)\n", img->name);
+		return -EPERM;
+	}
+	if (trust_enforcing && img->pinned != IMAGE_PINNED_BEFORE_FETCH) {
+		kprintf("trust: refusing %s: %s (enforcing mode: pin it with --sha256 HEX on its "
+			"fetch)\n", img->name, img->pinned == IMAGE_UNPINNED ?
+			"it has no SHA-256 pin" : "its SHA-256 was pinned only after it was fetched");
+		return -EPERM;
+	}
+	return 0;
+}
+
+#if __STDC_HOSTED__
+/* Unit tests only (the freestanding image has no such function): back to the build's mode. */
+void image_trust_reset_for_tests(void)
+{
+	trust_enforcing = TRUST_ENFORCE;
+}
+#endif
+
+int image_trust_check(const struct image *img, const uint8_t digest[SHA256_DIGEST_LEN])
+{
+	char want[2 * SHA256_DIGEST_LEN + 1], got[2 * SHA256_DIGEST_LEN + 1];
+	int rc = image_trust_allowed(img);
+
+	if (rc || img->pinned == IMAGE_UNPINNED)
+		return rc;
+	if (memcmp(img->pin, digest, SHA256_DIGEST_LEN) != 0) {
+		sha256_to_hex(img->pin, want);
+		sha256_to_hex(digest, got);
+		kprintf("trust: refusing %s: the %zu bytes about to boot hash to %s, not the "
+			"pinned %s\n", img->name, img->len, got, want);
+		return -EPERM;
+	}
+	return 0;
+}
+
+int image_trust_check_data(const struct image *img)
+{
+	uint8_t d[SHA256_DIGEST_LEN];
+
+	if (img->pinned == IMAGE_UNPINNED)   /* nothing to compare: the policy alone */
+		return image_trust_allowed(img);
+	sha256(img->data, img->len, d);
+	return image_trust_check(img, d);
 }

@@ -254,6 +254,18 @@ static void fill_param(struct multiboot_plan *plan, const struct image *kernel)
 	}
 }
 
+int multiboot_check_pins(const struct image *kernel, bool hash)
+{
+	for (struct image *i = image_first(); i; i = i->next) {
+		if (i != kernel && !is_module(i, kernel))
+			continue;
+		int rc = hash ? image_trust_check_data(i) : image_trust_allowed(i);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 int multiboot_load(struct image *kernel, struct multiboot_plan *plan)
 {
 	struct multiboot_info_parsed *mb = &plan->mb;
@@ -267,7 +279,9 @@ int multiboot_load(struct image *kernel, struct multiboot_plan *plan)
 		kprintf("%s: %s\n", kernel->name, why);
 		return rc;
 	}
-	rc = check_targets_in_ram(mb);
+	rc = multiboot_check_pins(kernel, false);   /* the policy first, before anything moves */
+	if (!rc)
+		rc = check_targets_in_ram(mb);
 	if (rc)
 		return rc;
 	for (struct image *i = image_first(); i; i = i->next) {
@@ -287,6 +301,11 @@ int multiboot_load(struct image *kernel, struct multiboot_plan *plan)
 		goto fail;
 	}
 	rc = build_mbi(plan, kernel, n_mods);
+	if (rc)
+		goto fail;
+	/* The pins, on the buffers the kernel gets: its segments are copied from kernel->data at
+	 * the handoff, and each module is passed where move_clear left it. */
+	rc = multiboot_check_pins(kernel, true);
 	if (rc)
 		goto fail;
 	fill_param(plan, kernel);

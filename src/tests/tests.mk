@@ -26,8 +26,10 @@ UNIT_core := src/tests/unit/core/test_alloc.c src/tests/unit/core/test_fmt.c \
 UNIT_drivers-bus := src/tests/unit/drivers/bus/test_pci.c
 UNIT_prm := src/tests/unit/prm/test_prm.c
 UNIT_image := src/tests/unit/image/test_bzimage.c src/tests/unit/image/test_multiboot.c \
-	src/tests/unit/image/test_fetch.c
-UNIT_script := src/tests/unit/script/test_script.c
+	src/tests/unit/image/test_fetch.c src/tests/unit/image/test_trust.c \
+	src/tests/fakes/fake_fetch.c src/cmd/image_cmd.c
+UNIT_script := src/tests/unit/script/test_script.c src/tests/unit/script/test_trust_script.c \
+	src/tests/fakes/fake_fetch.c src/cmd/image_cmd.c
 UNIT_net-infiniband-wire := src/tests/unit/net/infiniband/wire/test_attrs.c \
 	src/tests/unit/net/infiniband/wire/test_mad.c src/tests/unit/net/infiniband/wire/test_packet.c
 UNIT_net-infiniband := src/tests/unit/net/infiniband/test_ib_core.c \

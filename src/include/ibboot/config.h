@@ -15,6 +15,12 @@
 /* A key within this long opens the console instead: 2 s, iPXE's "Press Ctrl-B" wait, long
  * enough to react to the banner, short enough not to slow an unattended boot. */
 #define AUTOBOOT_WAIT_MS          2000
+/* Trust policy (src/image/image.c): 1 = enforcing from the start, so nothing boots or runs unless
+ * its SHA-256 was pinned before it was fetched; `make TRUST=enforce` sets it. 0 = permissive until
+ * a script or the console says `imgtrust`. */
+#ifndef TRUST_ENFORCE
+#define TRUST_ENFORCE             0
+#endif
 
 /* ---- InfiniBand port policy (src/net/infiniband/ib_port.c) ---- */
 

@@ -28,6 +28,10 @@ int fetch_register(const struct fetch_scheme *s);
 /* Downloads `uri` into a new image `name` (replacing one so named), showing a progress bar.
  * NULL on failure with *rc set and the reason printed. */
 struct image *fetch_image(const char *uri, const char *name, int *rc);
+/* The same with a SHA-256 pin given before the fetch (NULL: none). The pin is checked on the
+ * image's own buffer once the download is in it: a mismatch discards the image (-EPERM). In
+ * enforcing mode (image.h) a fetch without a pin is refused before anything is downloaded. */
+struct image *fetch_image_pinned(const char *uri, const char *name, const uint8_t *pin, int *rc);
 /* The progress display fetch_image uses (for handlers' own tests). */
 void fetch_progress_show(void *ctx, uint64_t bytes, uint64_t total);
 /* Turns a name without a scheme into a URL (the network sets it: tftp://next-server/NAME);

@@ -30,6 +30,13 @@ struct image {
 	enum image_role role;
 	/* sha256: 1 = checked and matched, -1 = checked and did not match (boot refused). */
 	int verified;
+	/* The SHA-256 it must have (`pinned` says when it was given; see the trust policy). */
+	uint8_t pin[SHA256_DIGEST_LEN];
+	enum image_pin_when {
+		IMAGE_UNPINNED,
+		IMAGE_PINNED_AFTER_FETCH,    /* a `sha256 NAME HEX` line after the fetch */
+		IMAGE_PINNED_BEFORE_FETCH,   /* --sha256 HEX on the fetch, or the DHCP boot-file pin */
+	} pinned;
 	struct image *next;
 };
 
@@ -52,6 +59,30 @@ void image_name_from_uri(const char *uri, char *name, size_t size);
 /* `sha256 NAME HEX`: 0 on a match; -EPERM (and the image marked so `boot` refuses it) on a
  * mismatch, both with a message. */
 int image_verify_sha256(struct image *img, const char *hex);
+
+/*
+ * Trust policy (image.c), as iPXE's `imgtrust --permanent` but with SHA-256 pins. Permissive
+ * (the default): a pinned image boots only if its bytes match the pin; an unpinned one boots.
+ * Enforcing (`make TRUST=enforce`, or the `imgtrust` command; never turned off again): nothing
+ * is fetched, booted or run as a script unless its SHA-256 was pinned before it was fetched.
+ * Pins are checked again on the bytes that boot, once the loaders have put them in place.
+ */
+bool image_trust_enforcing(void);
+/* Turns enforcing mode on for the rest of this boot (there is no way back). */
+void image_trust_enforce(void);
+/* Parses 64 hex digits into pin; -EINVAL with "WHO: 'HEX' is not ..." when it is not. */
+int image_pin_parse(const char *who, const char *hex, uint8_t pin[SHA256_DIGEST_LEN]);
+/* Whether `img` may be used at all under the policy: -EPERM with the reason when it failed a
+ * pin, or when enforcing and it was not pinned before its fetch. */
+int image_trust_allowed(const struct image *img);
+/* The policy and the pin against `digest`, the SHA-256 of the bytes that will boot or run for
+ * img (the loaders' final copies): 0, or -EPERM with a message naming img. */
+int image_trust_check(const struct image *img, const uint8_t digest[SHA256_DIGEST_LEN]);
+/* image_trust_check on img->data[0..len). */
+int image_trust_check_data(const struct image *img);
+#if __STDC_HOSTED__
+void image_trust_reset_for_tests(void);   /* hosted test programs only */
+#endif
 
 /* ---- Linux bzImage (Documentation/arch/x86/boot.rst) ---- */
 #define BZ_XLF_KERNEL_64            (1u << 0)
@@ -119,6 +150,10 @@ struct multiboot_plan {
 	uint32_t mbi_addr;
 };
 int multiboot_load(struct image *kernel, struct multiboot_plan *plan);
+/* The kernel and every module it would get (every other image but scripts and other kernels)
+ * under the trust policy; with `hash`, each pin against the image's buffer as it is now
+ * (multiboot_load calls it once the modules are where the kernel will find them). */
+int multiboot_check_pins(const struct image *kernel, bool hash);
 void multiboot_unload(struct multiboot_plan *plan);
 /* Leaves long mode through the trampoline and enters the kernel (set on pcbios only). */
 extern int (*image_multiboot_handoff)(void *param_page);
