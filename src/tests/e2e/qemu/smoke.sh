@@ -86,6 +86,7 @@ if boot linux-boot "$IMAGE" "ibboot.cmd=help,pci,mem,modules,memcheck,modules,po
 	log=$OUT/linux-boot.log
 	expect $t "$log" '^ibboot [^ ]+ \(pcbios\)$' "no banner" &&
 	expect $t "$log" 'booted via Linux boot protocol \(real-mode entry\)' "wrong boot path" &&
+	expect $t "$log" '^random: TSC jitter only \(no RDRAND\)$' "QEMU's default CPU (qemu64) has no RDRAND: the random source line must say so" &&
 	check_mem $t "$log" 248 256 &&
 	expect $t "$log" '^00:0[0-9a-f]\.0 8086:100e class 020000' "e1000 (8086:100e) not listed" &&
 	expect $t "$log" '^4[0-9a-f]:02\.0 8086:100e class 020000' "e1000 on the extra root bus not found" &&
@@ -113,6 +114,7 @@ if boot multiboot "$mb" "ibboot.cmd=mem,modules,memcheck,modules,poweroff+7" -m 
 	log=$OUT/multiboot.log
 	expect $t "$log" '^ibboot [^ ]+ \(pcbios\)$' "no banner" &&
 	expect $t "$log" 'booted via multiboot' "QEMU did not take the multiboot path" &&
+	expect $t "$log" '^random: (RDRAND|RDSEED)\+TSC$' "-cpu max offers RDRAND (TCG in QEMU 7.2: RDRAND, no RDSEED): the random source line must name it" &&
 	check_mem $t "$log" 3064 3072 &&
 	expect $t "$log" '^paging: RAM identity-mapped with 1 GiB and 2 MiB pages; 1 of' "1-2 GiB not mapped by one 1 GiB page (2-3 GiB needs one page directory)" &&
 	expect $t "$log" '^memcheck: .* 0 bad; all freed$' "memcheck failed" &&
