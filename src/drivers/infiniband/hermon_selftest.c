@@ -345,6 +345,25 @@ static void st_cmd_timing(struct selftest *t, struct hermon_selftest_step *s)
 
 /* ---- 3: ICM/MPT/MTT round trip ---- */
 
+/* A virtual region over one page: the HCA translates through its MTT entry (local read only;
+ * the key's index part is the MPT index, as SW2HW_MPT requires; seed 000 for the fields). */
+static void st_fill_mpt(uint8_t mpt[HERMONPRM_MPT_ST_BYTES], uint32_t mem_key, const void *page,
+			const struct hermon_mtt *mtt)
+{
+	memset(mpt, 0, HERMONPRM_MPT_ST_BYTES);
+	hermonprm_mpt_st_set_r_w(mpt, 1);
+	hermonprm_mpt_st_set_lr(mpt, 1);
+	hermonprm_mpt_st_set_mem_key(mpt, mem_key);
+	hermonprm_mpt_st_set_pd(mpt, HERMON_GLOBAL_PD);
+	hermonprm_mpt_st_set_start_addr_h(mpt, (uint32_t)(virt_to_bus(page) >> 32));
+	hermonprm_mpt_st_set_start_addr_l(mpt, (uint32_t)virt_to_bus(page));
+	hermonprm_mpt_st_set_len_l(mpt, HERMON_PAGE_SIZE);
+	hermonprm_mpt_st_set_mtt_adr_h(mpt, (uint32_t)(mtt->mtt_base_addr >> 32));
+	hermonprm_mpt_st_set_mtt_adr_l(mpt, (uint32_t)mtt->mtt_base_addr);
+	hermonprm_mpt_st_set_mtt_size(mpt, 1);
+	hermonprm_mpt_st_set_entity_size(mpt, HERMON_PAGE_SHIFT);
+}
+
 static void st_mpt(struct selftest *t, struct hermon_selftest_step *s)
 {
 	struct hermon *h = t->h;
@@ -369,20 +388,7 @@ static void st_mpt(struct selftest *t, struct hermon_selftest_step *s)
 		st_fail_cmd(t, s, "MTT entry not written", rc);
 		goto out_page;
 	}
-	/* A virtual region over that one page: the HCA translates through the MTT entry (local
-	 * read only; mem_key index = the MPT index, as SW2HW_MPT requires). */
-	memset(mpt, 0, sizeof(mpt));
-	hermonprm_mpt_st_set_r_w(mpt, 1);
-	hermonprm_mpt_st_set_lr(mpt, 1);
-	hermonprm_mpt_st_set_mem_key(mpt, (tag << 24) | index);
-	hermonprm_mpt_st_set_pd(mpt, HERMON_GLOBAL_PD);
-	hermonprm_mpt_st_set_start_addr_h(mpt, (uint32_t)(virt_to_bus(page) >> 32));
-	hermonprm_mpt_st_set_start_addr_l(mpt, (uint32_t)virt_to_bus(page));
-	hermonprm_mpt_st_set_len_l(mpt, HERMON_PAGE_SIZE);
-	hermonprm_mpt_st_set_mtt_adr_h(mpt, (uint32_t)(mtt.mtt_base_addr >> 32));
-	hermonprm_mpt_st_set_mtt_adr_l(mpt, (uint32_t)mtt.mtt_base_addr);
-	hermonprm_mpt_st_set_mtt_size(mpt, 1);
-	hermonprm_mpt_st_set_entity_size(mpt, HERMON_PAGE_SHIFT);
+	st_fill_mpt(mpt, (tag << 24) | index, page, &mtt);
 	if ((rc = hermon_cmd_sw2hw_mpt(h, index, mpt)) != 0) {
 		st_fail_cmd(t, s, "MPT not written", rc);
 		goto out_mtt;
@@ -512,13 +518,50 @@ static void st_wrap(struct selftest *t, struct hermon_selftest_step *s)
 
 /* ---- 5: UD loopback ---- */
 
-static void st_loopback(struct selftest *t, struct hermon_selftest_step *s)
+/* Sends msg to ourselves and waits for it: true when it came back (t->rx), else *s says why. */
+static bool st_loop_one(struct selftest *t, struct hermon_selftest_step *s, const uint8_t *msg,
+			size_t len)
 {
-	struct hermon_cq *rcq;
-	uint8_t msg[ST_PAYLOAD];
-	unsigned sends, errors0;
+	struct hermon_cq *rcq = t->rcq->drv_priv;
+	unsigned sends = t->sends + 1, errors0 = rcq->errors;
 	char why[80];
 	int rc;
+
+	t->looped = false;
+	if ((rc = st_send_self(t, msg, len)) != 0) {
+		st_set(s, HERMON_SELFTEST_FAIL, "datagram not posted: %s", ib_strerror(rc));
+		return false;
+	}
+	if (!st_wait(t, &t->sends, sends, ST_WAIT_MS)) {
+		st_set(s, HERMON_SELFTEST_FAIL, "no send completion in %u ms", ST_WAIT_MS);
+		return false;
+	}
+	if (t->send_errors) {
+		st_last_cqe(t->scq, why, sizeof(why));
+		st_set(s, HERMON_SELFTEST_FAIL, "send failed: %s", why);
+		return false;
+	}
+	for (uint64_t start = clock_ms(); !t->looped && rcq->errors == errors0 &&
+	     clock_ms() - start < ST_WAIT_MS;) {
+		ib_poll_device(&t->h->ib);
+		if (!t->looped)
+			udelay(ST_POLL_US);
+	}
+	if (t->looped)
+		return true;
+	if (rcq->errors != errors0) {
+		st_last_cqe(t->rcq, why, sizeof(why));
+		st_set(s, HERMON_SELFTEST_FAIL, "receive failed: %s", why);
+	} else {
+		st_set(s, HERMON_SELFTEST_FAIL, "datagram to LID 0x%04x QP 0x%x not received within "
+		       "%u ms", t->port->attr.lid, t->qp->qpn, ST_WAIT_MS);
+	}
+	return false;
+}
+
+static void st_loopback(struct selftest *t, struct hermon_selftest_step *s)
+{
+	uint8_t msg[ST_PAYLOAD];
 
 	if (!t->qp) {
 		st_set(s, HERMON_SELFTEST_FAIL, "no test queue pair: %s", t->qp_error);
@@ -530,42 +573,11 @@ static void st_loopback(struct selftest *t, struct hermon_selftest_step *s)
 		       t->port->attr.lid);
 		return;
 	}
-	rcq = t->rcq->drv_priv;
-	errors0 = rcq->errors;
 	for (unsigned i = 0; i < sizeof(msg); i++)
 		msg[i] = (uint8_t)(i * 7 + 3);
 	msg[0] = ST_TAG_LOOP;
-	t->looped = false;
-	sends = t->sends + 1;
-	if ((rc = st_send_self(t, msg, sizeof(msg))) != 0) {
-		st_set(s, HERMON_SELFTEST_FAIL, "datagram not posted: %s", ib_strerror(rc));
+	if (!st_loop_one(t, s, msg, sizeof(msg)))
 		return;
-	}
-	if (!st_wait(t, &t->sends, sends, ST_WAIT_MS)) {
-		st_set(s, HERMON_SELFTEST_FAIL, "no send completion in %u ms", ST_WAIT_MS);
-		return;
-	}
-	if (t->send_errors) {
-		st_last_cqe(t->scq, why, sizeof(why));
-		st_set(s, HERMON_SELFTEST_FAIL, "send failed: %s", why);
-		return;
-	}
-	for (uint64_t start = clock_ms(); !t->looped && rcq->errors == errors0 &&
-	     clock_ms() - start < ST_WAIT_MS;) {
-		ib_poll_device(&t->h->ib);
-		if (!t->looped)
-			udelay(ST_POLL_US);
-	}
-	if (!t->looped) {
-		if (rcq->errors != errors0) {
-			st_last_cqe(t->rcq, why, sizeof(why));
-			st_set(s, HERMON_SELFTEST_FAIL, "receive failed: %s", why);
-		} else {
-			st_set(s, HERMON_SELFTEST_FAIL, "datagram to LID 0x%04x QP 0x%x not received "
-			       "within %u ms", t->port->attr.lid, t->qp->qpn, ST_WAIT_MS);
-		}
-		return;
-	}
 	if (t->rx_len != sizeof(msg)) {
 		st_set(s, HERMON_SELFTEST_FAIL, "received %zu bytes, sent %zu", t->rx_len,
 		       sizeof(msg));
@@ -685,11 +697,31 @@ static void st_sa_done(void *ctx, int status, const uint8_t *resp)
 		memcpy(t->sa_resp, resp, IB_MAD_SIZE);
 }
 
+/* A PathRecord Get for the port's own GID (IBA 15.2.5.16): any SA answers it, and it leaves the
+ * SA client's path cache as it is. */
+static void st_path_query(const struct ib_port *port, uint8_t mad[IB_MAD_SIZE])
+{
+	struct iblib_path_record pr;
+
+	memset(&pr, 0, sizeof(pr));
+	memcpy(pr.dgid.raw, port->gid.raw, IB_GID_LEN);
+	memcpy(pr.sgid.raw, port->gid.raw, IB_GID_LEN);
+	pr.pkey = port->attr.pkey | 0x8000;
+	memset(mad, 0, IB_MAD_SIZE);
+	mad[0] = IBLIB_MAD_BASE_VERSION;
+	mad[1] = IBLIB_MCLASS_SUBN_ADM;
+	mad[2] = IBLIB_SA_CLASS_VERSION;
+	mad[3] = IBLIB_METHOD_GET;
+	put_be16(mad + 16, IBLIB_SA_ATTR_PATH_RECORD);
+	put_be64(mad + IBLIB_SA_COMP_MASK_OFF,
+		 IBLIB_PR_COMP_DGID | IBLIB_PR_COMP_SGID | IBLIB_PR_COMP_PKEY);
+	iblib_path_record_put(mad + IBLIB_SA_DATA_OFF, &pr);
+}
+
 static void st_port_sm(struct selftest *t, struct hermon_selftest_step *s)
 {
 	struct ib_port *port = t->port;
 	struct ib_address_vector sa_av;
-	struct iblib_path_record pr;
 	struct ib_path_info info;
 	uint8_t mad[IB_MAD_SIZE];
 	const char *why = "";
@@ -709,21 +741,7 @@ static void st_port_sm(struct selftest *t, struct hermon_selftest_step *s)
 		       "no subnet manager has activated it - is one running?");
 		return;
 	}
-	/* PathRecord Get for our own GID (IBA 15.2.5.16): any SA answers it, and it leaves the
-	 * SA client's path cache as it is. */
-	memset(&pr, 0, sizeof(pr));
-	memcpy(pr.dgid.raw, port->gid.raw, IB_GID_LEN);
-	memcpy(pr.sgid.raw, port->gid.raw, IB_GID_LEN);
-	pr.pkey = port->attr.pkey | 0x8000;
-	memset(mad, 0, sizeof(mad));
-	mad[0] = IBLIB_MAD_BASE_VERSION;
-	mad[1] = IBLIB_MCLASS_SUBN_ADM;
-	mad[2] = IBLIB_SA_CLASS_VERSION;
-	mad[3] = IBLIB_METHOD_GET;
-	put_be16(mad + 16, IBLIB_SA_ATTR_PATH_RECORD);
-	put_be64(mad + IBLIB_SA_COMP_MASK_OFF,
-		 IBLIB_PR_COMP_DGID | IBLIB_PR_COMP_SGID | IBLIB_PR_COMP_PKEY);
-	iblib_path_record_put(mad + IBLIB_SA_DATA_OFF, &pr);
+	st_path_query(port, mad);
 	ib_sa_address(port, &sa_av);
 	t->sa_done = false;
 	start = clock_ms();
