@@ -45,6 +45,7 @@ include util/fabsim/servernode/servernode.mk
 include util/payload/payload.mk
 include util/qemu/qemu.mk
 include util/demo/demo.mk
+include src/tests/e2e/oracle/oracle.mk
 include util/fwdump/fwdump.mk
 
 # What make check runs, in this order: unit tests first, then the model and fabric, programs on
