@@ -7,6 +7,12 @@
 #                         3% loss + 3% reordering on the server node's cable once the port is
 #                         ACTIVE (the pinned SHA-256s must still match); and with a tampered
 #                         initrd that ibboot must refuse (no Linux)
+#   make torture          not in make check (~40 min): 20 full netboots, HTTP and TFTP, under
+#                         fabsim loss/duplication/reordering/corruption/delay, a pulled and replugged
+#                         HCA cable and an OpenSM restart mid-download, plus a tampered initrd; the
+#                         payload's SHA-256 of what it booted is compared with the served file; one
+#                         line per case, then "torture: N of M netboots verified (SHA-256), K hangs,
+#                         J wrong images" (util/demo/torture; logs build/torture/)
 #   make bench-netboot    ibboot vs the stock iPXE on the same QEMU + model + fabric + servers, one
 #                         run each: lease, HTTP and TFTP of 64 MiB, image bytes, as ratios
 # Logs: build/demo/ (demo), build/demo/check/ (check). DEMO_TRANSPORT=tftp fetches the kernel
@@ -31,3 +37,6 @@ check-demo-qemu: $(DEMO_PIECES)
 bench-netboot: bin/ibboot.lkrn bin/libhcasim.so bin/libfabsim_client.so bin/fabsim bin/fabsim-servernode qemu
 	@util/demo/bench
 
+.PHONY: torture
+torture: $(DEMO_PIECES)
+	@util/demo/torture
