@@ -399,6 +399,28 @@ TEST(tcp_ooo_store_keeps_mss_sized_segments)
 	peer_teardown();
 }
 
+/* The store's memory is bounded whatever the MTU: every slot holds a full segment of the MSS we
+ * announce, and all of them together at most one receive window plus one slot. */
+TEST(tcp_ooo_store_sized_by_mss_and_bounded)
+{
+	static const unsigned mtus[] = { 576, 1500, 2044, 4092, 9000, 65520 };
+
+	for (unsigned i = 0; i < ARRAY_SIZE(mtus); i++) {
+		peer_setup();
+		peer_nd.mtu = mtus[i];
+		tcp_release(&conn);
+		memset(&conn, 0, sizeof(conn));
+		CHECK_EQ(tcp_connect(&conn, &peer_nd, PEER_IP, SPORT, NULL, rx, NULL), 0);
+		CHECK(conn.ooo_slot_size >= conn.rcv_mss);
+		CHECK(conn.ooo_slots >= 1 && conn.ooo_slots <= TCP_OOO_SLOTS);
+		CHECK((uint64_t)conn.ooo_slots * conn.ooo_slot_size <= TCP_OOO_BYTES_MAX);
+		CHECK(conn.ooo_slots == TCP_OOO_SLOTS ||
+		      (uint64_t)conn.ooo_slots * conn.ooo_slot_size >= TCP_RCV_WND);
+		tcp_release(&conn);
+		peer_teardown();
+	}
+}
+
 /* RFC 5961 §5.2: an ACK below SND.UNA - MAX.SND.WND (or above what was sent) makes the whole
  * segment unacceptable — its data is not delivered — and is answered with an ACK. */
 TEST(tcp_ack_outside_rfc5961_bounds_drops_the_segment)
