@@ -35,7 +35,7 @@ SCRIPT_SRCS := src/script/script.c src/script/phase.c src/script/firmware.c
 CMD_SRCS := src/cmd/core_cmd.c src/cmd/mem_cmd.c src/cmd/pci_cmd.c src/cmd/ib_cmd.c \
 	src/cmd/fw_cmd.c src/cmd/net_cmd.c src/cmd/dhcp_cmd.c src/cmd/http_cmd.c src/cmd/image_cmd.c \
 	src/cmd/selftest_cmd.c \
-	src/cmd/report_cmd.c
+	src/cmd/report_cmd.c src/cmd/set_cmd.c
 
 # Everything above is platform-independent: the same files in the image, the hosted program and
 # the tests.

@@ -8,6 +8,8 @@
  */
 #include <ibboot/ipoib.h>
 #include <ibboot/ib_sa.h>
+#include <ibboot/ib_mad.h>
+#include <ibboot/dhcp.h>
 #include <ibboot/ib_ulp.h>
 #include <ibboot/ipv4.h>
 #include <ibboot/console.h>
@@ -353,6 +355,25 @@ static void ipoib_follow_pin(struct ipoib *ip)
 	}
 }
 
+/* A new ib-pkey takes effect at once: the interface restarts on its port. */
+static void ipoib_pkey_setting_poll(struct ipoib *ip)
+{
+	char v[SETTING_VALUE_MAX];
+	struct ib_port *port = ip->port;
+
+	if (!port)
+		return;
+	if (setting_get("ib-pkey", v, sizeof(v)) < 0)
+		v[0] = 0;
+	v[sizeof(ip->pkey_setting) - 1] = 0;
+	if (!strcmp(v, ip->pkey_setting))
+		return;
+	kprintf("%s: ib-pkey is now '%s': restarting IPoIB on %s port %u\n", ip->nd.name, v,
+		port->dev->name, port->num);
+	ipoib_detach(ip);
+	(void)ipoib_attach(ip, port);
+}
+
 static void ipoib_poll(struct net_device *nd, uint64_t now)
 {
 	struct ipoib *ip = nd->priv;
@@ -369,6 +390,7 @@ static void ipoib_poll(struct net_device *nd, uint64_t now)
 		(void)ipoib_attach(ip, port);
 	}
 	ip->restart = false;
+	ipoib_pkey_setting_poll(ip);
 
 	for (unsigned i = 0; i < IPOIB_NEIGHBOURS; i++) {
 		struct ipoib_neigh *n = &ip->neigh[i];
@@ -497,6 +519,10 @@ static void ipoib_detach(struct ipoib *ip)
 {
 	if (!ip->port)
 		return;
+	if (ip->pkey_txn >= 0)
+		ib_mad_cancel(ip->port, ip->pkey_txn);
+	ip->pkey_txn = -1;
+	ip->nd.link_error = NULL;
 	ip->nd.link_up = false;
 	ip->joined = false;
 	neigh_flush_all(ip);
@@ -509,11 +535,14 @@ static void ipoib_detach(struct ipoib *ip)
 	ip->port = NULL;
 }
 
-static int ipoib_attach(struct ipoib *ip, struct ib_port *port)
+/* The UD QP on P_Key table entry `index` and the join of that partition's broadcast group. */
+static int ipoib_start(struct ipoib *ip, unsigned index)
 {
+	struct ib_port *port = ip->port;
 	struct ib_qp_config cfg = {
 		.type = IB_QPT_UD,
 		.qkey = 0,                /* set from the join reply */
+		.pkey_index = (uint16_t)index,
 		.send_wqes = IPOIB_TX_BUFS,
 		.recv_wqes = IPOIB_RX_BUFS,
 		.recv_payload = IPOIB_BUF_PAYLOAD,
@@ -523,7 +552,6 @@ static int ipoib_attach(struct ipoib *ip, struct ib_port *port)
 		.owner_priv = ip,
 	};
 
-	ip->port = port;
 	ip->cq = ib_create_cq(port->dev, IPOIB_TX_BUFS + IPOIB_RX_BUFS);
 	if (!ip->cq)
 		goto err;
@@ -532,7 +560,8 @@ static int ipoib_attach(struct ipoib *ip, struct ib_port *port)
 	if (!ip->qp)
 		goto err;
 	ipoib_addr_make(ip->nd.ll_addr, ip->qp->qpn, &port->gid);
-	ib_ipv4_broadcast_mgid(&ip->bcast_mgid, port->attr.pkey);
+	/* RFC 4391 §4: the MGID carries the P_Key with the full-member bit set. */
+	ib_ipv4_broadcast_mgid(&ip->bcast_mgid, ib_port_pkey(port));
 	ip->bcast = ib_sa_join(port, &ip->bcast_mgid, ip->qp, ipoib_bcast_joined, ip);
 	if (!ip->bcast)
 		goto err;
@@ -541,6 +570,184 @@ err:
 	kprintf("%s: cannot start IPoIB on %s port %u\n", ip->nd.name, port->dev->name, port->num);
 	ipoib_detach(ip);
 	return -ENOMEM;
+}
+
+/* "0x8001", "32769" -> 0x8001; -EINVAL for anything else or a value outside 1..0xffff. */
+static int ipoib_parse_pkey(const char *s)
+{
+	unsigned base = 10, v = 0, n = 0;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	for (; *s; s++, n++) {
+		unsigned d;
+
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned)(*s - '0');
+		else if (base == 16 && (*s | 0x20) >= 'a' && (*s | 0x20) <= 'f')
+			d = (unsigned)((*s | 0x20) - 'a' + 10);
+		else
+			return -EINVAL;
+		v = v * base + d;
+		if (v > 0xffff)
+			return -EINVAL;
+	}
+	return n && (v & 0x7fff) ? (int)v : -EINVAL;
+}
+
+/* The valid entries of the port's table, "0x7fff@0 0x8001@1", for messages. */
+static void ipoib_format_table(const struct ib_port *port, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (unsigned i = 0; i < port->attr.pkey_table_len && len + 16 < size; i++) {
+		uint16_t k = port->attr.pkey_table[i];
+
+		if (k & 0x7fff)
+			len += (size_t)ksnprintf(buf + len, size - len, "%s0x%04x@%u", len ? " " : "",
+						 k, i);
+	}
+	if (!len)
+		ksnprintf(buf, size, "empty");
+}
+
+static void ipoib_pkey_chosen(struct ipoib *ip, unsigned index, const char *why)
+{
+	struct ib_port *port = ip->port;
+
+	/* An invalid entry (an empty table): ib_port_pkey() falls back to entry 0 or 0xffff. */
+	port->ulp_pkey = index < IB_PKEY_TABLE_MAX ? port->attr.pkey_table[index] : 0;
+	port->ulp_pkey_index = (uint16_t)index;
+	kprintf("%s: P_Key 0x%04x (index %u): %s%s%s\n", ip->nd.name, ib_port_pkey(port), index,
+		why, ip->pkey_none[0] ? "; " : "", ip->pkey_none);
+	(void)ipoib_start(ip, index);
+}
+
+/* The next entry to ask about at or after `from`: a valid P_Key whose partition (low 15 bits)
+ * no earlier entry had. -1 when there is none left. */
+static int ipoib_next_candidate(const struct ib_port *port, unsigned from)
+{
+	for (unsigned i = from; i < port->attr.pkey_table_len; i++) {
+		uint16_t k = port->attr.pkey_table[i];
+		bool seen = false;
+
+		if (!(k & 0x7fff))
+			continue;
+		for (unsigned j = 0; j < i && !seen; j++)
+			seen = (port->attr.pkey_table[j] & 0x7fff) == (k & 0x7fff);
+		if (!seen)
+			return (int)i;
+	}
+	return -1;
+}
+
+static void ipoib_probe(struct ipoib *ip, int index);
+
+static void ipoib_probe_done(void *ctx, int status, const uint8_t *resp)
+{
+	struct ipoib *ip = ctx;
+	struct ib_port *port = ip->port;
+	struct ib_mcast_info info;
+	union ib_gid mgid;
+	const char *why = "no response from the SA";
+	uint16_t k;
+	size_t len;
+	int rc = status;
+
+	ip->pkey_txn = -1;
+	if (!port || status == -ECANCELED)
+		return;
+	k = port->attr.pkey_table[ip->pkey_probe];
+	ib_ipv4_broadcast_mgid(&mgid, k);
+	if (status == 0)
+		rc = ib_sa_parse_mcmember_response(resp, IB_MAD_SIZE, &mgid, &info, &why);
+	if (rc == 0) {
+		ipoib_pkey_chosen(ip, ip->pkey_probe, "IPoIB broadcast group found");
+		return;
+	}
+	len = strnlen(ip->pkey_none, sizeof(ip->pkey_none));
+	if (len + 24 < sizeof(ip->pkey_none))
+		ksnprintf(ip->pkey_none + len, sizeof(ip->pkey_none) - len, "%s0x%04x has none",
+			  len ? ", " : "", k | IB_PKEY_FULL_MEMBER);   /* as the MGID names it */
+	if (status != 0 || rc != -ENOENT)
+		kprintf("%s: P_Key 0x%04x: IPoIB broadcast group not confirmed: %s\n", ip->nd.name,
+			k, why);
+	ipoib_probe(ip, ipoib_next_candidate(port, ip->pkey_probe + 1));
+}
+
+/* Asks the SA about the broadcast group of entry `index`; with none left (or after
+ * IPOIB_PKEY_PROBES Gets) the first valid entry is used and its group joined as before. */
+static void ipoib_probe(struct ipoib *ip, int index)
+{
+	struct ib_port *port = ip->port;
+	union ib_gid mgid;
+	int first = ipoib_next_candidate(port, 0), rc;
+
+	if (index >= 0 && ip->pkey_probes < IPOIB_PKEY_PROBES) {
+		uint16_t k = port->attr.pkey_table[index];
+
+		ib_ipv4_broadcast_mgid(&mgid, k);
+		ip->pkey_probe = (unsigned)index;
+		ip->pkey_probes++;
+		rc = ib_sa_group_get(port, &mgid, k, ipoib_probe_done, ip);
+		if (rc >= 0) {
+			ip->pkey_txn = rc;
+			return;
+		}
+		kprintf("%s: cannot ask the SA about P_Key 0x%04x (error %d)\n", ip->nd.name, k, rc);
+	}
+	ipoib_pkey_chosen(ip, first < 0 ? 0 : (unsigned)first,
+			  "no IPoIB broadcast group found on any P_Key, joining this one");
+}
+
+static int ipoib_attach(struct ipoib *ip, struct ib_port *port)
+{
+	char v[SETTING_VALUE_MAX], table[160];
+	int pkey, index, first, second;
+
+	ip->port = port;
+	ip->pkey_txn = -1;
+	ip->pkey_probes = 0;
+	ip->pkey_none[0] = 0;
+	ip->nd.link_error = NULL;
+	/* The setting (embedded script, console or ibboot.cmd= `set ib-pkey ...`; not DHCP). */
+	if (setting_get("ib-pkey", v, sizeof(v)) < 0)
+		v[0] = 0;
+	memcpy(ip->pkey_setting, v, sizeof(ip->pkey_setting));
+	ip->pkey_setting[sizeof(ip->pkey_setting) - 1] = 0;
+	if (v[0]) {
+		/* IBA 10.9.1.2: the full member of that partition, else a limited entry. */
+		pkey = ipoib_parse_pkey(v);
+		index = pkey < 0 ? -ENOENT : ib_port_pkey_index(port, (uint16_t)(pkey | 0x8000));
+		if (pkey < 0 || index < 0) {
+			ipoib_format_table(port, table, sizeof(table));
+			if (pkey < 0)
+				kprintf("%s: ib-pkey '%s' is not a P_Key (0x0001..0xffff)\n",
+					ip->nd.name, v);
+			else
+				kprintf("%s: P_Key 0x%04x (setting ib-pkey) is not in %s port %u's "
+					"P_Key table (%s): IPoIB cannot start\n", ip->nd.name,
+					pkey | 0x8000, port->dev->name, port->num, table);
+			ip->nd.link_error = pkey < 0 ? "ib-pkey is not a P_Key"
+						     : "the ib-pkey P_Key is not in the port's P_Key table";
+			return -ENOENT;   /* ip->port stays: no retry until the port changes */
+		}
+		ipoib_pkey_chosen(ip, (unsigned)index, "setting ib-pkey");
+		return ip->qp ? 0 : -ENOMEM;
+	}
+	first = ipoib_next_candidate(port, 0);
+	second = first < 0 ? -1 : ipoib_next_candidate(port, (unsigned)first + 1);
+	if (first < 0 || second < 0) {
+		/* One partition (or an empty table: entry 0 as it is): nothing to choose from. */
+		ipoib_pkey_chosen(ip, first < 0 ? 0 : (unsigned)first,
+				  "the only P_Key in the port's table");
+		return ip->qp ? 0 : -ENOMEM;
+	}
+	ipoib_probe(ip, first);
+	return 0;
 }
 
 static void ipoib_port_up(struct ib_port *port)

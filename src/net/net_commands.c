@@ -20,6 +20,11 @@ int net_wait_link(struct net_device *nd, unsigned timeout_ms)
 	while (!nd->link_up) {
 		uint64_t now = clock_ms();
 
+		if (nd->link_error) {   /* waiting cannot help: say why at once */
+			kprintf("%s: no link: %s\n", nd->name, nd->link_error);
+			return -ENOENT;
+		}
+
 		if (now - start >= timeout_ms) {
 			kprintf("%s: no link after %u s\n", nd->name, timeout_ms / 1000);
 			return -ETIMEDOUT;

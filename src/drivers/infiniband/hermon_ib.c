@@ -56,7 +56,7 @@ static int hermon_ib_create_qp(struct ib_device *dev, struct ib_qp *qp)
 	if ((rc = hermon_create_qp(h, qp, &hqp)) != 0)
 		return rc;
 	/* UD/GSI/SMI need no peer: straight to RTS with the QP's Q_Key. */
-	if ((rc = hermon_modify_qp(h, hqp, qp->qkey, 0, 0)) != 0) {
+	if ((rc = hermon_modify_qp(h, hqp, qp->qkey, 0, qp->pkey_index)) != 0) {
 		hermon_destroy_qp(h, hqp);
 		return rc;
 	}

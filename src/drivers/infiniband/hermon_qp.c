@@ -160,7 +160,9 @@ static int hermon_rst2init(struct hermon *h, struct hermon_qp *qp)
 		hermon_log2_roundup(HERMON_SEND_WQE_SIZE) - 4);
 	hermonprm_queue_pair_ee_context_entry_st_set_usr_page(qpc, HERMON_UAR_NON_EQ_PAGE);
 	hermonprm_address_path_st_set_sched_queue(path, hermon_sched_queue(qp));
-	hermonprm_address_path_st_set_pkey_index(path, 0);
+	/* UD: the partition of its sends and receives (IBA 10.9.2); QP0/QP1 stay on entry 0. */
+	hermonprm_address_path_st_set_pkey_index(path, qp->type == IB_QPT_UD && qp->ibqp ?
+						 qp->ibqp->pkey_index : 0);
 	hermonprm_queue_pair_ee_context_entry_st_set_cqn_snd(qpc, qp->send_cq->cqn);
 	hermonprm_queue_pair_ee_context_entry_st_set_cqn_rcv(qpc, qp->recv_cq->cqn);
 	/* No remote read/write/atomic on any QP of ours (rre = rwe = rae = 0). */

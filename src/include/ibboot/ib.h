@@ -46,6 +46,8 @@
 #define IB_MCAST_LID_BASE 0xc000u  /* IBA 4.1.3: LIDs 0xC000..0xFFFE are multicast */
 #define IB_GSI_QKEY    0x80010000u /* IBA 13.4.6.1: the well-known Q_Key of QP1 */
 #define IB_DEFAULT_PKEY 0xffffu
+#define IB_PKEY_FULL_MEMBER 0x8000u  /* IBA 10.9.1.2: the membership bit of a P_Key */
+#define IB_PKEY_TABLE_MAX 128        /* entries the core reads (ConnectX-3: 128) */
 
 /* A buffer the HCA may read or write: CPU pointer, bus address, length (from dma_alloc()). */
 struct ib_buf {
@@ -101,6 +103,10 @@ struct ib_port_attr {
 	uint8_t gid_prefix[8];
 	uint8_t port_guid[8];        /* from NodeInfo:PortGUID queried on this port */
 	uint16_t pkey;               /* P_Key table entry 0 (full-member bit included) */
+	/* The port's P_Key table (IBA 14.2.5.7) as read by PKeyTable Gets, block by block up to
+	 * NodeInfo:PartitionCap (at most IB_PKEY_TABLE_MAX entries); 0 = an invalid entry. */
+	uint16_t pkey_table[IB_PKEY_TABLE_MAX];
+	uint16_t pkey_table_len;
 };
 
 struct ib_device;
@@ -121,6 +127,10 @@ struct ib_port {
 	struct ib_sa_client *sa;     /* PathRecord cache, multicast groups (ib_sa.c) */
 	struct ib_port_policy *policy;
 	bool query_pending;          /* an event asked for PortInfo to be re-read */
+	/* The partition the ULP (IPoIB) chose on this port: its P_Key as the table holds it and the
+	 * table index; ulp_pkey 0 = none chosen, entry 0 is used (ib_port_pkey()). */
+	uint16_t ulp_pkey;
+	uint16_t ulp_pkey_index;
 	bool mgmt_pending;           /* a management event that did not say what changed */
 };
 
@@ -208,6 +218,7 @@ struct ib_qp {
 	enum ib_qp_state state;
 	uint32_t qpn;                /* set by the driver: 0/1 for SMI/GSI, the hardware QPN for UD */
 	uint32_t qkey;               /* current Q_Key (modify_qp IB_QP_MOD_QKEY changes it) */
+	uint16_t pkey_index;         /* UD: the P_Key table index in the QP context (IBA 10.9.2) */
 	struct ib_work_queue send;
 	struct ib_work_queue recv;
 	void *drv_priv;
@@ -414,6 +425,7 @@ void ib_poll_cq(struct ib_cq *cq);
 struct ib_qp_config {
 	enum ib_qp_type type;
 	uint32_t qkey;
+	uint16_t pkey_index;             /* UD: P_Key table index its sends use and receives match */
 	unsigned send_wqes, recv_wqes;   /* rounded up to powers of two */
 	size_t recv_payload;             /* bytes per receive buffer after the GRH slot */
 	unsigned send_bufs;              /* send pool size (<= 32) */
@@ -438,6 +450,13 @@ void ib_mcast_detach(struct ib_qp *qp, const union ib_gid *mgid);
 
 /* Re-reads PortInfo/PKeyTable/NodeInfo of a port by local MAD. */
 int ib_port_query(struct ib_port *port);
+/* The P_Key SA requests and ULPs use on a port: the ULP's choice, else table entry 0. */
+uint16_t ib_port_pkey(const struct ib_port *port);
+/*
+ * Index of pkey in the port's table: the first full-member entry with the same low 15 bits, else
+ * the first limited one (IBA 10.9.1.2); -ENOENT if none. The caller reads the entry's membership.
+ */
+int ib_port_pkey_index(const struct ib_port *port, uint16_t pkey);
 
 /* Names for messages. */
 const char *ib_port_state_name(enum ib_port_state st);

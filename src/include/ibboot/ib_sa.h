@@ -9,6 +9,7 @@
 #define IBBOOT_IB_SA_H
 
 #include <ibboot/ib.h>
+#include <ibboot/ib_mad.h>
 
 #define IB_SA_PATH_CACHE     8
 #define IB_SA_PATH_WAITERS   4
@@ -111,6 +112,11 @@ struct ib_mcast_group *ib_sa_join(struct ib_port *port, const union ib_gid *mgid
 				  struct ib_qp *qp, ib_group_cb cb, void *ctx);
 /* Detaches, sends the Delete (best effort) and frees the slot. */
 void ib_sa_leave(struct ib_mcast_group *g);
+/* Asks the SA whether the group mgid exists in partition pkey (MCMemberRecord Get, no join).
+ * done gets the response (parse it with ib_sa_parse_mcmember_response) or an error. Returns the
+ * MAD handle (ib_mad_cancel) or a negative error. */
+int ib_sa_group_get(struct ib_port *port, const union ib_gid *mgid, uint16_t pkey,
+		    ib_mad_done_fn done, void *ctx);
 
 /* Wire parsers (also the fuzz targets' entry points). The MAD must be a GetResp/DeleteResp for
  * the right attribute with status 0 and a sane record. Return 0 or negative with *why set. */

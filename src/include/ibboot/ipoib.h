@@ -20,6 +20,7 @@
 #define ARP_OP_REPLY        2
 
 /* Ring sizes, ARP retries and neighbour table size: config.h. */
+#define IPOIB_PKEY_PROBES   16     /* P_Key table entries asked about per attach, at most */
 #define IPOIB_BUF_PAYLOAD   4096   /* header + the largest datagram MTU (4092) */
 
 /* Link address helpers: flags/QPN in the first 4 bytes (QPN is the low 24 bits), then the GID. */
@@ -75,6 +76,13 @@ struct ipoib {
 	struct ib_address_vector bcast_av;
 	bool joined;
 	bool restart;                  /* a send failed: the QP is in error, rebuild it */
+	/* The partition (RFC 4391 §4): the setting ib-pkey, or the first table entry whose IPoIB
+	 * broadcast group the SA knows (one MCMemberRecord Get per candidate, in table order). */
+	int pkey_txn;                  /* the Get in flight (MAD handle), -1 none */
+	unsigned pkey_probe;           /* table index it asks about */
+	unsigned pkey_probes;          /* Gets sent for this attach (at most IPOIB_PKEY_PROBES) */
+	char pkey_none[48];            /* "0xffff, 0x8002": P_Keys asked about that have no group */
+	char pkey_setting[24];         /* ib-pkey as the last attach saw it ("" unset) */
 	struct net_buf tx[IPOIB_TX_BUFS];   /* one header per send-pool buffer */
 	struct ipoib_neigh neigh[IPOIB_NEIGHBOURS];
 	struct ipoib_stats stats;

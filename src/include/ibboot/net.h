@@ -122,6 +122,7 @@ struct net_device {
 	uint8_t ll_addr_len;
 	uint16_t ll_type;                   /* ARP hardware type: 32 for IPoIB (RFC 4391) */
 	bool link_up;
+	const char *link_error;             /* why the link cannot come up (static text), or NULL */
 	/* IPv4 configuration (host byte order; 0 = unset). */
 	uint32_t ip_addr, netmask, gateway;
 	uint16_t ip_id;                     /* Identification of the next datagram (RFC 791) */

@@ -170,7 +170,8 @@ uint32_t ib_port_query_changes(struct ib_port *port, const struct ib_port_attr *
 		flags |= IB_MGMT_LID;
 	if (a->sm_lid != old->sm_lid || a->sm_sl != old->sm_sl)
 		flags |= IB_MGMT_SM;
-	if (a->pkey != old->pkey)
+	if (a->pkey != old->pkey || a->pkey_table_len != old->pkey_table_len ||
+	    memcmp(a->pkey_table, old->pkey_table, sizeof(a->pkey_table)))
 		flags |= IB_MGMT_PKEY;
 	if (memcmp(a->gid_prefix, old->gid_prefix, 8) || memcmp(a->port_guid, old->port_guid, 8))
 		flags |= IB_MGMT_GID;
@@ -181,6 +182,7 @@ int ib_port_query(struct ib_port *port)
 {
 	uint8_t data[IBLIB_SMP_DATA_BYTES];
 	struct ib_port_attr a = port->attr;
+	unsigned cap;
 	int rc;
 
 	rc = ib_local_get(port, IBLIB_SM_ATTR_PORT_INFO, port->num, data);
@@ -196,10 +198,26 @@ int ib_port_query(struct ib_port *port)
 		if (rc < 0)
 			return rc;
 		put_be64(a.port_guid, iblib_nodeinfo_port_guid(data));
-		rc = ib_local_get(port, IBLIB_SM_ATTR_PKEY_TABLE, 0, data);
-		if (rc < 0)
-			return rc;
-		a.pkey = get_be16(data);   /* block 0, entry 0 (IBA 14.2.5.7) */
+		cap = iblib_nodeinfo_partition_cap(data);
+		if (cap == 0)
+			cap = 32;   /* no PartitionCap given: the one block every port has */
+		if (cap > IB_PKEY_TABLE_MAX)
+			cap = IB_PKEY_TABLE_MAX;
+		memset(a.pkey_table, 0, sizeof(a.pkey_table));
+		a.pkey_table_len = 0;
+		/* 32 entries a block (IBA 14.2.5.7); a block after the first that the firmware will
+		 * not read ends the table rather than the query. */
+		for (unsigned blk = 0; blk * 32 < cap; blk++) {
+			rc = ib_local_get(port, IBLIB_SM_ATTR_PKEY_TABLE, blk, data);
+			if (rc < 0 && blk == 0)
+				return rc;
+			if (rc < 0)
+				break;
+			for (unsigned i = 0; i < 32 && blk * 32 + i < cap; i++)
+				a.pkey_table[blk * 32 + i] = get_be16(data + 2 * i);
+			a.pkey_table_len = (uint16_t)(blk * 32 + 32 < cap ? blk * 32 + 32 : cap);
+		}
+		a.pkey = a.pkey_table[0];
 	}
 	port->attr = a;
 	memcpy(port->gid.s.prefix, a.gid_prefix, 8);
@@ -414,6 +432,7 @@ struct ib_qp *ib_create_qp(struct ib_port *port, const struct ib_qp_config *cfg)
 	qp->port = port;
 	qp->type = cfg->type;
 	qp->qkey = cfg->qkey;
+	qp->pkey_index = cfg->pkey_index;
 	qp->send.num_wqes = round_pow2(cfg->send_wqes);
 	qp->recv.num_wqes = round_pow2(cfg->recv_wqes);
 	qp->send.cq = cfg->send_cq;

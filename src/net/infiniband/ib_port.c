@@ -282,6 +282,36 @@ void ib_policy_destroy(struct ib_port *port)
 	port->policy = NULL;
 }
 
+/* ---- partitions ---- */
+
+uint16_t ib_port_pkey(const struct ib_port *port)
+{
+	if (port->ulp_pkey)
+		return port->ulp_pkey;
+	return port->attr.pkey ? port->attr.pkey : IB_DEFAULT_PKEY;
+}
+
+int ib_port_pkey_index(const struct ib_port *port, uint16_t pkey)
+{
+	const struct ib_port_attr *a = &port->attr;
+	int limited = -ENOENT;
+
+	/* Low 15 bits 0 is an invalid entry, never a partition (IBA 10.9.1.2). */
+	if ((pkey & 0x7fff) == 0)
+		return -ENOENT;
+	for (unsigned i = 0; i < a->pkey_table_len && i < IB_PKEY_TABLE_MAX; i++) {
+		uint16_t k = a->pkey_table[i];
+
+		if ((k & 0x7fff) != (pkey & 0x7fff))
+			continue;
+		if (k & IB_PKEY_FULL_MEMBER)
+			return (int)i;
+		if (limited < 0)
+			limited = (int)i;
+	}
+	return limited;
+}
+
 /* ---- ibstat ---- */
 
 int ibstat_format(const struct ib_port *port, char *buf, size_t size)

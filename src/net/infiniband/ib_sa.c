@@ -326,7 +326,7 @@ int ib_sa_path_lookup(struct ib_port *port, const union ib_gid *dgid,
 	memset(&pr, 0, sizeof(pr));
 	gid_to_iblib(&pr.dgid, dgid);
 	gid_to_iblib(&pr.sgid, &port->gid);
-	pr.pkey = port->attr.pkey | 0x8000;
+	pr.pkey = ib_port_pkey(port) | 0x8000;
 	sa_build(mad, IBLIB_METHOD_GET, IBLIB_SA_ATTR_PATH_RECORD,
 		 IBLIB_PR_COMP_DGID | IBLIB_PR_COMP_SGID | IBLIB_PR_COMP_PKEY);
 	iblib_path_record_put(mad + IBLIB_SA_DATA_OFF, &pr);
@@ -424,7 +424,7 @@ static void group_build(const struct ib_mcast_group *g, uint8_t *mad, uint8_t me
 	memset(&mr, 0, sizeof(mr));
 	gid_to_iblib(&mr.mgid, &g->info.mgid);
 	gid_to_iblib(&mr.port_gid, &port->gid);
-	mr.pkey = port->attr.pkey | 0x8000;
+	mr.pkey = ib_port_pkey(port) | 0x8000;
 	mr.join_state = IBLIB_MCR_JOIN_FULL;
 	/* The mask Linux IPoIB uses for an existing group (fabric-opensm.md §4: 0x10083). */
 	sa_build(mad, method, IBLIB_SA_ATTR_MCMEMBER_RECORD,
@@ -505,6 +505,27 @@ void ib_sa_leave(struct ib_mcast_group *g)
 			port->sa->stats.leaves++;
 	}
 	memset(g, 0, sizeof(*g));
+}
+
+/* Whether a group exists, without joining it: an MCMemberRecord Get by MGID and P_Key (IBA
+ * 15.2.5.17); the SA answers "no records" for a group nobody created. */
+int ib_sa_group_get(struct ib_port *port, const union ib_gid *mgid, uint16_t pkey,
+		    ib_mad_done_fn done, void *ctx)
+{
+	struct iblib_mcmember_record mr;
+	struct ib_address_vector sa_av;
+	uint8_t mad[IB_MAD_SIZE];
+
+	if (!sa_of(port) || port->attr.state != IB_PORT_ACTIVE)
+		return -ENODEV;
+	memset(&mr, 0, sizeof(mr));
+	gid_to_iblib(&mr.mgid, mgid);
+	mr.pkey = pkey | 0x8000;
+	sa_build(mad, IBLIB_METHOD_GET, IBLIB_SA_ATTR_MCMEMBER_RECORD,
+		 IBLIB_MCR_COMP_MGID | IBLIB_MCR_COMP_PKEY);
+	iblib_mcmember_record_put(mad + IBLIB_SA_DATA_OFF, &mr);
+	ib_sa_address(port, &sa_av);
+	return ib_mad_request(port, mad, &sa_av, done, ctx);
 }
 
 /* ---- port events ---- */
