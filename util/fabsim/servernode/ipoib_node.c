@@ -70,6 +70,8 @@ struct ipoib_node {
 	struct ipoib_node_cfg cfg;
 	struct sn_sma *sma;
 	struct sn_port_state port;
+	uint16_t ipoib_pkey;           /* the table's entry for cfg.pkey (or entry 0); 0 = not there */
+	bool pkey_missing_logged;
 	bool link_up;
 	uint8_t gid[16];
 	struct bcast_group bc;
@@ -328,8 +330,8 @@ static void join_send(struct ipoib_node *n, uint64_t now_ms)
 	n->bc.tid = next_tid(n);
 	n->bc.tries++;
 	n->bc.next_ms = now_ms + RETRY_MS;
-	ipoib_broadcast_mgid(n->bc.mgid, n->port.pkey);
-	sa_build_mcmember_join(mad, n->bc.tid, n->bc.mgid, n->gid, n->port.pkey);
+	ipoib_broadcast_mgid(n->bc.mgid, n->ipoib_pkey);
+	sa_build_mcmember_join(mad, n->bc.tid, n->bc.mgid, n->gid, n->ipoib_pkey);
 	n->st.joins++;
 	if (n->bc.tries == 1 || n->bc.tries % 10 == 0)
 		nlog(n, "joining broadcast group (try %u) via SA at LID %u", n->bc.tries, n->port.sm_lid);
@@ -350,9 +352,11 @@ static void forget_sa_state(struct ipoib_node *n)
 static void port_changed(struct ipoib_node *n, bool rereg, uint64_t now_ms)
 {
 	struct sn_port_state old = n->port;
+	uint16_t old_pkey = n->ipoib_pkey;
 
 	sn_sma_state(n->sma, &n->port);
 	refresh_gid(n);
+	n->ipoib_pkey = n->cfg.pkey ? sn_sma_pkey_entry(n->sma, n->cfg.pkey) : n->port.pkey;
 	if (n->port.port_state != old.port_state)
 		nlog(n, "port state %u -> %u, LID %u, SM LID %u", old.port_state, n->port.port_state,
 		     n->port.lid, n->port.sm_lid);
@@ -365,8 +369,17 @@ static void port_changed(struct ipoib_node *n, bool rereg, uint64_t now_ms)
 	if (rereg)
 		nlog(n, "ClientReregister from the SM: joining again");
 	if (rereg || (n->bc.joined && n->port.sm_lid != n->bc.joined_sm_lid) ||
-	    n->port.lid != old.lid || n->port.gid_prefix != old.gid_prefix)
+	    n->port.lid != old.lid || n->port.gid_prefix != old.gid_prefix ||
+	    n->ipoib_pkey != old_pkey)
 		forget_sa_state(n);
+	if (!n->ipoib_pkey) {   /* --pkey's partition is not (yet) in the SM's table for us */
+		if (!n->pkey_missing_logged)
+			nlog(n, "P_Key 0x%04x is not in the port's P_Key table: not joining",
+			     n->cfg.pkey);
+		n->pkey_missing_logged = true;
+		return;
+	}
+	n->pkey_missing_logged = false;
 	if (!n->bc.joined && !n->bc.pending)
 		join_send(n, now_ms);
 }
@@ -596,7 +609,7 @@ void ipoib_node_packet_in(struct ipoib_node *n, const uint8_t *pkt, size_t len, 
 		n->st.rx_unknown_qp++;   /* before ACTIVE only SMPs matter here (IBA 7.2 port states) */
 		return;
 	}
-	if (!pkey_match(p.pkey, p.dqpn == 1 ? n->port.pkey : (n->bc.joined ? n->bc.pkey : n->port.pkey))) {
+	if (!pkey_match(p.pkey, p.dqpn == 1 ? n->port.pkey : (n->bc.joined ? n->bc.pkey : n->ipoib_pkey))) {
 		n->st.rx_bad_pkey++;
 		return;
 	}

@@ -31,6 +31,7 @@ struct ipoib_node_cfg {
 	uint64_t node_guid, port_guid;
 	const char *node_desc;
 	uint32_t qpn;                  /* 0 → IPOIB_NODE_DEFAULT_QPN */
+	uint16_t pkey;                 /* IPoIB partition (RFC 4391 §4); 0 → P_Key table entry 0 */
 	uint32_t ipv4;                 /* host byte order; 0 = none yet (a DHCP client) */
 	unsigned prefix_len;           /* e.g. 24 */
 	void *ctx;

@@ -123,7 +123,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: fabsim-servernode --socket PATH --guid PORT_GUID [--node-guid GUID] [--name NAME]\n"
-		"                         [--tun DEV] [--ip A.B.C.D/N] [--qpn QPN] [-v]\n"
+		"                         [--tun DEV] [--ip A.B.C.D/N] [--qpn QPN] [--pkey P_KEY] [-v]\n"
 		"  --socket PATH    fabsim's HCA socket (fabsim --hca-socket PATH)\n"
 		"  --guid GUID      this port's GUID, as the topology file lists it\n"
 		"  --node-guid GUID node GUID (default: port GUID - 1)\n"
@@ -131,6 +131,8 @@ static void usage(FILE *f)
 		"  --tun DEV        TUN device to bridge to (default ibsim0), opened in this namespace\n"
 		"  --ip A.B.C.D/N   the address ARP answers for (default 198.18.0.1/24)\n"
 		"  --qpn QPN        IPoIB UD QPN (default 0x%06x)\n"
+		"  --pkey P_KEY     IPoIB partition: its broadcast group is joined and its P_Key used once\n"
+		"                   the SM put it in the port's P_Key table (default: table entry 0)\n"
 		"  -v, --verbose    one log line per IPv4 datagram bridged\n", IPOIB_NODE_DEFAULT_QPN);
 }
 
@@ -156,10 +158,11 @@ int main(int argc, char **argv)
 		{ "node-guid", required_argument, NULL, 'N' }, { "name", required_argument, NULL, 'n' },
 		{ "tun", required_argument, NULL, 't' }, { "ip", required_argument, NULL, 'i' },
 		{ "qpn", required_argument, NULL, 'q' }, { "verbose", no_argument, NULL, 'v' },
+		{ "pkey", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' }, { 0, 0, 0, 0 },
 	};
 	const char *sock = NULL, *name = "servernode", *tun = "ibsim0", *ip = "198.18.0.1/24";
-	uint64_t guid = 0, node_guid = 0, qpn = IPOIB_NODE_DEFAULT_QPN;
+	uint64_t guid = 0, node_guid = 0, qpn = IPOIB_NODE_DEFAULT_QPN, pkey = 0;
 	struct servernode sn = { .tun_fd = -1 };
 	char err[256];
 	int c;
@@ -173,6 +176,11 @@ int main(int argc, char **argv)
 		case 't': tun = optarg; break;
 		case 'i': ip = optarg; break;
 		case 'q': if (parse_u64(optarg, &qpn) < 0) goto bad; break;
+		case 'p':
+			if (parse_u64(optarg, &pkey) < 0 || pkey > 0xFFFF || !(pkey & 0x7FFF))
+				goto bad;
+			pkey |= 0x8000;   /* RFC 4391 §4: IPoIB runs as a full member */
+			break;
 		case 'v': sn.verbose = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -201,7 +209,7 @@ int main(int argc, char **argv)
 	}
 	struct ipoib_node_cfg cfg = {
 		.node_guid = node_guid ? node_guid : guid - 1, .port_guid = guid, .node_desc = name,
-		.qpn = (uint32_t)qpn, .ipv4 = addr, .prefix_len = prefix, .ctx = &sn,
+		.qpn = (uint32_t)qpn, .pkey = (uint16_t)pkey, .ipv4 = addr, .prefix_len = prefix, .ctx = &sn,
 		.send_packet = send_packet, .deliver_ipv4 = deliver_ipv4, .log = log_line,
 	};
 	sn.node = ipoib_node_create(&cfg, err, sizeof err);

@@ -75,6 +75,25 @@ void sn_sma_state(const struct sn_sma *s, struct sn_port_state *out)
 		out->pkey = 0xFFFF;   /* empty entry 0: the default partition until the SM sets one */
 }
 
+uint16_t sn_sma_pkey_entry(const struct sn_sma *s, uint16_t pkey)
+{
+	uint16_t limited = 0;
+
+	if ((pkey & 0x7FFF) == 0)
+		return 0;
+	for (unsigned i = 0; i < hcasim_sma_pkey_table_size(s->sma); i++) {
+		uint16_t k = hcasim_sma_pkey(s->sma, SN_PORT, i);
+
+		if ((k & 0x7FFF) != (pkey & 0x7FFF))
+			continue;
+		if (k & 0x8000)
+			return k;
+		if (!limited)
+			limited = k;
+	}
+	return limited;
+}
+
 void sn_sma_count(struct sn_sma *s, bool xmit, size_t bytes)
 {
 	hcasim_sma_count(s->sma, SN_PORT, xmit, bytes);

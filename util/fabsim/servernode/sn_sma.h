@@ -34,6 +34,9 @@ void sn_sma_link(struct sn_sma *s, bool up);
 bool sn_sma_mad(struct sn_sma *s, const uint8_t *mad, size_t len, uint8_t resp[256],
 		bool *client_rereg);
 void sn_sma_state(const struct sn_sma *s, struct sn_port_state *out);
+/* The P_Key table entry of pkey's partition (same low 15 bits): a full member if there is one,
+ * else a limited one (IBA 10.9.1.2); 0 if the SM has not put it in the table. */
+uint16_t sn_sma_pkey_entry(const struct sn_sma *s, uint16_t pkey);
 /* PMA counters (PortCounters, IBA 16.1.3.5): one packet of `bytes` sent or received. */
 void sn_sma_count(struct sn_sma *s, bool xmit, size_t bytes);
 
