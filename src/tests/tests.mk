@@ -252,6 +252,7 @@ check-dhcp-ipoib: bin/ibboot-hosted bin/fabsim bin/fabsimctl bin/fabsim-serverno
 	@util/run-test dhcp-ipoib src/tests/e2e/hosted/ipoib-e2e.sh
 	@IPOIB_E2E_FAULT="all loss=0.03 reorder=0.03" IPOIB_E2E_STEPS="lease-flexboot http" \
 		util/run-test dhcp-ipoib-faults src/tests/e2e/hosted/ipoib-e2e.sh
+	@util/run-test pkey-ipoib src/tests/e2e/hosted/pkey-e2e.sh
 
 # The boot report reaching the server after a failed netboot (HTTP POST, TFTP write fallback).
 check-report: bin/ibboot-hosted bin/fabsim bin/fabsimctl bin/fabsim-servernode \
