@@ -56,6 +56,10 @@
 #define OPT_TFTP_SERVER  66
 #define OPT_BOOTFILE     67
 #define OPT_REPORT_URL   REPORT_DHCP_OPTION   /* site-specific: where the boot report goes */
+/* iPXE's encapsulated options (175, "Etherboot"); sub-option 112 is ibboot's: the SHA-256
+ * the boot file must have (dnsmasq: dhcp-option=encap:175,112,"<64 hex digits>"). */
+#define OPT_EB_ENCAP     175
+#define EB_FILE_SHA256   112
 #define OPT_END          255
 
 #define BOOTREQUEST 1
@@ -111,6 +115,43 @@ struct parse_state {
 	uint8_t seen[256 / 8];
 	bool ended[6];   /* per string option: a part held its NUL */
 };
+
+/* Option 175's sub-options (RFC 2132 §8.4 form: code, length, value). The pin is kept as hex:
+ * 64 hex digits as sent, or 32 bytes of binary. Any other form is kept as "bad" so the fetch it
+ * pins fails instead of going ahead unpinned; a malformed encapsulation is ignored as a whole. */
+static void parse_eb_encap(struct dhcp_msg *m, const uint8_t *v, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i = 0;
+
+	while (i < len && v[i] != OPT_END) {
+		if (v[i] == OPT_PAD) {
+			i++;
+			continue;
+		}
+		if (i + 2 > len || v[i + 1] > len - i - 2)
+			return;
+		const uint8_t *sv = v + i + 2;
+		size_t sl = v[i + 1];
+
+		if (v[i] != EB_FILE_SHA256) {
+			i += 2 + sl;
+			continue;
+		}
+		if (sl == 32) {
+			for (size_t j = 0; j < 32; j++) {
+				m->file_sha256[2 * j] = hex[sv[j] >> 4];
+				m->file_sha256[2 * j + 1] = hex[sv[j] & 15];
+			}
+			m->file_sha256[64] = '\0';
+		} else if (sl == 64) {
+			copy_string(m->file_sha256, sizeof(m->file_sha256), sv, sl);
+		} else {
+			memcpy(m->file_sha256, "bad", 4);
+		}
+		return;
+	}
+}
 
 static int parse_option(struct dhcp_msg *m, struct parse_state *ps, const char *area,
 			size_t off, uint8_t code, const uint8_t *v, size_t len, bool main_area,
@@ -170,6 +211,9 @@ static int parse_option(struct dhcp_msg *m, struct parse_state *ps, const char *
 		break;
 	case OPT_BOOTFILE:
 		append_string(m->bootfile, sizeof(m->bootfile), &ps->ended[3], v, len);
+		break;
+	case OPT_EB_ENCAP:
+		parse_eb_encap(m, v, len);
 		break;
 	case OPT_MESSAGE:
 		append_string(m->message, sizeof(m->message), &ps->ended[4], v, len);
@@ -362,7 +406,7 @@ static int dhcp_send(struct dhcp_client *c, uint8_t type, uint64_t now)
 {
 	static const uint8_t params[] = { OPT_NETMASK, OPT_ROUTER, OPT_DNS, OPT_HOSTNAME,
 					  OPT_DOMAIN, OPT_LEASE, OPT_SERVER_ID, OPT_T1, OPT_T2,
-					  OPT_TFTP_SERVER, OPT_REPORT_URL, OPT_BOOTFILE };
+					  OPT_TFTP_SERVER, OPT_REPORT_URL, OPT_EB_ENCAP, OPT_BOOTFILE };
 	uint8_t msg[OFF_OPTIONS + 128], *p;
 	uint32_t secs = (uint32_t)((now - c->start_ms) / 1000);
 	size_t len, max_size = udp_max_payload(c->nd);
@@ -447,6 +491,8 @@ static void make_lease(struct dhcp_lease *l, const struct dhcp_msg *m)
 	memcpy(l->domain, m->domain, sizeof(l->domain));
 	memcpy(l->tftp_server, m->tftp_server, sizeof(l->tftp_server));
 	memcpy(l->filename, m->bootfile, sizeof(l->filename));
+	if (m->bootfile[0])   /* a pin is for the file named in the same message */
+		memcpy(l->filename_sha256, m->file_sha256, sizeof(l->filename_sha256));
 	memcpy(l->report_url, m->report_url, sizeof(l->report_url));
 }
 

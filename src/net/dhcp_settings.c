@@ -108,6 +108,7 @@ void dhcp_lease_to_settings(const struct net_device *nd, const struct dhcp_lease
 	set_addr(nd, "next-server", l->next_server);
 	set_addr(nd, "dhcp-server", l->server_id);
 	set_string(nd, "filename", l->filename);
+	set_string(nd, "filename-sha256", l->filename_sha256);   /* see image_cmd.c */
 	set_string(nd, "hostname", l->hostname);
 	set_string(nd, "domain", l->domain);
 	if (l->report_url[0])   /* a script's own `set report-url` stays unless DHCP names one */

@@ -46,6 +46,7 @@ struct dhcp_msg {
 	char domain[DHCP_NAME_MAX];   /* option 15 */
 	char tftp_server[DHCP_NAME_MAX]; /* option 66 */
 	char bootfile[DHCP_FILE_MAX]; /* option 67, else the file field unless overloaded */
+	char file_sha256[2 * 32 + 1];  /* option 175.112: the boot file's SHA-256 pin (hex) */
 	char message[DHCP_NAME_MAX];  /* option 56 (a NAK's reason) */
 	char report_url[DHCP_FILE_MAX]; /* option 225 (report.h): where the boot report goes */
 };
@@ -92,6 +93,7 @@ struct dhcp_lease {
 	uint32_t lease_s;
 	char hostname[DHCP_NAME_MAX], domain[DHCP_NAME_MAX], tftp_server[DHCP_NAME_MAX];
 	char filename[DHCP_FILE_MAX];
+	char filename_sha256[2 * 32 + 1];   /* its pin, from the same message; "" = none */
 	char report_url[DHCP_FILE_MAX];
 };
 
@@ -140,7 +142,8 @@ int setting_set(const char *name, const char *value);
 void setting_for_each(void (*fn)(const char *name, const char *value, void *ctx), void *ctx);
 /* Sets name (NULL value: clears it) and its per-interface twin "<nd->name>/name" ("ib1/ip"). */
 int netdev_setting_set(const struct net_device *nd, const char *name, const char *value);
-/* Records nd's lease: ip, netmask, gateway, dns, next-server, dhcp-server, filename, hostname,
+/* Records nd's lease: ip, netmask, gateway, dns, next-server, dhcp-server, filename (and
+ * filename-sha256, its pin), hostname,
  * domain, report-url, each unqualified and under the interface's name. */
 void dhcp_lease_to_settings(const struct net_device *nd, const struct dhcp_lease *l);
 

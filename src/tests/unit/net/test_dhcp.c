@@ -217,6 +217,57 @@ TEST(dhcp_parse_bootfile_forms)
 	CHECK_EQ(strlen(m.bootfile), 128);
 }
 
+/* Option 175 sub-option 112, the boot file's SHA-256 (hex text or 32 bytes), reaches the
+ * setting filename-sha256 next to filename; any other form fails closed ("bad"). */
+TEST(dhcp_parse_boot_file_pin)
+{
+	static const char hex[] = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+	struct dhcp_reply r;
+	struct dhcp_msg m;
+	struct dhcp_lease l;
+	uint8_t enc[2 + 64 + 3], bin[2 + 32];
+	char v[80];
+
+	enc[0] = 1, enc[1] = 1, enc[2] = 0;   /* iPXE's priority first: skipped */
+	enc[3] = 112, enc[4] = 64;
+	memcpy(enc + 5, hex, 64);
+	dr_init(&r, DHCPACK, 1, IP(198, 18, 0, 60), SRV, SRV);
+	dr_opt(&r, 67, "boot.ipxe", 9);
+	dr_opt(&r, 175, enc, 69);
+	dr_end(&r);
+	CHECK_EQ(dhcp_parse(r.buf, r.len, &m, NULL), 0);
+	CHECK_STR(m.file_sha256, hex);
+	bin[0] = 112, bin[1] = 32;
+	for (int i = 0; i < 32; i++)
+		bin[2 + i] = (uint8_t)(i % 16 * 0x11);
+	dr_init(&r, DHCPACK, 1, IP(198, 18, 0, 60), SRV, SRV);
+	dr_opt(&r, 175, bin, 34);
+	dr_end(&r);
+	CHECK_EQ(dhcp_parse(r.buf, r.len, &m, NULL), 0);
+	CHECK_STR(m.file_sha256, "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff");
+	bin[1] = 31;   /* neither form */
+	dr_init(&r, DHCPACK, 1, IP(198, 18, 0, 60), SRV, SRV);
+	dr_opt(&r, 175, bin, 33);
+	dr_end(&r);
+	CHECK_EQ(dhcp_parse(r.buf, r.len, &m, NULL), 0);
+	CHECK_STR(m.file_sha256, "bad");
+	bin[1] = 40;   /* runs past the option: ignored, the message still parses */
+	dr_init(&r, DHCPACK, 1, IP(198, 18, 0, 60), SRV, SRV);
+	dr_opt(&r, 175, bin, 34);
+	dr_end(&r);
+	CHECK_EQ(dhcp_parse(r.buf, r.len, &m, NULL), 0);
+	CHECK_STR(m.file_sha256, "");
+
+	memset(&l, 0, sizeof(l));
+	memcpy(l.filename, "boot.ipxe", 10);
+	memcpy(l.filename_sha256, hex, 65);
+	dhcp_lease_to_settings(&fake_nd, &l);
+	CHECK(setting_get("filename-sha256", v, sizeof(v)) == 64 && !strcmp(v, hex));
+	l.filename_sha256[0] = '\0';   /* a later lease without a pin clears it */
+	dhcp_lease_to_settings(&fake_nd, &l);
+	CHECK_EQ(setting_get("filename-sha256", v, sizeof(v)), -ENOENT);
+}
+
 TEST(dhcp_parse_overload)
 {
 	struct dhcp_reply r;
