@@ -27,7 +27,7 @@ SUITE=linux-oracle
 # shellcheck source=../../framework/lib.sh
 . src/tests/framework/lib.sh
 
-OUT=build/oracle/linux; GUARD=150; INSIDE=0
+OUT=build/oracle/linux; GUARD=170; INSIDE=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) OUT=$2; shift 2 ;;
