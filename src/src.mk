@@ -74,6 +74,17 @@ $(foreach v,image san fuzz opt,build/$(v)/src/core/main.o build/$(v)/src/net/htt
 	build/$(v)/src/net/report.o): \
 	$(IBBOOT_VERSION_STAMP)
 
+# make TRUST=enforce: bin/ibboot.lkrn starts in the enforcing trust policy (config.h
+# TRUST_ENFORCE); image.o is rebuilt when the choice changes. The hosted builds and tests keep
+# the default (a test turns it on with imgtrust).
+ifneq ($(filter-out enforce,$(TRUST)),)
+$(error TRUST=$(TRUST): the only choice is TRUST=enforce)
+endif
+TRUST_STAMP := build/ibboot-trust.stamp
+$(shell mkdir -p build && (echo '$(TRUST)' | cmp -s - $(TRUST_STAMP) || echo '$(TRUST)' > $(TRUST_STAMP)))
+build/image/src/image/image.o: $(TRUST_STAMP)
+build/image/src/image/image.o: IMG_CFLAGS += $(if $(TRUST),-DTRUST_ENFORCE=1)
+
 IMG_CC := gcc
 IMG_LD := ld
 IMG_OBJCOPY := objcopy

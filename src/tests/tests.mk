@@ -248,10 +248,13 @@ check-selftest-qemu: $(HOSTED_E2E_DEPS) bin/ibboot.lkrn bin/libhcasim.so qemu
 # UDP/DHCP/TFTP/HTTP over the whole stack: bin/ibboot-hosted with the HCA model in fabsim under
 # OpenSM, the server node, dnsmasq and nginx (util/netboot-env): both client-id reservations,
 # 16 MiB over TFTP and over HTTP; then HTTP again with 3% loss and 3% reordering on every cable.
+# Last, the autoboot's first script pinned by dnsmasq (option 175.112): a changed boot.ipxe is
+# refused.
 check-dhcp-ipoib: bin/ibboot-hosted bin/fabsim bin/fabsimctl bin/fabsim-servernode
 	@util/run-test dhcp-ipoib src/tests/e2e/hosted/ipoib-e2e.sh
 	@IPOIB_E2E_FAULT="all loss=0.03 reorder=0.03" IPOIB_E2E_STEPS="lease-flexboot http" \
 		util/run-test dhcp-ipoib-faults src/tests/e2e/hosted/ipoib-e2e.sh
+	@util/run-test trust-e2e src/tests/e2e/hosted/trust-e2e.sh
 	@util/run-test pkey-ipoib src/tests/e2e/hosted/pkey-e2e.sh
 
 # The boot report reaching the server after a failed netboot (HTTP POST, TFTP write fallback).
