@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <ibboot/hermon_prm.h>
+#include <ibboot/wire/attrs.h>
 #include <ibboot/wire/crc.h>
 #include <ibboot/wire/mad.h>
 #include <ibboot/wire/packet.h>
@@ -407,5 +408,86 @@ TEST(hcasim_ud_pma_counters_count_real_traffic)
 	CHECK_EQ(rawhost_mad_ifc(&p.b, 1, mad, resp), 0);
 	iblib_port_counters_get(resp + 64, &rx1);
 	CHECK(rx1.rcv_pkts >= 1);
+	rawhost_pair_down(&p);
+}
+
+/* A P_Key table block 0 written as the SM does (SubnSet PKeyTable through MAD_IFC). */
+static int set_pkeys(struct rawhost *rh, const uint16_t *keys, unsigned n)
+{
+	struct iblib_mad_hdr hd = { .base_version = 1, .mgmt_class = IBLIB_MCLASS_SUBN_LID,
+				    .class_version = 1, .method = IBLIB_METHOD_SET, .tid = 0x99,
+				    .attr_id = IBLIB_SM_ATTR_PKEY_TABLE, .attr_mod = 0 };
+	uint8_t mad[256] = { 0 }, resp[256];
+	int st;
+
+	iblib_mad_hdr_put(mad, &hd);
+	for (unsigned i = 0; i < n; i++)
+		iblib_pkey_table_set(iblib_smp_data(mad), i, keys[i]);
+	if ((st = rawhost_mad_ifc(rh, 1, mad, resp)))
+		return st;
+	return iblib_smp_status(resp) ? -2 : 0;
+}
+
+/* RTS2RTS with only the P_Key index (PRM optparammask bit 4) changed. */
+static int set_pkey_index(struct rawhost *rh, uint32_t qpn, unsigned index)
+{
+	uint8_t mb[512] = { 0 };
+	uint8_t *qpc = hermonprm_qp_ee_state_transitions_st_qpc_eec_data(mb);
+
+	hermonprm_qp_ee_state_transitions_st_set_opt_param_mask(mb, 1u << 4);
+	hermonprm_address_path_st_set_pkey_index(
+		hermonprm_queue_pair_ee_context_entry_st_primary_address_path(qpc), index);
+	return rawhost_cmd_mbox(rh, 0x01c, 0, qpn, mb, sizeof(mb), NULL, 0, NULL);
+}
+
+/* IBA 10.9.2/10.9.3: a UD send carries the P_Key of its QP's table index (as the SM set the
+ * table), the receiver takes it only on a QP whose own P_Key matches (a limited member meets a
+ * full one) and drops and counts any other partition, including the default one. */
+TEST(hcasim_ud_pkey_index_on_send_and_partition_checked_on_receive)
+{
+	static const uint16_t keys_a[] = { 0x7fff, 0x8001, 0x0002 };
+	static const uint16_t keys_b[] = { 0x7fff, 0x8001 };
+	struct rawhost_pair p;
+	struct rawhost_ud_dest d = { .dlid = 0x22, .dqpn = 0x200, .qkey = 0x1111 };
+	struct hcasim_port_stats st;
+	struct iblib_pkt parsed;
+	uint8_t cqe[32];
+	uint64_t tx, rx;
+
+	CHECK_EQ(pair_up(&p, 0x1111), 0);
+	CHECK_EQ(set_pkeys(&p.a, keys_a, 3), 0);
+	CHECK_EQ(set_pkeys(&p.b, keys_b, 2), 0);
+	CHECK_EQ(set_pkey_index(&p.a, 0x100, 1), 0);
+	CHECK_EQ(set_pkey_index(&p.b, 0x200, 1), 0);
+	tx = rawhost_alloc(&p.a, 4096, 64);
+	rx = rawhost_alloc(&p.b, 8192, 64);
+	for (unsigned i = 0; i < 3; i++)
+		rawhost_post_recv(&p.b, &p.bqp, rx + 2048 * i, 2048, 0);
+
+	/* index 1 = 0x8001: on the wire and taken by b's QP on 0x8001 */
+	rawhost_post_ud(&p.a, &p.aqp, &d, tx, 16, 0);
+	rawhost_run(&p.a, &p.b);
+	CHECK_EQ(p.a.npkts, 1);
+	CHECK_EQ(iblib_pkt_parse(p.a.pkts[0].data, p.a.pkts[0].len, &parsed, 0), 0);
+	CHECK_EQ(parsed.bth.pkey, 0x8001);
+	CHECK_EQ(rawhost_poll_cq(&p.b, &p.bcq, cqe), 1);
+
+	/* index 2 = 0x0002: b has no such partition: dropped and counted */
+	CHECK_EQ(set_pkey_index(&p.a, 0x100, 2), 0);
+	rawhost_post_ud(&p.a, &p.aqp, &d, tx, 16, 0);
+	rawhost_run(&p.a, &p.b);
+	CHECK_EQ(iblib_pkt_parse(p.a.pkts[1].data, p.a.pkts[1].len, &parsed, 0), 0);
+	CHECK_EQ(parsed.bth.pkey, 0x0002);
+	CHECK_EQ(rawhost_poll_cq(&p.b, &p.bcq, cqe), 0);
+	CHECK_EQ(hcasim_port_stats(p.b.h, 1, &st), 0);
+	CHECK_EQ(st.rx_bad_pkey, 1);
+
+	/* index 0 = 0x7fff (limited, default partition): b's QP is on 0x8001: dropped too */
+	CHECK_EQ(set_pkey_index(&p.a, 0x100, 0), 0);
+	rawhost_post_ud(&p.a, &p.aqp, &d, tx, 16, 0);
+	rawhost_run(&p.a, &p.b);
+	CHECK_EQ(rawhost_poll_cq(&p.b, &p.bcq, cqe), 0);
+	CHECK_EQ(hcasim_port_stats(p.b.h, 1, &st), 0);
+	CHECK_EQ(st.rx_bad_pkey, 2);
 	rawhost_pair_down(&p);
 }
