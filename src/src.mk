@@ -154,6 +154,9 @@ bin/ibboot.lkrn: build/image/ibboot.elf
 	$(IMG_OBJCOPY) -O binary $< $@
 	@echo "$@: $$(stat -c %s $@) bytes"
 
+# The compressed form of the same image (bin/ibboot-z.lkrn) and its decoder's tests.
+include src/arch/x86_64/zimage.mk
+
 # The hosted program: every firmware object (its link-time tables take whatever is linked) and
 # the HCA model.
 HOSTED_OBJS := $(SAN_LIB_OBJS) $(patsubst %.c,build/san/%.o,$(HOSTED_MAIN_SRCS))
