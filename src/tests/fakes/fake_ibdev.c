@@ -343,6 +343,19 @@ static void sa_handle(struct fake_ibdev *f, unsigned from_port, uint32_t from_qp
 				mr.sl = f->group_sl;
 				mr.scope = 2;
 			}
+		} else if (method == IBLIB_METHOD_GET) {
+			/* an existing group's record; "no records" for one nobody created */
+			if (g) {
+				mr.qkey = g->qkey;
+				mr.mlid = g->mlid;
+				mr.mtu_selector = IBLIB_SEL_EXACTLY;
+				mr.mtu = f->group_mtu;
+				mr.rate_selector = IBLIB_SEL_EXACTLY;
+				mr.rate = f->group_rate;
+				mr.sl = f->group_sl;
+			} else {
+				status = IBLIB_SA_STATUS_NO_RECORDS;
+			}
 		} else if (method == IBLIB_METHOD_DELETE) {
 			f->n_mc_leaves++;
 			if (g && g->members)
@@ -562,7 +575,11 @@ static int fake_mad(struct ib_device *dev, unsigned port, const void *in_v, void
 		iblib_portinfo_set_subnet_timeout(d, 18);
 		break;
 	case IBLIB_SM_ATTR_PKEY_TABLE:
-		put_be16(d, c->pkey);
+		if (c->pkeys[0] && iblib_mad_attr_mod(in) == 0)
+			for (unsigned i = 0; i < 32; i++)
+				put_be16(d + 2 * i, c->pkeys[i]);
+		else
+			put_be16(d, c->pkey);
 		break;
 	default:
 		put_be16(out + 4, IBLIB_MAD_STATUS_UNSUP_METHOD_ATTR);

@@ -25,6 +25,7 @@ struct fake_port_cfg {
 	uint8_t sm_sl;
 	uint64_t gid_prefix, port_guid;
 	uint16_t pkey;
+	uint16_t pkeys[32];            /* P_Key table block 0 when pkeys[0] is set, else pkey alone */
 	uint8_t width, speed, mtu_cap, neighbor_mtu;
 };
 

@@ -7,6 +7,8 @@
 #include "ib_fixture.h"
 
 #include <ibboot/errno.h>
+#include <ibboot/dhcp.h>
+#include <ibboot/net_commands.h>
 #include <ibboot/ib_sa.h>
 #include <ibboot/ib_ulp.h>
 #include <ibboot/ipoib.h>
@@ -734,5 +736,113 @@ TEST(ipv4_configure_rejects_nonsense)
 	/* larger than the MTU: refused, not fragmented */
 	CHECK_EQ(icmp_send_echo(ib0(), 0xc6120001u, 1, 1, 3000), -ERANGE);
 	CHECK_EQ(ipoib_instance()->qp->send_free_mask, 0xffffu);
+	teardown(f);
+}
+
+/* ---- partitions ---- */
+
+TEST(ib_port_pkey_index_prefers_the_full_member)
+{
+	struct ib_port port;
+
+	memset(&port, 0, sizeof(port));
+	port.attr.pkey_table_len = 4;
+	port.attr.pkey = 0x7fff;
+	port.attr.pkey_table[0] = 0x7fff;
+	port.attr.pkey_table[1] = 0x0002;
+	port.attr.pkey_table[2] = 0x8002;
+	port.attr.pkey_table[3] = 0x0003;
+	CHECK_EQ(ib_port_pkey_index(&port, 0xffff), 0);    /* only a limited entry: taken */
+	CHECK_EQ(ib_port_pkey_index(&port, 0x8002), 2);    /* the full member, not entry 1 */
+	CHECK_EQ(ib_port_pkey_index(&port, 0x8003), 3);
+	CHECK_EQ(ib_port_pkey_index(&port, 0x8005), -ENOENT);
+	CHECK_EQ(ib_port_pkey_index(&port, 0x8000), -ENOENT);   /* the invalid P_Key */
+	port.attr.pkey_table_len = 2;                            /* beyond the table: not there */
+	CHECK_EQ(ib_port_pkey_index(&port, 0x8003), -ENOENT);
+	CHECK_EQ(ib_port_pkey(&port), 0x7fff);                   /* nothing chosen: entry 0 */
+	port.ulp_pkey = 0x8002;
+	CHECK_EQ(ib_port_pkey(&port), 0x8002);
+}
+
+/* The SM's table: limited in the default partition, full member of 0x8001, whose IPoIB group
+ * exists; the default partition's does not. */
+static void partition_8001(struct fake_ibdev *f)
+{
+	both_ports(f);
+	f->port[0].pkeys[0] = 0x7fff;
+	f->port[0].pkeys[1] = 0x8001;
+	f->groups[3].used = true;
+	ib_ipv4_broadcast_mgid(&f->groups[3].mgid, 0x8001);
+	f->groups[3].mlid = 0xc003;
+	f->groups[3].qkey = 0x0b1b;
+}
+
+TEST(ipoib_default_pkey_is_the_first_with_a_broadcast_group)
+{
+	struct fake_ibdev *f = setup(partition_8001);
+	struct ipoib *ip = ipoib_instance();
+	union ib_gid mgid;
+
+	if (!f)
+		return;
+	for (unsigned i = 0; i < 4; i++)   /* the SA's answer to the Get, then the join's */
+		ib_poll();
+	CHECK(test_console_has("ib0: P_Key 0x8001 (index 1): IPoIB broadcast group found; "
+			       "0xffff has none"));
+	CHECK(ib0()->link_up);
+	CHECK_EQ(ip->qp->pkey_index, 1);
+	ib_ipv4_broadcast_mgid(&mgid, 0x8001);
+	CHECK_MEM(ip->bcast_mgid.raw, mgid.raw, 16);
+	CHECK_EQ(ip->bcast_av.lid, 0xc003);
+	CHECK_EQ(ib_port_pkey(&f->dev.port[0]), 0x8001);   /* SA PathRecords ask in 0x8001 */
+	teardown(f);
+}
+
+TEST(ipoib_one_pkey_needs_no_sa_question)
+{
+	struct fake_ibdev *f = setup(NULL);
+	struct ipoib *ip = ipoib_instance();
+
+	if (!f)
+		return;
+	CHECK(test_console_has("ib0: P_Key 0xffff (index 0): the only P_Key in the port's table"));
+	CHECK(ib0()->link_up);
+	CHECK_EQ(ip->qp->pkey_index, 0);
+	teardown(f);
+}
+
+TEST(ipoib_ib_pkey_not_in_table_fails_at_once_and_a_new_setting_restarts)
+{
+	struct fake_ibdev *f;
+	struct ipoib *ip;
+
+	CHECK_EQ(setting_set("ib-pkey", "0x8005"), 0);
+	f = setup(partition_8001);
+	ip = ipoib_instance();
+	if (!f) {
+		(void)setting_set("ib-pkey", NULL);
+		return;
+	}
+	CHECK(test_console_has("ib0: P_Key 0x8005 (setting ib-pkey) is not in fake0 port 1's "
+			       "P_Key table (0x7fff@0 0x8001@1): IPoIB cannot start"));
+	CHECK(!ib0()->link_up);
+	CHECK(ip->qp == NULL);
+	CHECK(ib0()->link_error != NULL);
+	CHECK_EQ(net_wait_link(ib0(), 60000), -ENOENT);
+	CHECK(test_console_has("ib0: no link: the ib-pkey P_Key is not in the port's P_Key table"));
+	/* the full member of 0x8001 by setting (no SA question needed) */
+	CHECK_EQ(setting_set("ib-pkey", "0x0001"), 0);
+	net_poll();
+	ib_poll();
+	CHECK(test_console_has("ib0: P_Key 0x8001 (index 1): setting ib-pkey"));
+	CHECK(ib0()->link_up);
+	CHECK(ib0()->link_error == NULL);
+	CHECK_EQ(ip->qp->pkey_index, 1);
+	/* nonsense is refused with the reason, not taken as entry 0 */
+	CHECK_EQ(setting_set("ib-pkey", "0x8000"), 0);
+	net_poll();
+	CHECK(test_console_has("ib0: ib-pkey '0x8000' is not a P_Key (0x0001..0xffff)"));
+	CHECK(!ib0()->link_up);
+	CHECK_EQ(setting_set("ib-pkey", NULL), 0);
 	teardown(f);
 }
