@@ -82,11 +82,12 @@ typedef struct HermonModelDiag {
 } HermonModelDiag;
 
 typedef struct HermonFabricApi {
-    __typeof__(fabsim_client_connect) *connect;
+    __typeof__(fabsim_client_connect_flags) *connect_flags;
     __typeof__(fabsim_client_fd) *fd;
     __typeof__(fabsim_client_send_packet) *send_packet;
     __typeof__(fabsim_client_recv) *recv;
     __typeof__(fabsim_client_close) *close;
+    __typeof__(fabsim_client_send_link) *send_link;
 } HermonFabricApi;
 
 typedef struct HermonPort {
@@ -198,10 +199,20 @@ static void hermon_model_log(void *ctx, const char *line)
     hermon_log(ctx, "model: %s", line);
 }
 
-/* The model's link trained or dropped (cable plus INIT_PORT): on record for the oracle's trace. */
+/*
+ * The model's link trained or dropped (cable plus INIT_PORT; a software reset drops it): fabsim
+ * hears it (HELLO with FABSIM_HELLO_REPORTS_LINK), so the switch port goes Down at the HCA's reset
+ * and back to Init when the driver's INIT_PORT trains it, with PortStateChange and trap 128, as on
+ * a real fabric; the SM then sweeps the port again (an OS driver taking over after the firmware).
+ */
 static void hermon_link_change(void *ctx, unsigned port, bool up)
 {
-    hermon_log(ctx, "port %u: link %s (model)", port, up ? "trained up" : "down");
+    HermonState *s = ctx;
+
+    hermon_log(s, "port %u: link %s (model)", port, up ? "trained up" : "down");
+    if (port >= 1 && port <= HERMON_MAX_PORTS && s->port[port - 1].client) {
+        s->fab.send_link(s->port[port - 1].client, up);
+    }
 }
 
 static void hermon_packet_out(void *ctx, unsigned port, const void *pkt, size_t len)
@@ -686,8 +697,8 @@ static void hermon_fabric_readable(void *opaque)
 static bool hermon_load_fabric(HermonState *s, Error **errp)
 {
     static const char *const names[] = {
-        "fabsim_client_connect", "fabsim_client_fd", "fabsim_client_send_packet",
-        "fabsim_client_recv", "fabsim_client_close",
+        "fabsim_client_connect_flags", "fabsim_client_fd", "fabsim_client_send_packet",
+        "fabsim_client_recv", "fabsim_client_close", "fabsim_client_send_link",
     };
     void **slot = (void **)&s->fab;
     g_autofree char *dir = NULL;
@@ -739,7 +750,8 @@ static bool hermon_attach_fabric(HermonState *s, Error **errp)
             hermon_log(s, "fabric port %u: not cabled (port%u-cable=off)", p->num, p->num);
             continue;
         }
-        p->client = s->fab.connect(s->fabric_path, guid, p->num, name, err, sizeof(err));
+        p->client = s->fab.connect_flags(s->fabric_path, guid, p->num, name,
+                                         FABSIM_HELLO_REPORTS_LINK, err, sizeof(err));
         if (!p->client) {
             if (p->cable == ON_OFF_AUTO_ON) {
                 error_setg(errp, "hermon: fabric %s refused port %u (GUID 0x%016" PRIx64 "): %s "
