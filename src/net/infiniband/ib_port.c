@@ -318,16 +318,20 @@ int ibstat_format(const struct ib_port *port, char *buf, size_t size)
 {
 	const struct ib_port_attr *a = &port->attr;
 	unsigned mtu = ib_mtu_bytes(a->neighbor_mtu), cap = ib_mtu_bytes(a->mtu_cap);
-	char gid[48], rate[32];
+	char gid[48], rate[32], ulp[32] = "";
 
+	/* The partition IPoIB runs on, when it is not entry 0 (the SM's or the setting's choice). */
+	if (port->ulp_pkey && port->ulp_pkey_index != 0)
+		ksnprintf(ulp, sizeof(ulp), " (IPoIB 0x%04x, index %u)", port->ulp_pkey,
+			  port->ulp_pkey_index);
 	return ksnprintf(buf, size,
 			 "%s port %u: %s (%s)%s\n"
 			 "  LID 0x%04x  LMC %u  SM LID 0x%04x  SM SL %u\n"
 			 "  GID %s\n"
-			 "  P_Key 0x%04x  rate %s  MTU %u (cap %u)\n",
+			 "  P_Key 0x%04x%s  rate %s  MTU %u (cap %u)\n",
 			 port->dev->name, port->num, ib_port_state_name(a->state),
 			 ib_phys_state_name(a->phys_state), port == chosen_port ? " (in use)" : "", a->lid, a->lmc, a->sm_lid,
-			 a->sm_sl, ib_gid_format(&port->gid, gid, sizeof(gid)), a->pkey,
+			 a->sm_sl, ib_gid_format(&port->gid, gid, sizeof(gid)), a->pkey, ulp,
 			 a->state >= IB_PORT_INIT ? ib_port_rate_string(a, rate, sizeof(rate))
 						  : "- (no link)",
 			 mtu, cap);

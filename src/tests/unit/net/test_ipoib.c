@@ -795,6 +795,12 @@ TEST(ipoib_default_pkey_is_the_first_with_a_broadcast_group)
 	CHECK_MEM(ip->bcast_mgid.raw, mgid.raw, 16);
 	CHECK_EQ(ip->bcast_av.lid, 0xc003);
 	CHECK_EQ(ib_port_pkey(&f->dev.port[0]), 0x8001);   /* SA PathRecords ask in 0x8001 */
+	{
+		char st[320];
+
+		ibstat_format(&f->dev.port[0], st, sizeof(st));
+		CHECK(strstr(st, "P_Key 0x7fff (IPoIB 0x8001, index 1)  rate") != NULL);
+	}
 	teardown(f);
 }
 
