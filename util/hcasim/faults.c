@@ -13,7 +13,24 @@
  *                                 before the ICRC is computed, so the receiver accepts it
  *
  * The rest of the model calls the hcasim_faults_* hooks below at the one place each applies.
+ *
+ * A host that cannot call these (QEMU with the model dlopen'd) sets HCASIM_FAULT, read once at
+ * hcasim_create:
+ *   reset-stuck-after=N           the first N software resets work, none after them: from the
+ *                                 end of the Nth on, the hardware semaphore a driver takes before
+ *                                 a reset (0xF03FC) reads as held (a flash update that never ends,
+ *                                 until a host writes it free), and a reset written regardless
+ *                                 never completes (config reads all ones, BAR accesses ignored).
+ *                                 Behind QEMU, which answers the config header itself, the
+ *                                 semaphore is what a driver sees fail (its final reset before a
+ *                                 handoff, with N = the resets up to then).
  */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "hcasim_int.h"
 
 void hcasim_fault_timeout_after(struct hcasim *h, int opcode, unsigned complete_first)
@@ -96,4 +113,66 @@ void hcasim_faults_ud_payload(struct hcasim *h, uint8_t *payload, size_t len)
 {
 	if (h->faults.ud_payload && len)
 		payload[len / 2] ^= 0x40;
+}
+
+#define HCASIM_FAULT_KNOWN "reset-stuck-after=N (N = resets that still complete)"
+
+/* One HCASIM_FAULT value: 0 with the knob set and logged, -1 with the reason on stderr (the
+ * model is not created: a typo must not pass for a healthy run). */
+int hcasim_faults_parse(struct hcasim *h, const char *spec)
+{
+	static const char key[] = "reset-stuck-after=";
+	const char *num;
+	char *end;
+	unsigned long n;
+
+	if (strncmp(spec, key, sizeof(key) - 1) != 0) {
+		fprintf(stderr, "hcasim: HCASIM_FAULT=%s: unknown fault (known: %s)\n", spec,
+			HCASIM_FAULT_KNOWN);
+		return -1;
+	}
+	num = spec + sizeof(key) - 1;
+	errno = 0;
+	n = strtoul(num, &end, 10);
+	if (*num < '0' || *num > '9' || *end || errno || n >= UINT_MAX) {
+		fprintf(stderr, "hcasim: HCASIM_FAULT=%s: '%s' is not a reset count (known: %s)\n",
+			spec, num, HCASIM_FAULT_KNOWN);
+		return -1;
+	}
+	h->faults.reset_stuck_after = (unsigned)n + 1;
+	h->faults.resets = 0;
+	if (n == 0)
+		h->hw_sem = 1;   /* held from power-on */
+	hcasim_log(h, "hcasim: fault from HCASIM_FAULT: reset-stuck-after=%lu (software resets "
+		   "after the first %lu never complete)", n, n);
+	return 0;
+}
+
+int hcasim_faults_from_env(struct hcasim *h)
+{
+	const char *spec = getenv("HCASIM_FAULT");
+
+	return spec && *spec ? hcasim_faults_parse(h, spec) : 0;
+}
+
+/* A software reset has started (the device is in its power-on state): the Nth leaves the
+ * semaphore held, a later one never completes (the device stays unreachable until destroyed). */
+void hcasim_faults_reset(struct hcasim *h)
+{
+	struct hcasim_faults *f = &h->faults;
+
+	f->resets++;
+	if (!f->reset_stuck_after || f->resets < f->reset_stuck_after - 1)
+		return;
+	if (f->resets == f->reset_stuck_after - 1) {
+		h->hw_sem = 1;
+		hcasim_log(h, "hcasim: fault: software reset %u is the last that works; the hardware "
+			   "semaphore stays held (HCASIM_FAULT reset-stuck-after=%u)", f->resets,
+			   f->resets);
+		return;
+	}
+	h->reset_active = true;
+	h->reset_done_ns = UINT64_MAX;
+	hcasim_log(h, "hcasim: fault: software reset %u never completes (HCASIM_FAULT "
+		   "reset-stuck-after=%u)", f->resets, f->reset_stuck_after - 1);
 }

@@ -147,6 +147,10 @@ struct hcasim *hcasim_create(const struct hcasim_config *cfg, const struct hcasi
 	}
 	hcasim_pci_init(h);
 	hcasim_power_on(h);
+	if (hcasim_faults_from_env(h) != 0) {
+		hcasim_destroy(h);
+		return NULL;
+	}
 	return h;
 }
 

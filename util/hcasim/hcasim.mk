@@ -46,7 +46,7 @@ HCASIM_TEST_SRCS := util/hcasim/tests/test_hcasim_bringup.c util/hcasim/tests/te
 	util/hcasim/tests/test_hcasim_pci.c util/hcasim/tests/test_hcasim_rc.c \
 	util/hcasim/tests/test_hcasim_robust.c util/hcasim/tests/test_hcasim_smp.c \
 	util/hcasim/tests/test_hcasim_tpt.c util/hcasim/tests/test_hcasim_ud.c \
-	util/hcasim/tests/test_hcasim_irq.c
+	util/hcasim/tests/test_hcasim_irq.c util/hcasim/tests/test_hcasim_fault_env.c
 HCASIM_TEST_DEPS := $(HCASIM_TEST_SRCS) $(HCASIM_RAWHOST_SRCS) util/hcasim/tests/rawhost.h \
 	$(HCASIM_SRCS) $(HCASIM_HDRS) $(PRM_H) $(WIRE_SRCS) src/tests/framework/test_runner.c \
 	src/tests/framework/test.h

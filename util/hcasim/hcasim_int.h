@@ -187,6 +187,9 @@ struct hcasim_faults {
 	unsigned timeout_left, corrupt_skip, corrupt_byte;
 	uint8_t corrupt_xor;
 	bool eq_owner_stuck, cq_owner_stuck, ud_payload;
+	/* HCASIM_FAULT=reset-stuck-after=N (stored N + 1): the Nth reset leaves the semaphore
+	 * held, later ones never complete */
+	unsigned reset_stuck_after, resets;
 };
 
 /* An RC message arriving in several packets (SEND or RDMA WRITE, FIRST .. LAST). Boot setups
@@ -447,6 +450,10 @@ void hcasim_faults_cmd_run(struct hcasim *h, unsigned opcode);
 void hcasim_faults_cmd_out(struct hcasim *h, struct hcasim_cmd *c);
 unsigned hcasim_faults_owner(struct hcasim *h, bool cq, unsigned owner);
 void hcasim_faults_ud_payload(struct hcasim *h, uint8_t *payload, size_t len);
+/* faults.c: the HCASIM_FAULT environment variable, read once at creation (0, or -1: unknown spec) */
+int hcasim_faults_parse(struct hcasim *h, const char *spec);
+int hcasim_faults_from_env(struct hcasim *h);
+void hcasim_faults_reset(struct hcasim *h);
 
 /* mcg.c */
 int hcasim_mcg_find(struct hcasim *h, const uint8_t gid[16], uint32_t *qpns, unsigned max);

@@ -28,6 +28,7 @@ void hcasim_reset_start(struct hcasim *h)
 	h->reset_done_ns = hcasim_now(h) + h->reset_ns;
 	if (!h->ops.now_ns)
 		h->reset_active = false; /* no clock: nothing to wait for */
+	hcasim_faults_reset(h);
 }
 
 bool hcasim_reachable(struct hcasim *h)
