@@ -270,10 +270,13 @@ check-ibcore-e2e: bin/ibboot.lkrn bin/libhcasim.so bin/fabsim bin/fabsim-servern
 		bin/libfabsim_client.so qemu
 	@util/run-test ibcore-e2e src/tests/e2e/qemu/ibcore-e2e.sh
 
-# Bare metal: the image in QEMU with the model on fabsim + OpenSM (started late), ICMP echo.
+# Bare metal: the image in QEMU with the model on fabsim + OpenSM (started late), ICMP echo;
+# then, without a fabric, `boot` refusing the Linux handoff when the HCA's final reset fails
+# (HCASIM_FAULT), and the same boot reaching Linux without the fault.
 check-driver-qemu: qemu bin/ibboot.lkrn bin/ibboot-hosted bin/libhcasim.so bin/fabsim \
-		bin/fabsim-servernode
+		bin/fabsim-servernode payload
 	@util/run-test driver-qemu src/tests/e2e/qemu/icmp-e2e.sh qemu
+	@util/run-test handoff-refused src/tests/e2e/qemu/handoff-refused.sh
 
 # The autoboot with no HCA (QEMU without the device) and with no cable (the model, no fabric)
 # fails at once with the reason, each port named, instead of dhcp's 30 s wait for a link.
