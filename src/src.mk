@@ -149,12 +149,17 @@ build/fuzz/libibboot.a: $(FUZZ_LIB_OBJS)
 build/image/ibboot.elf: $(IMG_OBJS) src/arch/x86_64/ibboot.ld
 	$(IMG_LD) $(IMG_LDFLAGS) -o $@ $(IMG_OBJS)
 
-bin/ibboot.lkrn: build/image/ibboot.elf
+# bin/ibboot.lkrn is the compressed image: a stub that unpacks the body at boot (bin/ibboot-z.lkrn,
+# src/arch/x86_64/zimage.mk). bin/ibboot-raw.lkrn is the same body uncompressed, as objcopy writes
+# it (bootable the same way; for comparison and debugging).
+bin/ibboot-raw.lkrn: build/image/ibboot.elf
 	@mkdir -p $(@D)
 	$(IMG_OBJCOPY) -O binary $< $@
 	@echo "$@: $$(stat -c %s $@) bytes"
+bin/ibboot.lkrn: bin/ibboot-z.lkrn
+	cp $< $@
+	@echo "$@: $$(stat -c %s $@) bytes (compressed; make bin/ibboot-raw.lkrn for the body as is)"
 
-# The compressed form of the same image (bin/ibboot-z.lkrn) and its decoder's tests.
 include src/arch/x86_64/zimage.mk
 
 # The hosted program: every firmware object (its link-time tables take whatever is linked) and

@@ -2,12 +2,12 @@
 /*
  * 32-bit entry of the compressed image (bin/ibboot-z.lkrn, laid out by ibboot-z.ld). A Linux
  * loader puts this stub and its payload at IMAGE_LOAD_ADDR (code32_start), exactly where the
- * body must run, so the stub first copies itself above the body's run-time extent (it is linked
- * there; until the jump only immediates are used), clears its .bss, unpacks the body to
+ * body must run, so the stub first copies itself above the body's stored part, into the room
+ * the body's .bss will take (it is linked there; until the jump only immediates are used), clears its .bss, unpacks the body to
  * IMAGE_LOAD_ADDR (zstub.c: bounded decoder + CRC-32) and enters the body's common32 with the
- * registers its own entries would have set: esi = boot info, edi = boot type. A multiboot
- * loader loads the stub at its link address directly (the a.out kludge below). On a damaged
- * payload the stub says why on COM1 and halts.
+ * registers its own entries would have set: esi = boot info, edi = boot type. Under multiboot
+ * the file sits at IMAGE_LOAD_ADDR and the stub moves itself the same way. On a damaged payload
+ * the stub says why on COM1 and halts.
  */
 #include "boot.h"
 
@@ -32,18 +32,31 @@ zmultiboot_header:
 	.long	MULTIBOOT_MAGIC
 	.long	MULTIBOOT_FLAGS
 	.long	-(MULTIBOOT_MAGIC + MULTIBOOT_FLAGS)
-	.long	zmultiboot_header
-	.long	zmb_load_addr
-	.long	_zedata
-	.long	_zend
-	.long	zmultiboot_entry
+	.long	zmb_header_addr
+	.long	IMAGE_LOAD_ADDR
+	.long	zmb_load_end_addr
+	.long	zmb_bss_end_addr
+	.long	zmb_entry_addr
 
-/* Multiboot (eax = magic, ebx = info): already at the link address. */
+/*
+ * Multiboot (eax = magic, ebx = info). The a.out kludge above loads file offset 0 at
+ * IMAGE_LOAD_ADDR and claims the body's whole run-time extent (the stub's place is inside it),
+ * so the loader keeps its modules out of it; the stub runs _setup_size above IMAGE_LOAD_ADDR
+ * here and moves itself as on the Linux path.
+ */
+	.globl	zmultiboot_entry
 zmultiboot_entry:
 	cli
 	cld
 	movl	%ebx, %ebp
 	movl	$BOOT_TYPE_MULTIBOOT, %ebx
+	movl	$zmb_copy_src, %esi
+	movl	$_ztext, %edi
+	movl	$_zcopy_len, %ecx
+	rep movsb
+	movl	$zrun, %eax
+	jmp	*%eax
+
 	/* ebp = boot info, ebx = boot type; both survive the C call (callee-saved) */
 zrun:
 	movl	$_zbss_start, %edi

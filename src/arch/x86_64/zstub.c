@@ -2,7 +2,7 @@
 /*
  * The C half of the compressed image's 32-bit stub (zhead.S): the IBZ1 payload linked into the
  * stub is unpacked to the body's link address, IMAGE_LOAD_ADDR, whose room ends where the stub
- * was moved to (ibboot-z.ld puts the stub above the body's whole run-time extent, .bss included).
+ * was moved to (ibboot-z.ld puts the stub right above the body's stored part).
  */
 #include "boot.h"
 #include "unlzma.h"
