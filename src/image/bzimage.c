@@ -253,6 +253,27 @@ int bzimage_load(const struct image *kernel, struct bzimage_layout *lay)
 		goto fail;
 	}
 	lay->kernel_addr = virt_to_bus(allocs.kernel);
+	/* Boot protocol (init_size): a relocatable kernel loaded below pref_address runs from
+	 * pref_address (aligned up to kernel_alignment) and uses init_size bytes from there, not
+	 * from where it was loaded. Everything from the load address to that end must stay ours,
+	 * or the initrd placed next would be overwritten by the kernel's own decompression. */
+	if (bz.pref_address && lay->kernel_addr < bz.pref_address) {
+		uint64_t end = ALIGN_UP(bz.pref_address, (uint64_t)bz.kernel_alignment) +
+			       bz.init_size;
+
+		dma_free(allocs.kernel, allocs.kernel_size);
+		allocs.kernel_size = (size_t)end;   /* covers [load, end) wherever it lands */
+		allocs.kernel = alloc_kernel(&bz, allocs.kernel_size, &align);
+		if (!allocs.kernel) {
+			kprintf("bzImage: no %zu MiB block for the kernel and the room it runs in "
+				"(pref_address %#llx + init_size)\n",
+				(allocs.kernel_size + (size_t)MiB(1) - 1) >> 20,
+				(unsigned long long)bz.pref_address);
+			rc = -ENOMEM;
+			goto fail;
+		}
+		lay->kernel_addr = virt_to_bus(allocs.kernel);
+	}
 	if (!high_ok && !below_4g(lay->kernel_addr, allocs.kernel_size)) {
 		kprintf("bzImage: kernel placed at %#llx, above 4 GiB, and the kernel does not allow "
 			"that (XLF_CAN_BE_LOADED_ABOVE_4G clear)\n",

@@ -148,8 +148,9 @@ else
 	fail boot/qemu-multiboot "could not assemble src/tests/e2e/qemu/mbkernel.S (binutils)"
 fi
 
-# 6. No ibboot.cmd=: the embedded script runs after the key wait; here there is no network, so
-#    it fails with a hint and the console comes up (typed commands then work).
+# 6. No ibboot.cmd=: after the key wait the autoboot starts; this QEMU has no HCA, so it fails at
+#    once naming that reason (not after dhcp's wait for a link) and the console comes up (typed
+#    commands then work).
 t=boot/qemu-autoboot
 log=$OUT/autoboot.log
 fifo=$OUT/autoboot.fifo
@@ -174,8 +175,7 @@ else
 	status=$?
 	sed -i 's/\r$//' "$log"
 	expect $t "$log" '^Press any key within 2 s for the ibboot console; otherwise: dhcp && chain \$\{filename\}' "no autoboot prompt" &&
-	expect $t "$log" '^\[ *[0-9]+\.[0-9]{3}\] autoboot: running the embedded script$' "the embedded script did not run" &&
-	expect $t "$log" '^\[ *[0-9]+\.[0-9]{3}\] autoboot failed .*check the port is ACTIVE' "no hint after the failure" &&
+	expect $t "$log" '^\[ *[0-9]+\.[0-9]{3}\] autoboot failed: no InfiniBand HCA found .*'"'"'pci'"'"' lists what is there' "no immediate failure naming the missing HCA" &&
 	{ [ "$status" -eq 9 ] || { fail $t "QEMU status $status, expected 9 (poweroff 4 typed at the console)"; false; }; } &&
 	pass $t
 fi
