@@ -15,8 +15,8 @@
 #include <ibboot/ib_ulp.h>
 #include <ibboot/net.h>
 #include <ibboot/platform.h>
-#include <ibboot/shell.h>
 #include <ibboot/report.h>
+#include <ibboot/shell.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
 
