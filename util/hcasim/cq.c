@@ -29,33 +29,22 @@ static int cq_owned(struct hcasim *h, struct hcasim_cmd *c, uint32_t cqn)
  * depends on it: cq.c mlx4_ib_alloc_cq_buf hands over a zeroed buffer (mlx4_buf_alloc) and
  * get_sw_cqe takes an entry whose owner bit equals the pass bit as the software's, so without
  * this the entry after the first completion reads as a valid CQE of QP 0 and mlx4_ib_poll_one
- * dereferences the QP it cannot find. iPXE and ibboot set the bits themselves. Written page by
- * page through the MTT.
+ * dereferences the QP it cannot find. iPXE and ibboot set the bits themselves.
+ * Written a page at a time through the MTT (hcasim_ring_fill).
  */
 static void cq_init_ownership(struct hcasim *h, uint32_t cqn, const uint8_t *ctx)
 {
-	uint8_t img[HCASIM_PAGE] = { 0 };
-	unsigned lg = PRM_GET(completion_queue_context, log_cq_size, ctx);
-	unsigned log_page = 12 + PRM_GET(completion_queue_context, log2_page_size, ctx);
+	uint8_t cqe[CQE_SIZE] = { 0 };
 	uint64_t mtt = (uint64_t)PRM_GET(completion_queue_context, mtt_base_addr_h, ctx) << 32 |
 		       (uint64_t)PRM_GET(completion_queue_context, mtt_base_addr_l, ctx) << 3;
-	uint64_t start = (uint64_t)PRM_GET(completion_queue_context, page_offset, ctx) * CQE_SIZE;
-	uint64_t total = (uint64_t)CQE_SIZE << lg, done = 0, page = 1ull << log_page, pa;
+	uint64_t failed_at;
 
-	for (unsigned i = 0; i < sizeof(img) / CQE_SIZE; i++)
-		PRM_SET(completion_queue_entry, owner, img + i * CQE_SIZE, 1);
-	while (done < total) {
-		uint64_t off = start + done, n = page - (off & (page - 1));
-
-		n = n < total - done ? n : total - done;
-		n = n < sizeof(img) ? n : sizeof(img);
-		if (hcasim_mtt_translate(h, mtt, log_page, off, &pa) || hcasim_dma_write(h, pa, img, n) < 0) {
-			hcasim_refuse(h, "SW2HW_CQ: CQ %#x: ring not translatable/writable at byte %#llx: "
-				      "entries left as they are", cqn, (unsigned long long)done);
-			return;
-		}
-		done += n;
-	}
+	PRM_SET(completion_queue_entry, owner, cqe, 1);
+	if (hcasim_ring_fill(h, mtt, 12 + PRM_GET(completion_queue_context, log2_page_size, ctx),
+			     PRM_GET(completion_queue_context, page_offset, ctx),
+			     PRM_GET(completion_queue_context, log_cq_size, ctx), cqe, &failed_at))
+		hcasim_refuse(h, "SW2HW_CQ: CQ %#x: ring not translatable/writable at byte %#llx: "
+			      "entries left as they are", cqn, (unsigned long long)failed_at);
 }
 
 int cmd_sw2hw_cq(struct hcasim *h, struct hcasim_cmd *c)

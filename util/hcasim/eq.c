@@ -33,31 +33,21 @@ int hcasim_cmpt_check(struct hcasim *h, unsigned type, uint32_t num)
  * hardware ownership (owner = 1 on the first pass). Linux mlx4 depends on it: mlx4_create_eq hands
  * over zeroed pages, and next_eqe_sw takes an entry whose owner bit equals the pass bit as the
  * software's, so without this a fresh EQ would read as 2^log_eq_size valid events (iPXE and ibboot
- * set the bits themselves, which this leaves as it is). Written page by page through the MTT.
+ * set the bits themselves, which this leaves as it is). Written a page at a time through the MTT (hcasim_ring_fill).
  */
 static void eq_init_ownership(struct hcasim *h, uint32_t eqn, const uint8_t *ctx)
 {
-	uint8_t img[HCASIM_PAGE] = { 0 };
-	unsigned lg = PRM_GET(eqc, log_eq_size, ctx), log_page = 12 + PRM_GET(eqc, log2_page_size, ctx);
+	uint8_t eqe[EQE_SIZE] = { 0 };
 	uint64_t mtt = (uint64_t)PRM_GET(eqc, mtt_base_addr_h, ctx) << 32 |
 		       (uint64_t)PRM_GET(eqc, mtt_base_addr_l, ctx) << 3;
-	uint64_t start = (uint64_t)PRM_GET(eqc, page_offset, ctx) * EQE_SIZE;
-	uint64_t total = (uint64_t)EQE_SIZE << lg, done = 0, page = 1ull << log_page, pa;
+	uint64_t failed_at;
 
-	for (unsigned i = 0; i < sizeof(img) / EQE_SIZE; i++)
-		PRM_SET(event_queue_entry, owner, img + i * EQE_SIZE, 1);
-	while (done < total) {
-		uint64_t off = start + done, n = page - (off & (page - 1));
-
-		n = n < total - done ? n : total - done;
-		n = n < sizeof(img) ? n : sizeof(img);
-		if (hcasim_mtt_translate(h, mtt, log_page, off, &pa) || hcasim_dma_write(h, pa, img, n) < 0) {
-			hcasim_refuse(h, "SW2HW_EQ: EQ %#x: ring not translatable/writable at byte %#llx: "
-				      "entries left as they are", eqn, (unsigned long long)done);
-			return;
-		}
-		done += n;
-	}
+	PRM_SET(event_queue_entry, owner, eqe, 1);
+	if (hcasim_ring_fill(h, mtt, 12 + PRM_GET(eqc, log2_page_size, ctx),
+			     PRM_GET(eqc, page_offset, ctx), PRM_GET(eqc, log_eq_size, ctx), eqe,
+			     &failed_at))
+		hcasim_refuse(h, "SW2HW_EQ: EQ %#x: ring not translatable/writable at byte %#llx: "
+			      "entries left as they are", eqn, (unsigned long long)failed_at);
 }
 
 int cmd_sw2hw_eq(struct hcasim *h, struct hcasim_cmd *c)

@@ -396,6 +396,9 @@ int hcasim_mtt_translate(struct hcasim *h, uint64_t mtt_byte_off, unsigned log_p
 			 uint64_t off, uint64_t *pa);
 int hcasim_ring_write(struct hcasim *h, uint64_t mtt_byte_off, unsigned log_page,
 		      uint32_t page_offset, unsigned log_size, uint32_t idx, const uint8_t entry[32]);
+int hcasim_ring_fill(struct hcasim *h, uint64_t mtt_byte_off, unsigned log_page,
+		     uint32_t page_offset, unsigned log_size, const uint8_t entry[32],
+		     uint64_t *failed_at);
 
 /* tpt.c: L_Key / R_Key translation */
 enum { ACC_LR = 1, ACC_LW = 2, ACC_RR = 4, ACC_RW = 8, ACC_ATOMIC = 16 };

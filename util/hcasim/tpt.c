@@ -50,6 +50,34 @@ int hcasim_ring_write(struct hcasim *h, uint64_t mtt_byte_off, unsigned log_page
 	return 0;
 }
 
+/* Every entry of an EQ/CQ ring (laid out as for hcasim_ring_write) set to the same 32 bytes, written
+ * a page (or up to the ring's end) at a time. Returns 0, or -1 with *failed_at the ring byte whose
+ * translation or write failed (entries before it are written, the rest are not). */
+int hcasim_ring_fill(struct hcasim *h, uint64_t mtt_byte_off, unsigned log_page,
+		     uint32_t page_offset, unsigned log_size, const uint8_t entry[32],
+		     uint64_t *failed_at)
+{
+	uint8_t img[HCASIM_PAGE];
+	uint64_t start = (uint64_t)page_offset * 32, total = 32ull << log_size;
+	uint64_t page = 1ull << log_page, done = 0, pa;
+
+	for (size_t i = 0; i < sizeof(img); i += 32)
+		memcpy(img + i, entry, 32);
+	while (done < total) {
+		uint64_t off = start + done, n = page - (off & (page - 1));
+
+		n = n < total - done ? n : total - done;
+		n = n < sizeof(img) ? n : sizeof(img);
+		if (hcasim_mtt_translate(h, mtt_byte_off, log_page, off, &pa) ||
+		    hcasim_dma_write(h, pa, img, n) < 0) {
+			*failed_at = done;
+			return -1;
+		}
+		done += n;
+	}
+	return 0;
+}
+
 static const char *const tpt_why[] = {
 	[TPT_OK] = "ok", [TPT_BAD_KEY] = "key does not name a valid MPT",
 	[TPT_PD] = "protection domain mismatch", [TPT_ACCESS] = "access right not granted",
