@@ -144,6 +144,14 @@ build/tests/bench-hermon: $(BENCH_HERMON_OBJS) build/opt/libibboot.a $(TEST_HCAS
 	$(HOST_CC) -o $@ $(BENCH_HERMON_OBJS) \
 		-Wl,--start-group build/opt/libibboot.a $(TEST_HCASIM_LIB) -Wl,--end-group
 -include $(BENCH_HERMON_OBJS:.o=.d)
+# The TCP receive fastpath over the same rig: IPoIB, IPv4 and TCP on top (bench-fastpath).
+BENCH_FASTPATH_OBJS := $(patsubst %.c,build/opt/%.o,src/tests/bench/bench_fastpath.c \
+	src/tests/fakes/hermon_rig.c)
+build/tests/bench-fastpath: $(BENCH_FASTPATH_OBJS) build/opt/libibboot.a $(TEST_HCASIM_LIB)
+	@mkdir -p $(@D)
+	$(HOST_CC) -o $@ $(BENCH_FASTPATH_OBJS) \
+		-Wl,--start-group build/opt/libibboot.a $(TEST_HCASIM_LIB) -Wl,--end-group
+-include $(BENCH_FASTPATH_OBJS:.o=.d)
 
 ALL_TARGETS += $(UNIT_PROGRAMS) $(TOOLS:%=build/tests/%)
 
@@ -368,6 +376,12 @@ bench-driver: build/tests/unit-drivers-infiniband build/tests/bench-hermon
 			"(IB core + driver, as IPoIB calls them; 2044-byte UD), $$(( (drv - $${mmio:-0}) / 1000 ))" \
 			"of them in the driver's ops; $$(( $${mmio:-0} / 1000 )) more in the model behind the doorbell"; \
 	done
+
+# Instructions per received TCP segment and per ACK on the production path (driver, IB core, IPoIB,
+# IPv4, TCP; payload copy excluded), callgrind, with the function breakdown (src/tests/bench/fastpath.sh).
+.PHONY: bench-fastpath
+bench-fastpath: build/tests/bench-fastpath
+	@src/tests/bench/fastpath.sh build/tests/bench-fastpath 2000
 
 # The 64 MiB HTTP download over the TUN from nginx, MB/s printed.
 bench-tcp: build/tests/bench-tun-http-opt
