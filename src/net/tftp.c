@@ -161,6 +161,7 @@ static void send_ack(struct tftp_client *c)
 	put_be16(pkt + 2, (uint16_t)c->blocks);
 	send_to(c, c->server_port, pkt, sizeof(pkt));
 	c->since_ack = 0;
+	c->ack_sent_ms = clock_ms();
 }
 
 static size_t append_str(uint8_t *buf, size_t pos, size_t size, const char *s)
@@ -279,16 +280,30 @@ static void handle_data(struct tftp_client *c, const uint8_t *p, size_t len)
 	block = get_be16(p);
 	dlen = len - 2;
 	if (block != expected) {
-		/* Behind: a duplicate (our ACK was lost or the server timed out); re-ACK the last
-		 * in-order block so the sender resumes after it (RFC 1350 §6, RFC 7440 §4). */
 		if ((uint16_t)(expected - block) < 0x8000u) {
+			/* Behind: a copy of a block we have. A copy of the last in-order block means
+			 * the server timed out (our ACK was lost): ACK it again so the sender resumes
+			 * after it (RFC 1350 §6). Not a copy that follows our ACK within the short
+			 * timer: that one was duplicated on the way, and with windowsize the repeated
+			 * ACK would make the server send the next window twice (RFC 7440 §4: an ACK
+			 * restarts the window after the block it names). */
 			c->dup_blocks++;
-			if (block == (uint16_t)c->blocks)
+			if (block == (uint16_t)c->blocks && clock_ms() - c->ack_sent_ms >= c->opts.ack_ms)
 				send_ack(c);
 		} else {
+			/* Ahead: the block after the last in-order one was lost (or is late). RFC 7440
+			 * §4: ACK the last in-order block at once, once per hole and pass, so the
+			 * sender resends from there now rather than on its timer. A block below the
+			 * last one seen past the hole starts a new pass (the resent window lost the
+			 * hole's block again). */
+			uint16_t below = (uint16_t)(c->gap_high - block);
+
 			c->ooo_blocks++;
-			if (c->since_ack)
+			if (!c->gap_acked || (below && below < 0x8000u)) {
+				c->gap_acked = true;
 				send_ack(c);
+			}
+			c->gap_high = block;
 		}
 		return;
 	}
@@ -309,6 +324,7 @@ static void handle_data(struct tftp_client *c, const uint8_t *p, size_t len)
 	memcpy(c->sink->buf + c->sink->len, p + 2, dlen);
 	c->sink->len += dlen;
 	c->blocks++;
+	c->gap_acked = false;
 	c->since_ack++;
 	if (c->sink->progress)
 		c->sink->progress(c->sink->ctx, c->sink->len, c->tsize);

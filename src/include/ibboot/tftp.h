@@ -44,6 +44,9 @@ struct tftp_opts {
 
 /* Once the transfer runs, a lost DATA or ACK is recovered by resending our last ACK on a short
  * timer rather than waiting for the server's retransmission timer (a second or more, doubling);
+ * with windowsize a block past a hole is answered at once by the last in-order block's ACK
+ * (RFC 7440 §4), and a copy that arrives right after our ACK is not ACKed again (that would
+ * make the server send the next window twice);
  * whatever else happens, a transfer that gets no new block for TFTP_STALL_MS ends with an error
  * naming the file and the last block. */
 #define TFTP_ACK_RESEND_MS      200u
@@ -82,6 +85,9 @@ struct tftp_client {
 	uint64_t tsize;
 	uint32_t blocks;           /* blocks written in order (block numbers wrap at 16 bits) */
 	unsigned since_ack;        /* blocks since our last ACK (windowsize) */
+	bool gap_acked;            /* the hole after the last in-order block has had its ACK */
+	uint16_t gap_high;         /* the last block seen past that hole */
+	uint64_t ack_sent_ms;      /* when our last ACK went out */
 	uint64_t next_timeout_ms;
 	uint64_t progress_ms;      /* when the last in-order block (or the OACK) arrived */
 	uint64_t start_ms, status_ms;   /* transfer start; next status line */

@@ -30,6 +30,8 @@ struct tftp_srv {
 	unsigned rto_ms;            /* the server's retransmission timer (0: 1500 ms) */
 	unsigned lose_ack_every;    /* the first ACK of every n-th block is lost on the way */
 	uint32_t stall_after;       /* after this block is acked: only stale copies of it */
+	bool rewind;                /* RFC 7440 §4 sender (atftpd): an ACK of the last acked
+				     * block again restarts the window after it */
 	unsigned timer_resends;     /* windows the server's own timer had to resend */
 	/* what was seen */
 	unsigned rrqs, acks, errors_seen, data_sent;
@@ -216,6 +218,10 @@ static void tftp_server(const struct fake_pkt *p, void *ctx)
 		}
 		/* RFC 1123 §4.2.3.1: a duplicate ACK is not a reason to resend (Sorcerer's
 		 * Apprentice); only progress moves the window. */
+		if (s->rewind && full == s->acked && s->acked < s->nblocks) {
+			srv_send_window(s);
+			return;
+		}
 		if (full <= s->acked || full > s->nblocks)
 			return;
 		s->acked = full;
@@ -426,6 +432,49 @@ TEST(tftp_survives_loss_reordering_and_duplicates)
 	CHECK(polled.dup_blocks > 0);
 	CHECK(polled.ooo_blocks > 0);
 	CHECK(polled.retransmits > 0 || s.data_sent > 149);
+	free(f);
+}
+
+/* RFC 7440 §4: a block past a hole is answered at once with the last in-order block's ACK, also
+ * when the hole is the first block of a window (our previous ACK closed the last one), so a
+ * sender that restarts on it (atftpd) needs neither its timer nor ours. */
+TEST(tftp_window_hole_acked_at_once)
+{
+	struct tftp_srv s = { 0 };
+	struct tftp_opts o = { 0 };
+	uint8_t *f = serve_new_file(&s, 196000, 11);   /* 98 blocks: the last one is not dropped */
+
+	s.grant_windowsize = 4;
+	s.grant_tsize = true;
+	s.rewind = true;
+	s.drop_every = 5;   /* 5, 10, 15, ...: first of a window, then inside one */
+	o.windowsize = 4;
+	memset(sink_buf, 0, sizeof(sink_buf));
+	CHECK_EQ(run_polled(&s, &o), 196000);
+	CHECK_MEM(sink_buf, f, 196000);
+	CHECK(polled.ooo_blocks > 0);
+	CHECK_EQ(polled.retransmits, 0);   /* no ACK had to wait for our timer */
+	CHECK_EQ(s.timer_resends, 0);      /* nor for the server's */
+	free(f);
+}
+
+/* A DATA copied on the way right after our ACK is not ACKed again: with windowsize that ACK
+ * would restart the window and every window would be sent twice. */
+TEST(tftp_window_duplicate_not_reacked)
+{
+	struct tftp_srv s = { 0 };
+	struct tftp_opts o = { 0 };
+	uint8_t *f = serve_new_file(&s, 200000, 12);
+
+	s.grant_windowsize = 4;
+	s.rewind = true;
+	s.duplicate = true;
+	o.windowsize = 4;
+	memset(sink_buf, 0, sizeof(sink_buf));
+	CHECK_EQ(run_polled(&s, &o), 200000);
+	CHECK_MEM(sink_buf, f, 200000);
+	CHECK(polled.dup_blocks > 0);
+	CHECK_EQ(s.data_sent, (200000 + 2011) / 2012);   /* each block sent once (twice on the wire) */
 	free(f);
 }
 
