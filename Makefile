@@ -38,6 +38,7 @@ DEMO_TARGET   ?= demo-netboot
 # they are read in does not matter.
 include util/prmgen/prmgen.mk
 include src/src.mk
+include src/platform/efi/efi.mk
 include src/tests/tests.mk
 include util/hcasim/hcasim.mk
 include util/fabsim/fabsim.mk

@@ -18,11 +18,16 @@ static int refuse_unverified(const struct image *kernel)
 	return image_trust_allowed(kernel);
 }
 
+int (*image_linux_boot)(struct image *kernel);
+
 static int boot_linux(struct image *img)
 {
 	struct bzimage_layout lay;
-	int rc = bzimage_load(img, &lay);
+	int rc;
 
+	if (image_linux_boot)   /* the platform starts Linux its own way (UEFI: the EFI stub) */
+		return image_linux_boot(img);
+	rc = bzimage_load(img, &lay);
 	if (rc)
 		return rc;
 	/* plat_boot_linux64's own conditions, checked while the devices still work. */

@@ -163,6 +163,9 @@ extern int (*image_multiboot_handoff)(void *param_page);
 int image_boot(struct image *img);
 /* How the last step hands over: plat_boot_linux64 in the firmware; tests replace it. */
 extern int (*image_linux64_handoff)(uint64_t entry, void *boot_params);
+/* When set, `boot` hands a Linux kernel to it instead of the bzImage loader: the efi platform
+ * starts the kernel through its EFI stub (src/platform/efi/linux.c). Returns only on failure. */
+extern int (*image_linux_boot)(struct image *kernel);
 /* Runs a script image (src/script sets it in the firmware). */
 extern int (*image_run_script)(struct image *img);
 

@@ -1,0 +1,41 @@
+# bin/ibboot.efi — ibboot as a UEFI application (x86_64 PE32+, subsystem 10), built with gcc, GNU
+# ld and util/efi/elf2efi only. The same firmware sources as bin/ibboot.lkrn, compiled as
+# position-independent code (-fpie: RIP-relative, so the only absolute addresses left are 64-bit
+# pointers in data, which ld lists as R_X86_64_RELATIVE and elf2efi turns into
+# IMAGE_REL_BASED_DIR64 base relocations the firmware's loader applies wherever it puts the
+# image), on src/platform/efi instead of pcbios: no paging.c (UEFI owns paging, memory
+# identity-mapped), no e820, no real-mode setup, no IDT of ours.
+#
+#   make bin/ibboot.efi, check-efi-qemu
+
+EFI_PLAT_SRCS := src/core/string.c src/platform/efi/start.c src/platform/efi/memory.c \
+	src/platform/efi/pci.c src/platform/efi/linux.c
+EFI_OBJS := $(patsubst %.c,build/efi/%.o,$(FIRMWARE_SRCS) $(EFI_PLAT_SRCS))
+
+EFI_CFLAGS := $(filter-out -fno-pic -fno-pie,$(IMG_CFLAGS)) -fpie \
+	-include src/platform/efi/hidden.h
+# An ELF PIE linked at 0 (efi.ld), then util/efi/elf2efi writes the PE32+ file (subsystem 10)
+# with its base relocations. --gc-sections keeps what efi_main reaches plus the KEEPt tables.
+EFI_LDFLAGS := -pie --no-dynamic-linker -z text -z noexecstack --no-warn-rwx-segments \
+	--build-id=none --gc-sections -e efi_main -T src/arch/x86_64/efi.ld
+
+build/efi/%.o: %.c $(PRM_H)
+	@mkdir -p $(@D)
+	$(IMG_CC) $(EFI_CFLAGS) -MMD -MP -c -o $@ $<
+
+build/efi/src/image/image.o: $(TRUST_STAMP)
+build/efi/src/image/image.o: EFI_CFLAGS += $(if $(TRUST),-DTRUST_ENFORCE=1)
+$(foreach o,src/core/main.o src/net/http_client.o src/net/report.o,build/efi/$(o)): \
+	$(IBBOOT_VERSION_STAMP)
+
+build/efi/ibboot.elf: $(EFI_OBJS) src/arch/x86_64/efi.ld
+	$(IMG_LD) $(EFI_LDFLAGS) -o $@ $(EFI_OBJS)
+
+bin/ibboot.efi: build/efi/ibboot.elf util/efi/elf2efi
+	@mkdir -p $(@D)
+	util/efi/elf2efi $< $@
+	@echo "$@: $$(stat -c %s $@) bytes"
+
+-include $(EFI_OBJS:.o=.d)
+
+ALL_TARGETS += bin/ibboot.efi
