@@ -303,10 +303,12 @@ check-driver-hosted: bin/ibboot.lkrn bin/ibboot-hosted bin/libhcasim.so bin/fabs
 	@util/run-test driver-hosted src/tests/e2e/qemu/icmp-e2e.sh hosted
 
 # ---- fuzzing (make fuzz) ----
-# `make fuzz` (fuzz-table): every target for FUZZ_RUNS executions, one process after another,
-# one line per target (executions, crashes, seconds); non-zero on any crash. FUZZ_TABLE lists
-# NAME:BINARY:SEEDS:MAX_LEN; a fragment with a fuzz target of its own appends to it.
+# `make fuzz` (fuzz-table): every target for FUZZ_RUNS executions, FUZZ_JOBS processes at a time,
+# one line per target (executions, crashes, seconds), then the totals and the wall-clock time;
+# non-zero on any crash. FUZZ_TABLE lists NAME:BINARY:SEEDS:MAX_LEN; a fragment with a fuzz
+# target of its own appends to it.
 FUZZ_RUNS ?= 1000000
+FUZZ_JOBS ?= 2
 FUZZ_TABLE += pkt:build/tests/fuzz-pkt:src/tests/fuzz/pkt/seeds:4300 \
 	mad:build/tests/fuzz-mad:src/tests/fuzz/mad/seeds:4300 \
 	parsers:build/tests/fuzz-parsers:src/tests/fuzz/parsers/seeds:4096 \
@@ -323,11 +325,13 @@ FUZZ_TABLE += pkt:build/tests/fuzz-pkt:src/tests/fuzz/pkt/seeds:4300 \
 	sma:build/tests/fuzz-sma:util/hcasim/tests/fuzz/sma/seeds:4300 \
 	fabric:build/tests/fuzz-fabric:util/fabsim/tests/fuzz/fabric/seeds:4300 \
 	servernode:build/tests/fuzz-servernode:util/fabsim/tests/fuzz/servernode/seeds:4300 \
-	fwdump:build/tests/fuzz-fwdump:util/fwdump/fuzz/seeds:16384
+	fwdump:build/tests/fuzz-fwdump:util/fwdump/fuzz/seeds:16384 \
+	unlzma:build/tests/fuzz-unlzma:src/tests/fuzz/unlzma/seeds:8192
 .PHONY: fuzz-table
 FUZZ_TABLE_BINS = $(foreach e,$(FUZZ_TABLE),$(word 2,$(subst :, ,$(e))))
 fuzz-table: $$(FUZZ_TABLE_BINS)
-	@nice src/tests/framework/fuzz-table.sh $(FUZZ_RUNS) build/fuzz/table $(FUZZ_TABLE)
+	@FUZZ_JOBS=$(FUZZ_JOBS) nice src/tests/framework/fuzz-table.sh $(FUZZ_RUNS) build/fuzz/table \
+		$(FUZZ_TABLE)
 
 .PHONY: fuzz-iblib fuzz-ibcore fuzz-dhcp fuzz-tcp fuzz-boot
 fuzz-iblib: build/tests/fuzz-pkt build/tests/fuzz-mad
