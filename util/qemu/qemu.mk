@@ -59,3 +59,15 @@ check-qemu-oracle: qemu build/qemu/hcr-trace $(HCASIM_SO) bin/fabsim bin/fabsim-
 bench-qemu-ipxe: qemu $(HCASIM_SO) bin/fabsim bin/fabsim-servernode
 	@util/qemu/bench-ipxe.sh
 
+
+
+# Our TCG plugins (util/qemu/plugins/): insncount counts guest instructions for make bench-netboot.
+# Built against the qemu-plugin.h of the QEMU source util/qemu/build unpacked (util/qemu/plugins/build
+# finds it and rebuilds the plugin when it is absent or older than its source or that header).
+.PHONY: qemu-plugins check-qemu-plugin
+qemu-plugins: qemu
+	@echo "qemu-plugins: $$(util/qemu/plugins/build)"
+
+# The plugin loads and counts: a longer guest run counts more (a few seconds).
+check-qemu-plugin: qemu bin/ibboot.lkrn
+	@util/run-test qemu/plugin-insncount $(QEMU_TESTS)/plugin-insncount.sh
