@@ -14,7 +14,7 @@
 #define FAKE_MAX_QPS    16
 #define FAKE_MAX_CQS    16
 #define FAKE_CQ_RING    256
-#define FAKE_RQ_RING    64
+#define FAKE_RQ_RING    512     /* IPoIB's receive ring (IPOIB_RX_BUFS) fits */
 #define FAKE_MAX_GROUPS 4
 #define FAKE_MAX_PEERS  4
 
