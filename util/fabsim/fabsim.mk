@@ -92,3 +92,17 @@ endif
 
 ALL_TARGETS += bin/fabsim bin/fabsimctl
 CLEAN_FILES += build/fabsim
+
+# ---- make bench-rig: what the rig delivers to a guest that costs (almost) nothing ----
+# The sink is ibboot's own stack in the hosted program, -O2 without sanitizers (build/opt),
+# with the HCA model in its process as in QEMU's device (hca_attach: libhcasim + fabsim's client);
+# util/fabsim/bench-rig.sh fetches 64 MiB from nginx with it and, in the same environment, with
+# bin/ibboot.lkrn in QEMU, and prints both rates, their ratio and each rig process's CPU share.
+build/opt/ibboot-hosted: $(OPT_LIB_OBJS) $(patsubst %.c,build/opt/%.o,$(HOSTED_MAIN_SRCS)) \
+		build/hcasim/libhcasim.a
+	@mkdir -p $(@D)
+	$(HOST_CC) -o $@ $^
+.PHONY: bench-rig
+bench-rig: build/opt/ibboot-hosted bin/fabsim bin/fabsim-servernode bin/ibboot.lkrn \
+		bin/libhcasim.so bin/libfabsim_client.so
+	@$(FABSIM_DIR)/bench-rig.sh

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# util/fabsim/bench-rig.sh — `make bench-rig`: the rig's ceiling. How fast the rig (HCA model +
+# fabsim + server node + nginx, util/netboot-env) moves a 64 MiB HTTP download to a receiver that
+# costs next to nothing, beside ibboot in QEMU on the same rig, same environment, same command.
+#
+# The sink: build/opt/ibboot-hosted, ibboot's own stack compiled natively (-O2, no sanitizers),
+# the HCA model in its process through hca_attach (libhcasim + fabsim's client library), as the
+# QEMU device holds it. Its per-byte work (TCP checksum, one copy into the buffer) runs natively,
+# tens of times cheaper than under TCG; its CPU share is printed so that one can see it is not the
+# limit. It keeps nginx sending the way a real client does (TCP with ibboot's window and ACKs):
+# a receiver that did not ACK would measure nothing.
+# Both runs use the firmware's `http URL` command (its own clock: ms and KB/s on the console).
+# Figures only; one run each on a shared machine is noisy.
+#   BENCH_SIZE_MIB (default 64), BENCH_RIG_RUNS (sink runs, default 3: the median is printed)
+# Logs: build/bench/rig/.
+set -uo pipefail
+SELF=$(readlink -f "$0")
+TOP=$(cd "$(dirname "$SELF")/../.." && pwd)
+cd "$TOP" || exit 1
+B=$TOP/build/bench/rig
+SIZE_MIB=${BENCH_SIZE_MIB:-64}
+RUNS=${BENCH_RIG_RUNS:-3}
+
+if [ "${1:-}" != --inside ]; then
+	rm -rf "$B"; mkdir -p "$B/srv"
+	head -c $((SIZE_MIB * 1024 * 1024)) /dev/urandom > "$B/srv/big.bin"
+	util/netboot-env run "$B/env" --hcas 1 --root "$B/srv" -- "$SELF" --inside 2> "$B/netboot-env.log"
+	rc=$?
+	rm -f "$B/srv/big.bin"
+	if [ "$rc" -eq 77 ]; then echo "SKIP: bench-rig: no test network here ($B/netboot-env.log)"; exit 0; fi
+	[ "$rc" -eq 0 ] || echo "bench-rig: the environment or a run exited with status $rc ($B/netboot-env.log)"
+	exit 0
+fi
+
+S=$NETBOOT_SERVER_IP
+HZ=$(getconf CLK_TCK)
+ticks() {   # PID...: utime + stime of each process (all its threads), summed
+	local p t=0 v
+	for p in "$@"; do
+		v=$(awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$p/stat" 2>/dev/null) || continue
+		t=$((t + ${v:-0}))
+	done
+	echo "$t"
+}
+pid_of() { awk -v n="$1" '$1 == n { print $2 }' "$NETBOOT_DIR/pids" | tail -1; }
+FABSIM=$(pid_of fabsim) SN=$(pid_of servernode)
+NGINX_MASTER=$(cat "$NETBOOT_DIR/run/nginx.pid" 2>/dev/null)
+NGINX="$NGINX_MASTER $(pgrep -P "$NGINX_MASTER" 2>/dev/null | tr '\n' ' ')"
+rate() {   # LOG: the KB/s of each `http` line, one per line
+	sed -n 's/^http: .* bytes.* in \([0-9]*\) ms (\([0-9]*\) KB\/s).*/\1 \2/p' "$1"
+}
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "" }'; }
+
+# The sink: dhcp, then RUNS downloads; CPU ticks of every rig process over those downloads.
+cmds="dhcp"
+for _ in $(seq 1 "$RUNS"); do cmds+=",http+http://$S/big.bin"; done
+cmds+=",ifstat,poweroff"
+timeout --kill-after=5 600 "$TOP/build/opt/ibboot-hosted" --hca --hca-guid="$NETBOOT_HCA1_NODE_GUID" \
+	--hca-ports=1 --ram=512 --fabric="$FABSIM_HCA_SOCKET" "ibboot.cmd=$cmds" > "$B/sink.log" 2> "$B/sink.err" &
+tpid=$!
+sink=
+for _ in $(seq 1 50); do sink=$(pgrep -P "$tpid" | head -1); [ -n "$sink" ] && break; sleep 0.1; done
+for _ in $(seq 1 600); do grep -q 'bound to\|lease' "$B/sink.log" 2>/dev/null && break; sleep 0.1; done
+t0=${EPOCHREALTIME/./}
+load=$(cut -d' ' -f1 /proc/loadavg)
+f0=$(ticks $FABSIM) s0=$(ticks $SN) n0=$(ticks $NGINX) k0=$(ticks $sink) k1=$k0
+while kill -0 "$tpid" 2>/dev/null; do
+	[ "$(grep -c '^http: .* bytes' "$B/sink.log")" -ge "$RUNS" ] && break
+	k1=$(ticks $sink); sleep 0.1
+done
+t1=${EPOCHREALTIME/./}
+f1=$(ticks $FABSIM) s1=$(ticks $SN) n1=$(ticks $NGINX); k=$(ticks $sink); [ -n "$k" ] && [ "$k" -gt 0 ] && k1=$k
+wait "$tpid"
+wall=$(( (t1 - t0) / 1000 ))   # ms
+pct() { awk -v t="$1" -v hz="$HZ" -v ms="$wall" 'BEGIN { if (ms > 0) printf "%d%%", t * 100000 / hz / ms; else print "n/a" }'; }
+sink_kbs=$(rate "$B/sink.log" | awk '{ print $2 }' | median)
+echo "INFO: bench-rig: sink (ibboot's stack natively, model in-process): $(rate "$B/sink.log" | awk '{ printf "%.1f ", $2 * 1.024 / 1000 }')MB/s over $RUNS x $SIZE_MIB MiB"
+mib=$((RUNS * SIZE_MIB))
+perm() { awk -v t="$1" -v hz="$HZ" -v m="$mib" 'BEGIN { printf "%.1f", t * 1000 / hz / m }'; }
+echo "INFO: bench-rig: CPU over those downloads (share of the wall time; ms per MiB): fabsim $(pct $((f1 - f0))) $(perm $((f1 - f0))), server node $(pct $((s1 - s0))) $(perm $((s1 - s0))), nginx $(pct $((n1 - n0))) $(perm $((n1 - n0))), sink incl. the model $(pct $((k1 - k0))) $(perm $((k1 - k0)))"
+echo "INFO: bench-rig: load average before the downloads: $load (2 cores share everything: the MB/s follow the machine's load, the ms per MiB less so)"
+
+# ibboot in QEMU, same environment, same command.
+ib_kbs=
+QEMU=$(util/qemu/build --print-path 2>/dev/null)
+if [ -n "$QEMU" ] && [ -x "$QEMU" ]; then
+	timeout --kill-after=5 600 "$QEMU" -display none -machine graphics=off -monitor none -no-reboot \
+		-m 512 -net none -serial stdio -kernel "$TOP/bin/ibboot.lkrn" \
+		-append "ibboot.cmd=dhcp,http+http://$S/big.bin,poweroff" \
+		-device "hermon,model=$TOP/bin/libhcasim.so,guid=$NETBOOT_HCA1_NODE_GUID,port2=off,fabric=$FABSIM_HCA_SOCKET,fabric-lib=$TOP/bin/libfabsim_client.so,log=$B/device.log" \
+		< /dev/null 2> "$B/qemu.err" | tr -d '\r' > "$B/ibboot-qemu.log"
+	ib_kbs=$(rate "$B/ibboot-qemu.log" | awk '{ print $2 }' | median)
+fi
+mb() { awk -v k="$1" 'BEGIN { if (k == "") print "n/a"; else printf "%.1f", k * 1.024 / 1000 }'; }
+echo "INFO: bench-rig: rig ceiling (median sink rate) $(mb "$sink_kbs") MB/s; ibboot in QEMU, same run: $(mb "$ib_kbs") MB/s$([ -z "$QEMU" ] && echo ' (QEMU not built: make qemu)')"
+if [ -n "$sink_kbs" ] && [ -n "$ib_kbs" ] && [ "$ib_kbs" -gt 0 ]; then
+	echo "INFO: bench-rig: ceiling / ibboot HTTP = $(awk -v a="$sink_kbs" -v b="$ib_kbs" 'BEGIN { printf "%.2f", a / b }') (goal >= 3; one run, noisy)"
+fi
+exit 0
