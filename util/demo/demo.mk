@@ -7,11 +7,13 @@
 #                         3% loss + 3% reordering on the server node's cable once the port is
 #                         ACTIVE (the pinned SHA-256s must still match); and with a tampered
 #                         initrd that ibboot must refuse (no Linux)
-#   make torture          not in make check (~40 min): 20 full netboots, HTTP and TFTP, under
+#   make torture          not in make check (~45 min): 22 full netboots, HTTP and TFTP (dnsmasq,
+#                         and atftpd with RFC 7440 windowsize for the cases that lose packets), under
 #                         fabsim loss/duplication/reordering/corruption/delay, a pulled and replugged
 #                         HCA cable and an OpenSM restart mid-download, plus a tampered initrd; the
-#                         payload's SHA-256 of what it booted is compared with the served file; one
-#                         line per case, then "torture: N of M netboots verified (SHA-256), K hangs,
+#                         payload's SHA-256 of what it booted is compared with the served file; a
+#                         hang is no console line for 60 s (or 420 s in all); one line per case with
+#                         its seconds, then "torture: N of M netboots verified (SHA-256), K hangs,
 #                         J wrong images" (util/demo/torture; logs build/torture/)
 #   make bench-netboot    ibboot vs the stock iPXE on the same QEMU + model + fabric + servers, one
 #                         run each: lease, HTTP and TFTP of 64 MiB, image bytes, as ratios
