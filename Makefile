@@ -43,6 +43,7 @@ include src/tests/tests.mk
 include util/hcasim/hcasim.mk
 include util/fabsim/fabsim.mk
 include util/fabsim/servernode/servernode.mk
+include util/fabsim/rogue/rogue.mk
 include util/payload/payload.mk
 include util/qemu/qemu.mk
 include util/demo/demo.mk
@@ -52,7 +53,7 @@ include util/fwdump/fwdump.mk
 # What make check runs, in this order: unit tests first, then the model and fabric, programs on
 # a TUN or the simulated fabric, QEMU last.
 CHECK_TARGETS := check-unit check-iblib check-ibcore check-net check-driver check-hcasim \
-	check-dhcp check-tcp check-fabsim check-servernode check-fwdump check-hosted-e2e check-selftest-e2e \
+	check-dhcp check-tcp check-fabsim check-servernode check-rogue-sa check-fwdump check-hosted-e2e check-selftest-e2e \
 	check-dhcp-ipoib check-report check-image check-payload check-qemu-smoke check-zimage check-boot check-ibcore-e2e \
 	check-driver-qemu check-autoboot-qemu check-qemu-device check-qemu-plugin check-qemu-oracle check-linux-oracle check-selftest-qemu check-tftp-faults-qemu check-demo-qemu
 BENCH_TARGETS := bench-iblib bench-ibcore bench-driver bench-fastpath bench-tcp bench-hosted bench-qemu-ipxe \

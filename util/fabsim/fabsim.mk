@@ -8,7 +8,7 @@
 
 FABSIM_DIR := util/fabsim
 FABSIM_CORE_SRCS := $(addprefix $(FABSIM_DIR)/,topo.c fabric.c switch.c sma.c pkt.c \
-	ibsim_server.c hca_server.c control.c listener.c pcap.c)
+	ibsim_server.c hca_server.c control.c listener.c pcap.c mirror.c)
 FABSIM_HDRS := $(wildcard $(FABSIM_DIR)/*.h) $(WIRE_HDRS)
 FABSIM_CLIENT_SRCS := $(FABSIM_DIR)/fabsim_client.c
 FABSIM_ATTACH_SRCS := $(FABSIM_DIR)/hca_attach.c $(FABSIM_CLIENT_SRCS)

@@ -5,6 +5,7 @@
  * and SMPs addressed to the switch itself answered by its SMA at port 0.
  */
 #include "fabsim.h"
+#include "mirror.h"
 #include "smp.h"
 
 #include <string.h>
@@ -213,6 +214,7 @@ void switch_receive(struct fabric *f, struct port *in, uint8_t *pkt, size_t len,
 	/* Data VLs flow only through Active ports (IBA 7.2.5.2). */
 	if (in->pi.state != PORT_ACTIVE)
 		DROP(f, in, not_active, "data packet at a port that is not Active");
+	mirror_sa_request(f, in, pkt, len, h);
 	if (h->dlid >= LID_MCAST_FIRST && h->dlid != LID_PERMISSIVE) {
 		forward_multicast(f, sw, in, pkt, len, h);
 		return;
