@@ -70,9 +70,7 @@ void plat_putc(char ch)
 
 	if (c < 0x80) {
 		utf8_more = 0;
-		if (c == '\n')
-			con_put16('\r');   /* the terminal wants CR LF */
-		con_put16(c);
+		con_put16(c);   /* (kputc already sends "\r\n" for a newline) */
 		if (c == '\n' || c == '\r')
 			efi_console_flush();
 		return;
