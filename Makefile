@@ -49,6 +49,7 @@ include util/qemu/qemu.mk
 include util/demo/demo.mk
 include src/tests/e2e/oracle/oracle.mk
 include util/fwdump/fwdump.mk
+include src/arch/x86_64/rom.mk
 
 # What make check runs, in this order: unit tests first, then the model and fabric, programs on
 # a TUN or the simulated fabric, QEMU last.
