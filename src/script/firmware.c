@@ -14,6 +14,7 @@
 #include <ibboot/hooks.h>
 #include <ibboot/ib_ulp.h>
 #include <ibboot/net.h>
+#include <ibboot/pci.h>
 #include <ibboot/platform.h>
 #include <ibboot/report.h>
 #include <ibboot/shell.h>
@@ -287,6 +288,44 @@ static int autoboot_preflight(void)
 	return -ENODEV;
 }
 
+/* Platforms without a firmware to return to (hosted; pcbios started by a boot loader). */
+__attribute__((weak)) const char *plat_firmware_exit(void)
+{
+	return NULL;
+}
+
+__attribute__((weak)) int plat_exit_to_firmware(void)
+{
+	return -ENOTSUP;
+}
+
+/*
+ * Started from an option ROM's boot entry or chainloaded by a PXE ROM: a failed autoboot gives the
+ * machine back, HCA quiesced, so the firmware tries its next boot device (BIOS Boot Specification
+ * 1.01, 6.5: a BEV that cannot boot returns or INT 18h) — unless a key asks for the console.
+ */
+static void autoboot_give_back(void)
+{
+	const char *to = plat_firmware_exit();
+
+	if (!to)
+		return;
+	kprintf("Press any key within %u s for the ibboot console; otherwise back to %s\n",
+		AUTOBOOT_WAIT_MS / 1000, to);
+	if (key_pressed(AUTOBOOT_WAIT_MS))
+		return;
+	boot_phase("autoboot: returning to %s", to);
+	/* Only a device proven stopped may be left to the next boot program (pci.h). */
+	int busy = pci_remove_drivers();
+	if (busy) {
+		kprintf("autoboot: %d device(s) could not be proven stopped; not returning to the "
+			"firmware while they may still DMA; console\n", busy);
+		return;
+	}
+	int rc = plat_exit_to_firmware();
+	kprintf("autoboot: cannot return to the firmware (%s); console\n", ib_strerror(rc));
+}
+
 static void autoboot_start(void)
 {
 	char cmds[8];
@@ -297,6 +336,7 @@ static void autoboot_start(void)
 		return;
 	if (!netdev_first()) {
 		boot_phase("autoboot: no network device (no InfiniBand adapter found?); console");
+		autoboot_give_back();
 		return;
 	}
 	kprintf("Press any key within %u s for the ibboot console; otherwise: %s",
@@ -308,6 +348,7 @@ static void autoboot_start(void)
 		return;
 	}
 	if (autoboot_preflight() < 0) {
+		autoboot_give_back();
 		script_console();
 		return;
 	}
@@ -318,6 +359,7 @@ static void autoboot_start(void)
 		   "Dropping to the console ('help' lists the commands)", ib_strerror(rc));
 	/* Tell the boot server (bounded: a few seconds at most; report.h). */
 	report_send(NULL, "autoboot failed");
+	autoboot_give_back();
 	script_console();
 }
 

@@ -22,6 +22,13 @@ const char *plat_name(void);              /* "pcbios", "hosted" */
 const char *plat_cmdline(void);           /* the boot command line ("" if none) */
 __noreturn void plat_poweroff(int status);   /* status 0 = success; non-zero for test failures */
 __noreturn void plat_reboot(void);
+/* Started by firmware that can take the machine back (a PCI option ROM's boot entry, a PXE
+ * ROM that chainloaded us)? Then a name for where plat_exit_to_firmware() returns to, else
+ * NULL. plat_exit_to_firmware() gives the machine back so the firmware tries its next boot
+ * device; devices must be quiesced first (pci_remove_drivers). It returns only when there is no
+ * way back (-ENOTSUP). Platforms without one need not define either (weak defaults). */
+const char *plat_firmware_exit(void);
+int plat_exit_to_firmware(void);
 /* Prints a few lines about the platform (boot path, timer, config access) under the banner. */
 void plat_print_info(void);
 /* Called from every waiting loop (console idle, udelay, sleep): runs the hosted platform's

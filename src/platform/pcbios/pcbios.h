@@ -17,6 +17,10 @@ bool bootinfo_real_mode_entry(void);
 
 void tsc_calibrate(void);
 
+/* What started the image when it was a ROM's boot entry or a PXE chainload (biosexit.c), else
+ * NULL. */
+const char *plat_started_by(void);
+
 struct acpi_info {
 	bool found;
 	uint64_t rsdp;

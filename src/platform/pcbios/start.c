@@ -12,6 +12,8 @@ void plat_print_info(void)
 	kprintf("platform: booted via %s; TSC %llu MHz; ACPI %s; %u-bit physical addresses\n",
 		boot_path, (unsigned long long)(plat_counter_hz() / 1000000),
 		acpi.found ? "found" : "not found", paging_phys_bits());
+	if (plat_started_by())
+		kprintf("platform: started by %s\n", plat_started_by());
 }
 
 void arch_main(uint32_t type, uint32_t info);

@@ -53,6 +53,8 @@ void paging_stats(unsigned *tables_used, unsigned *tables_max, bool *huge);
 
 /* Enters a 64-bit kernel by the Linux 64-bit boot protocol (linux64.S). */
 __noreturn void arch_linux64_enter(uint64_t entry, uint64_t boot_params);
+/* Leaves long mode for the real-mode front end's 32-bit entry (romexit.S); no return. */
+__noreturn void arch_return_to_real_mode(uint32_t entry32, uint32_t record);
 
 void idt_init(void);
 __noreturn void arch_triple_fault(void);
