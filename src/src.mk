@@ -86,6 +86,7 @@ build/image/src/image/image.o: $(TRUST_STAMP)
 build/image/src/image/image.o: IMG_CFLAGS += $(if $(TRUST),-DTRUST_ENFORCE=1)
 
 IMG_CC := gcc
+IMG_COMMA := ,
 IMG_LD := ld
 IMG_OBJCOPY := objcopy
 # -ffunction-sections/-fdata-sections + --gc-sections: what nothing calls is not linked.
@@ -98,6 +99,15 @@ IMG_CFLAGS := -std=c11 -Os -g -Wall -Wextra -Werror -ffreestanding -nostdinc \
 IMG_ASFLAGS := -Isrc/arch/x86_64 -D__ASSEMBLY__
 IMG_LDFLAGS := -nostdlib -static -z noexecstack --no-warn-rwx-segments --build-id=none \
 	--gc-sections -T src/arch/x86_64/ibboot.ld
+# Link-time optimisation (one partition: the whole image is one program to gcc): inlining and
+# dead-code removal across files, 3.8 KB off the compressed image. Every function keeps the -O
+# level it was compiled with (gcc records it per function in the LTO object). The image is then
+# linked by gcc, which hands IMG_LDFLAGS to ld. The image's objects are rebuilt when this changes.
+IMG_LTO_CFLAGS := -flto -flto-partition=none
+IMG_LTO_STAMP := build/image-lto.stamp
+$(shell mkdir -p build && (echo '$(IMG_LTO_CFLAGS)' | cmp -s - $(IMG_LTO_STAMP) || \
+	echo '$(IMG_LTO_CFLAGS)' > $(IMG_LTO_STAMP)))
+$(patsubst %.c,build/image/%.o,$(FIRMWARE_SRCS) $(PCBIOS_SRCS)): $(IMG_LTO_STAMP)
 
 # The hosted variants see the test framework, the fakes and the model's headers (the hosted HCA).
 HOSTED_INCS := -Isrc/tests/framework -Isrc/tests/fakes -Isrc/drivers/infiniband \
@@ -114,7 +124,7 @@ FUZZ_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -Wno-string-plus-int -D_GNU
 # ---- the four variants ----
 build/image/%.o: %.c $(PRM_H)
 	@mkdir -p $(@D)
-	$(IMG_CC) $(IMG_CFLAGS) -MMD -MP -c -o $@ $<
+	$(IMG_CC) $(IMG_CFLAGS) $(IMG_LTO_CFLAGS) -MMD -MP -c -o $@ $<
 
 build/image/%.o: %.S
 	@mkdir -p $(@D)
@@ -147,7 +157,8 @@ build/fuzz/libibboot.a: $(FUZZ_LIB_OBJS)
 
 # ---- products ----
 build/image/ibboot.elf: $(IMG_OBJS) src/arch/x86_64/ibboot.ld
-	$(IMG_LD) $(IMG_LDFLAGS) -o $@ $(IMG_OBJS)
+	$(IMG_CC) $(IMG_CFLAGS) $(IMG_LTO_CFLAGS) -nostdlib -static \
+		$(foreach f,$(IMG_LDFLAGS),-Wl$(IMG_COMMA)$(f)) -o $@.tmp $(IMG_OBJS) && mv $@.tmp $@
 
 # bin/ibboot.lkrn is the compressed image: a stub that unpacks the body at boot (bin/ibboot-z.lkrn,
 # src/arch/x86_64/zimage.mk). bin/ibboot-raw.lkrn is the same body uncompressed, as objcopy writes
