@@ -39,3 +39,11 @@ bin/ibboot.efi: build/efi/ibboot.elf util/efi/elf2efi
 -include $(EFI_OBJS:.o=.d)
 
 ALL_TARGETS += bin/ibboot.efi
+
+# OVMF boots bin/ibboot.efi from a FAT disk in our QEMU with the HCA model on the fabric: the
+# netboot reaches the payload's marker through Linux's EFI stub, and a kernel without an EFI stub
+# is refused with its message (src/tests/e2e/qemu/efi-netboot.sh).
+.PHONY: check-efi-qemu
+check-efi-qemu: bin/ibboot.efi payload bin/libhcasim.so bin/libfabsim_client.so bin/fabsim qemu \
+		bin/fabsim-servernode
+	@util/run-test efi-qemu src/tests/e2e/qemu/efi-netboot.sh
