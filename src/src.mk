@@ -158,7 +158,7 @@ build/fuzz/libibboot.a: $(FUZZ_LIB_OBJS)
 # ---- products ----
 build/image/ibboot.elf: $(IMG_OBJS) src/arch/x86_64/ibboot.ld
 	$(IMG_CC) $(IMG_CFLAGS) $(IMG_LTO_CFLAGS) -nostdlib -static \
-		$(foreach f,$(IMG_LDFLAGS),-Wl$(IMG_COMMA)$(f)) -o $@.tmp $(IMG_OBJS) && mv $@.tmp $@
+		$(foreach f,$(IMG_LDFLAGS),-Wl$(IMG_COMMA)$(f)) -o $@.$$$$.tmp $(IMG_OBJS) && mv $@.$$$$.tmp $@
 
 # bin/ibboot.lkrn is the compressed image: a stub that unpacks the body at boot (bin/ibboot-z.lkrn,
 # src/arch/x86_64/zimage.mk). bin/ibboot-raw.lkrn is the same body uncompressed, as objcopy writes

@@ -71,3 +71,16 @@ check-zimage: build/tests/unit-arch $(if $(HAVE_CLANG),build/tests/fuzz-unlzma) 
 	@util/run-test zimage-damaged src/tests/e2e/qemu/zimage-damaged.sh
 fuzz-unlzma: $(if $(HAVE_CLANG),build/tests/fuzz-unlzma)
 	@$(call FUZZ_LONG,unlzma,8192,60)
+
+# make bench's size row: the compressed image against the goal (64 KiB: an option ROM that fits
+# every BIOS's ROM space) and iPXE's hermon-only x86_64 lkrn (95,155 B), with where the bytes go.
+.PHONY: bench-size
+bench-size: bin/ibboot.lkrn bin/ibboot-raw.lkrn
+	@lkrn=$$(stat -c %s bin/ibboot.lkrn); ibz=$$(stat -c %s build/zimage/body.ibz); \
+	printf 'bench-size: %-28s %7d B  goal %d B (%+d)  iPXE hermon-only lkrn %d B (ratio %.2f)\n' \
+		bin/ibboot.lkrn $$lkrn 65536 $$((lkrn - 65536)) 95155 $$(echo "95155 / $$lkrn" | bc -l); \
+	printf 'bench-size: %-28s %7d B  (setup sectors + stub %d B, packed body %d B)\n' \
+		'  of which' $$lkrn $$((lkrn - ibz)) $$ibz; \
+	printf 'bench-size: %-28s %7d B  (body as objcopy writes it; compresses to %d%%)\n' \
+		bin/ibboot-raw.lkrn $$(stat -c %s bin/ibboot-raw.lkrn) \
+		$$((100 * ibz / $$(stat -c %s build/zimage/body.bin)))
