@@ -103,6 +103,8 @@ IMG_LDFLAGS := -nostdlib -static -z noexecstack --no-warn-rwx-segments --build-i
 # dead-code removal across files, 3.8 KB off the compressed image. Every function keeps the -O
 # level it was compiled with (gcc records it per function in the LTO object). The image is then
 # linked by gcc, which hands IMG_LDFLAGS to ld. The image's objects are rebuilt when this changes.
+# (Objects and the image are written through per-process temporaries: two makes in this tree may
+# build them at once, and the LTO link would read a half-written object.)
 IMG_LTO_CFLAGS := -flto -flto-partition=none
 IMG_LTO_STAMP := build/image-lto.stamp
 $(shell mkdir -p build && (echo '$(IMG_LTO_CFLAGS)' | cmp -s - $(IMG_LTO_STAMP) || \
@@ -124,7 +126,8 @@ FUZZ_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -Wno-string-plus-int -D_GNU
 # ---- the four variants ----
 build/image/%.o: %.c $(PRM_H)
 	@mkdir -p $(@D)
-	$(IMG_CC) $(IMG_CFLAGS) $(IMG_LTO_CFLAGS) -MMD -MP -c -o $@ $<
+	$(IMG_CC) $(IMG_CFLAGS) $(IMG_LTO_CFLAGS) -MMD -MP -MT $@ -MF $(@:.o=.d) -c -o $@.$$$$.tmp $< && \
+		mv $@.$$$$.tmp $@
 
 build/image/%.o: %.S
 	@mkdir -p $(@D)
