@@ -15,8 +15,10 @@
 #                         hang is no console line for 60 s (or 420 s in all); one line per case with
 #                         its seconds, then "torture: N of M netboots verified (SHA-256), K hangs,
 #                         J wrong images" (util/demo/torture; logs build/torture/)
-#   make bench-netboot    ibboot vs the stock iPXE on the same QEMU + model + fabric + servers, one
-#                         run each: lease, HTTP and TFTP of 64 MiB, image bytes, as ratios
+#   make bench-netboot    ibboot vs the stock iPXE on the same QEMU + model + fabric + servers:
+#                         guest instructions per MiB (our TCG plugin) and medians of 3 interleaved
+#                         runs (lease, HTTP and TFTP of 32 MiB), image bytes, as ratios; ibboot's
+#                         hot blocks per fetch (build/bench/netboot-*.txt; about 6 minutes)
 # Logs: build/demo/ (demo), build/demo/check/ (check). DEMO_TRANSPORT=tftp fetches the kernel
 # and initrd over TFTP instead.
 DEMO_TRANSPORT ?= http
@@ -36,7 +38,7 @@ check-demo-qemu: $(DEMO_PIECES)
 
 
 .PHONY: bench-netboot
-bench-netboot: bin/ibboot.lkrn bin/libhcasim.so bin/libfabsim_client.so bin/fabsim bin/fabsim-servernode qemu
+bench-netboot: bin/ibboot.lkrn bin/libhcasim.so bin/libfabsim_client.so bin/fabsim bin/fabsim-servernode qemu-plugins
 	@util/demo/bench
 
 .PHONY: torture
