@@ -44,6 +44,11 @@ build_iso() {
 	make --no-print-directory bin/ibboot.iso > "$OUT/make.log" 2>&1
 	echo $? > "$OUT/build.status"
 }
+# The first line of make.log that says what went wrong (a compiler's, the linker's, or make's).
+make_error() {
+	grep -m1 -E ' error: |undefined reference|No rule to make' "$OUT/make.log" ||
+		grep -m1 -F '***' "$OUT/make.log"
+}
 built() { [ "$(cat "$OUT/build.status" 2>/dev/null)" = 0 ]; }
 # The image a BIOS test boots: bin/ibboot.iso, or without it one with the BIOS half only.
 bios_iso() {
@@ -59,7 +64,7 @@ need_uefi() {   # SUITE-NAME: SKIP when the tree has no UEFI build; FAIL when it
 	fi
 	[ -f "$OVMF" ] || { echo "FAIL: $1: $OVMF missing (Debian package ovmf; util/deps.sh)"; exit 1; }
 	if ! built; then
-		echo "FAIL: $1: bin/ibboot.iso did not build (with $ISO_EFI): $(grep -m1 -iE 'error|failed' "$OUT/make.log")"
+		echo "FAIL: $1: bin/ibboot.iso did not build (with $ISO_EFI): $(make_error)"
 		exit 1
 	fi
 }
@@ -70,7 +75,7 @@ static)
 	rm -f "$OUT/build.status" "$FALLBACK"
 	build_iso
 	if ! built; then
-		fail build "make bin/ibboot.iso failed ($OUT/make.log): $(grep -m1 -E 'rror|undefined reference|No rule' "$OUT/make.log")"
+		fail build "make bin/ibboot.iso failed ($OUT/make.log): $(make_error)"
 		img=$(bios_iso) || { fail build-bios-only "bin/ibboot.lkrn does not build either, or mkiso failed ($OUT/fallback.log)"; finish; }
 		echo "iso: checking the BIOS-only image $img instead"
 	else
@@ -104,6 +109,18 @@ static)
 	else
 		fail iso-files "/ibboot.lkrn differs from bin/ibboot.lkrn, or isolinux.cfg/ldlinux.c32 missing ($OUT/extract.log)"
 	fi
+	# The same inputs give the same bytes (mkiso pins every date to SOURCE_DATE_EPOCH).
+	efi_arg=(); built && [ -n "$ISO_EFI" ] && efi_arg=(--efi "$ISO_EFI")
+	if SOURCE_DATE_EPOCH=1000000000 util/media/mkiso --out "$OUT/again1.iso" --lkrn bin/ibboot.lkrn \
+		"${efi_arg[@]}" --work "$OUT/again1" > "$OUT/again.log" 2>&1 &&
+	   SOURCE_DATE_EPOCH=1000000000 util/media/mkiso --out "$OUT/again2.iso" --lkrn bin/ibboot.lkrn \
+		"${efi_arg[@]}" --work "$OUT/again2" >> "$OUT/again.log" 2>&1 &&
+	   cmp -s "$OUT/again1.iso" "$OUT/again2.iso"; then
+		pass reproducible
+	else
+		fail reproducible "two mkiso runs on the same inputs gave different images, or failed ($OUT/again.log)"
+	fi
+	rm -rf "$OUT/again1.iso" "$OUT/again2.iso" "$OUT/again1" "$OUT/again2"
 	if [ -z "$ISO_EFI" ]; then
 		# BIOS only: the isohybrid table, partition 1 (active) is the whole ISO.
 		expect mbr-partitions "$r" '^MBR partition +: +1 +0x80 +0x(17|00) +0 +[0-9]+$' "no active MBR partition 1 covering the ISO" &&
