@@ -13,6 +13,12 @@
 #define PXENV_STOP_UNDI     0x0015
 #define PXENV_UNLOAD_STACK  0x0070
 
+	/* The image's multiboot header must lie beyond the first 8 KiB of the file, or a PXE ROM
+	 * that also speaks multiboot (iPXE) loads the file as a multiboot kernel, not as an NBP
+	 * (Multiboot Specification 0.6.96, 3.1.1: the header lies within the first 8192 bytes). */
+	.globl	_image_min_offset
+	.set	_image_min_offset, 0x2000
+
 	.section .prefix, "ax"
 	.code16
 	.globl	pxe_start

@@ -57,3 +57,4 @@ check-rom-qemu: check-rom bin/ibboot.rom bin/ibboot.pxe bin/libhcasim.so bin/lib
 		bin/fabsim bin/fabsim-servernode bin/fabsimctl bin/payload/vmlinuz bin/payload/initrd.img
 	@util/run-test rom-return src/tests/e2e/qemu/rom-return.sh
 	@util/run-test rom-netboot src/tests/e2e/qemu/rom-netboot.sh
+	@util/run-test pxe-netboot src/tests/e2e/qemu/pxe-netboot.sh

@@ -24,6 +24,10 @@
 #define SMAP 0x534d4150
 #define IMAGE_LOAD_ADDR 0x100000
 #define MULTIBOOT_MAGIC 0x1badb002
+/* A PXE ROM that finds a multiboot header in the first 8 KiB of an NBP loads it as a multiboot
+ * kernel instead (iPXE does): the NBP's image starts beyond (pxeprefix.S), and this code holds
+ * the magic only masked. */
+#define MAGIC_MASK 0x5a5a5a5a
 
 /* The front end's variables, in the work area (es-relative while placing the image). */
 #define V_NEED_END  (WORK_VARS + 0)    /* u32: end of the image's run-time extent */
@@ -110,7 +114,9 @@ front_start:
 	 * protected-mode part names bss_end_addr at offset 24 (Multiboot Specification 0.6.96, 3.1.3). */
 	leaw	ibimg_start(%bx), %si
 	movw	$2048, %cx
-4:	cmpl	$MULTIBOOT_MAGIC, (%si)
+4:	movl	(%si), %eax
+	xorl	$MAGIC_MASK, %eax		/* (the magic itself stays out of this code) */
+	cmpl	$(MULTIBOOT_MAGIC ^ MAGIC_MASK), %eax
 	jne	5f
 	movl	(%si), %eax
 	addl	4(%si), %eax

@@ -14,6 +14,10 @@
 #define ROM_DEVICE_ID 0x1003
 #endif
 
+	/* The image follows the front end directly. */
+	.globl	_image_min_offset
+	.set	_image_min_offset, 0
+
 	.section .prefix, "ax"
 	.code16
 	.globl	rom_start

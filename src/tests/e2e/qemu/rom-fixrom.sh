@@ -116,4 +116,13 @@ echo "rom-fixrom: bin/ibboot.rom is $size bytes$([ "$size" -le 65536 ] || echo '
 first=$(od -An -tx1 -N5 bin/ibboot.pxe | tr -d ' \n')
 if [ "$first" = ea0500c007 ]; then pass pxe-entry; else fail pxe-entry "first bytes $first, want ljmp 07c0:0005"; fi
 if [ $((0x7c00 + $(stat -c %s bin/ibboot.pxe))) -le $((0x98000)) ]; then pass pxe-fits-base-memory; else fail pxe-fits-base-memory "too large"; fi
+# No multiboot header in the NBP's first 8 KiB: a PXE ROM that speaks multiboot too (iPXE) would
+# load the file as a multiboot kernel instead of running it as an NBP.
+if python3 - bin/ibboot.pxe <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read(8192)
+sys.exit(any(struct.unpack_from('<III', d, i)[0] == 0x1badb002 and
+             sum(struct.unpack_from('<III', d, i)) & 0xffffffff == 0 for i in range(0, len(d) - 11, 4)))
+PY
+then pass pxe-no-multiboot-header; else fail pxe-no-multiboot-header "a multiboot header in the first 8 KiB of bin/ibboot.pxe"; fi
 finish
