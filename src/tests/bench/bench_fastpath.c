@@ -5,8 +5,10 @@
  * in-process model (hermon_rig): the Hermon driver (hermon_poll_cq, hermon_post_recv,
  * hermon_post_send), the IB core (ib_poll_cq, completions, refill), IPoIB (pinned "ib0" on port 1),
  * IPv4 and TCP. The bench plays the rest of the fabric at the wire: it answers ib0's SA join
- * (MCMemberRecord), its ARP request, its PathRecord query and its SYN, then feeds N in-order,
- * full-sized data segments (with timestamps, as Linux/nginx send them) into port 1 of the model,
+ * (MCMemberRecord, with the group MTU given: 2048 as OpenSM's default broadcast group has, which
+ * makes the IPoIB MTU 2044, or 4096 for 4092), its ARP request, its PathRecord query and its SYN,
+ * then feeds N in-order, full-sized data segments (the MSS ib0 announced less the timestamp option,
+ * as Linux/nginx send them) into port 1 of the model,
  * one at a time, each followed by one call of
  *   bench_rx   ib_poll_cq(ib0's CQ): what ib_poll_device runs per CQ on every poll - the CQE
  *              decode, ib_complete_recv -> ipoib_recv -> net_rx -> ipv4_rx -> tcp_rx (parse with
@@ -51,6 +53,8 @@
 #define SERVER_ADDR   0xc6120001u   /* 198.18.0.1 */
 #define SERVER_PORT   80
 #define SERVER_ISS    1000000u
+/* IBA MTU codes (PathRecord, MCMemberRecord): 4 = 2048 bytes, 5 = 4096. */
+#define IB_MTU_2048   4
 #define IB_MTU_4096   5
 
 static struct rig r;
@@ -62,6 +66,7 @@ static uint8_t out_pkt[4200];
 static size_t out_len;
 static union ib_gid server_gid;
 static uint32_t server_tsval = 1;
+static uint8_t mtu_code = IB_MTU_4096;   /* the broadcast group's and the path's */
 
 /* ---- the bench's side of the wire ---- */
 
@@ -109,7 +114,7 @@ static void answer_sa(const struct iblib_pkt *p)
 		iblib_mcmember_record_get(req + IBLIB_SA_DATA_OFF, &mr);
 		mr.qkey = IPOIB_QKEY;
 		mr.mlid = MLID;
-		mr.mtu = IB_MTU_4096;
+		mr.mtu = mtu_code;
 		mr.mtu_selector = 2;
 		mr.rate = 3;
 		mr.rate_selector = 2;
@@ -124,7 +129,7 @@ static void answer_sa(const struct iblib_pkt *p)
 		iblib_path_record_get(req + IBLIB_SA_DATA_OFF, &pr);
 		pr.dlid = SERVER_LID;
 		pr.slid = MY_LID;
-		pr.mtu = IB_MTU_4096;
+		pr.mtu = mtu_code;
 		pr.mtu_selector = 2;
 		pr.rate = 3;
 		pr.rate_selector = 2;
@@ -226,9 +231,9 @@ static void answer_syn(const uint8_t *t, size_t len)
 			i += t[i + 1];
 		}
 	}
-	opt[o++] = 2;               /* MSS 4052 (IPoIB MTU 4092 - 40), RFC 9293 §3.7.1 */
+	opt[o++] = 2;               /* MSS: the IPoIB MTU - 40, RFC 9293 §3.7.1 */
 	opt[o++] = 4;
-	put_be16(opt + o, 4052);
+	put_be16(opt + o, (uint16_t)(ib0->nd.mtu - 40));
 	o += 2;
 	opt[o++] = 1;               /* NOP, window scale 7 (RFC 7323 §2) */
 	opt[o++] = 3;
@@ -313,10 +318,16 @@ int main(int argc, char **argv)
 {
 	static uint8_t seg[4200], payload[4096];
 	unsigned n = argc > 1 ? (unsigned)atoi(argv[1]) : 2000;
+	unsigned group_mtu = argc > 2 ? (unsigned)atoi(argv[2]) : 4096;
 	uint32_t seq = SERVER_ISS + 1;
 	size_t mss, data_len;
 	uint8_t opt[12];
 
+	if (group_mtu != 2048 && group_mtu != 4096) {
+		fprintf(stderr, "usage: bench-fastpath [SEGMENTS [2048|4096 (the broadcast group's MTU)]]\n");
+		return 2;
+	}
+	mtu_code = group_mtu == 2048 ? IB_MTU_2048 : IB_MTU_4096;
 	rig_set_quiet(true);
 	if (rig_up(&r) || rig_sm_set_port(&r.h.ib, 1, MY_LID, false)) {
 		fprintf(stderr, "bench-fastpath: bring-up failed:\n%s", rig_log());

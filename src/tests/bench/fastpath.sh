@@ -3,23 +3,27 @@
 # receive path (Hermon driver -> IB core -> IPoIB -> IPv4 -> TCP), counted by callgrind in the
 # hosted -O2 build (build/opt) over the in-process model. See bench_fastpath.c for what runs.
 #   fastpath.sh BENCH-BINARY [SEGMENTS]
-# Figures only; files in build/bench/: cg.fastpath (callgrind), fastpath.txt (this output),
-# fastpath-functions.txt (every function's exclusive and inclusive Ir per segment).
+# Two link MTUs: IPoIB MTU 2044 (a 2048-byte broadcast group, OpenSM's default and what the QEMU
+# netboot rig runs) and 4092 (a 4096-byte group). Figures only; files in build/bench/:
+# fastpath.txt (this output), cg.fastpath-<group MTU> (callgrind), fastpath-functions-<group MTU>.txt
+# (every function's exclusive and inclusive Ir per segment).
 set -uo pipefail
 BIN=$1
 N=${2:-2000}
 D=build/bench
 mkdir -p "$D"
 command -v valgrind > /dev/null || { echo "bench-fastpath: valgrind is not installed (util/deps.d/ibcore.list)"; exit 1; }
-valgrind --tool=callgrind --callgrind-out-file=$D/cg.fastpath --toggle-collect=bench_rx \
-	"$BIN" "$N" > $D/bench.fastpath 2>&1 || { cat $D/bench.fastpath; exit 1; }
-callgrind_annotate --auto=no --threshold=100 $D/cg.fastpath > $D/cg.fastpath.excl
-callgrind_annotate --auto=no --threshold=100 --inclusive=yes --tree=calling $D/cg.fastpath \
-	> $D/cg.fastpath.tree
-python3 - "$D" <<'PY' | tee $D/fastpath.txt
+: > $D/fastpath.txt
+for MTU in 2048 4096; do
+C=$D/cg.fastpath-$MTU
+valgrind --tool=callgrind --callgrind-out-file=$C --toggle-collect=bench_rx \
+	"$BIN" "$N" "$MTU" > $C.out 2>&1 || { cat $C.out; exit 1; }
+callgrind_annotate --auto=no --threshold=100 $C > $C.excl
+callgrind_annotate --auto=no --threshold=100 --inclusive=yes --tree=calling $C > $C.tree
+python3 - "$C" <<'PY' | tee -a $D/fastpath.txt
 import re, sys
-d = sys.argv[1]
-out = open(f"{d}/bench.fastpath").read()
+c = sys.argv[1]
+out = open(f"{c}.out").read()
 m = re.search(r"segments (\d+) payload (\d+) acks (\d+) bytes (\d+) mss (\d+) mtu (\d+)", out)
 n, payload, acks, _, mss, mtu = map(int, m.groups())
 line = re.compile(r"^\s*([\d,]+)\s+\([\d. %]+\)\s+([*>]?)\s*(.*)$")
@@ -30,14 +34,14 @@ def fname(s):
 def num(s): return int(s.replace(",", ""))
 total = 0
 excl = {}
-for l in open(f"{d}/cg.fastpath.excl"):
+for l in open(f"{c}.excl"):
     if "PROGRAM TOTALS" in l:
         total = num(l.split()[0]); continue
     mm = line.match(l)
     if mm and ":" in mm.group(3):
         f = fname(mm.group(3)); excl[f] = excl.get(f, 0) + num(mm.group(1))
 incl, calls, cur = {}, {}, None
-for l in open(f"{d}/cg.fastpath.tree"):
+for l in open(f"{c}.tree"):
     mm = line.match(l)
     if not mm:
         cur = None if not l.strip() else cur; continue
@@ -82,9 +86,10 @@ print("  top functions, exclusive Ir per segment (firmware only; * also called b
 for v, f in rows[:15]:
     if v / n < 1: break
     print(f"    {v / n:8.1f}  {f}{' *' if f in model else ''}")
-with open(f"{d}/fastpath-functions.txt", "w") as o:
+with open(c.replace("cg.fastpath", "fastpath-functions") + ".txt", "w") as o:
     o.write("# exclusive and inclusive Ir per segment; M = the model's (behind writel_be)\n")
     for v, f in sorted(((v, f) for f, v in excl.items()), reverse=True):
         o.write(f"{v / n:10.1f} {incl.get(f, 0) / n:10.1f}  {f}{'  M' if f in model and f not in fw else ''}\n")
-print(f"  (all functions: {d}/fastpath-functions.txt; callgrind: {d}/cg.fastpath)")
+print(f"  (all functions: {c.replace('cg.fastpath', 'fastpath-functions')}.txt; callgrind: {c})")
 PY
+done
