@@ -41,14 +41,23 @@ int setting_get(const char *name, char *buf, size_t size)
 	return (int)n;
 }
 
+static uint32_t generation;
+
+uint32_t setting_generation(void)
+{
+	return generation;
+}
+
 int setting_set(const char *name, const char *value)
 {
 	int i = find(name);
 	size_t nlen = strnlen(name, SETTING_NAME_MAX), vlen;
 
 	if (!value) {
-		if (i >= 0)
+		if (i >= 0) {
 			settings[i].used = false;
+			generation++;
+		}
 		return 0;
 	}
 	vlen = strnlen(value, SETTING_VALUE_MAX);
@@ -63,6 +72,7 @@ int setting_set(const char *name, const char *value)
 		settings[i].used = true;
 	}
 	memcpy(settings[i].value, value, vlen + 1);
+	generation++;
 	return 0;
 }
 

@@ -355,14 +355,17 @@ static void ipoib_follow_pin(struct ipoib *ip)
 	}
 }
 
-/* A new ib-pkey takes effect at once: the interface restarts on its port. */
+/* A new ib-pkey takes effect at once: the interface restarts on its port. The name is looked up
+ * only after some setting changed (this runs on every poll). */
 static void ipoib_pkey_setting_poll(struct ipoib *ip)
 {
 	char v[SETTING_VALUE_MAX];
 	struct ib_port *port = ip->port;
+	uint32_t gen = setting_generation();
 
-	if (!port)
+	if (!port || gen == ip->pkey_setting_gen)
 		return;
+	ip->pkey_setting_gen = gen;
 	if (setting_get("ib-pkey", v, sizeof(v)) < 0)
 		v[0] = 0;
 	v[sizeof(ip->pkey_setting) - 1] = 0;
@@ -392,6 +395,11 @@ static void ipoib_poll(struct net_device *nd, uint64_t now)
 	ip->restart = false;
 	ipoib_pkey_setting_poll(ip);
 
+	/* The neighbour timers count milliseconds: once per millisecond is enough (this runs on
+	 * every poll). */
+	if (now == ip->neigh_scan_ms)
+		return;
+	ip->neigh_scan_ms = now;
 	for (unsigned i = 0; i < IPOIB_NEIGHBOURS; i++) {
 		struct ipoib_neigh *n = &ip->neigh[i];
 
@@ -714,6 +722,7 @@ static int ipoib_attach(struct ipoib *ip, struct ib_port *port)
 	ip->pkey_none[0] = 0;
 	ip->nd.link_error = NULL;
 	/* The setting (embedded script, console or ibboot.cmd= `set ib-pkey ...`; not DHCP). */
+	ip->pkey_setting_gen = setting_generation();
 	if (setting_get("ib-pkey", v, sizeof(v)) < 0)
 		v[0] = 0;
 	memcpy(ip->pkey_setting, v, sizeof(ip->pkey_setting));

@@ -138,6 +138,8 @@ int setting_get(const char *name, char *buf, size_t size);
 /* Sets (or with value NULL, clears) a setting: 0, -ENOSPC when the table is full, -ERANGE when
  * the name or value is too long. */
 int setting_set(const char *name, const char *value);
+/* Changes each time a setting is set or cleared: a poller compares it before looking names up. */
+uint32_t setting_generation(void);
 /* Calls fn for every set setting, in the order they were first set. */
 void setting_for_each(void (*fn)(const char *name, const char *value, void *ctx), void *ctx);
 /* Sets name (NULL value: clears it) and its per-interface twin "<nd->name>/name" ("ib1/ip"). */
