@@ -145,7 +145,8 @@ struct efi_boot_services {
 					efi_handle *image);
 	efi_status (EFIAPI *start_image)(efi_handle image, uint64_t *exit_data_size,
 					 efi_char16 **exit_data);
-	void *exit;
+	efi_status (EFIAPI *exit)(efi_handle image, efi_status status, uint64_t data_size,
+				  efi_char16 *data);
 	efi_status (EFIAPI *unload_image)(efi_handle image);
 	void *exit_boot_services;
 	void *get_next_monotonic_count;

@@ -42,8 +42,11 @@ ALL_TARGETS += bin/ibboot.efi
 
 # OVMF boots bin/ibboot.efi from a FAT disk in our QEMU with the HCA model on the fabric: the
 # netboot reaches the payload's marker through Linux's EFI stub, and a kernel without an EFI stub
-# is refused with its message (src/tests/e2e/qemu/efi-netboot.sh).
+# is refused with its message (src/tests/e2e/qemu/efi-netboot.sh); without an HCA it gives the
+# machine back (Exit: the boot manager's next option), takes ibboot.cmd= from its load options and
+# keys from ConIn, and powers off by ResetSystem (src/tests/e2e/qemu/efi-return.sh).
 .PHONY: check-efi-qemu
 check-efi-qemu: bin/ibboot.efi payload bin/libhcasim.so bin/libfabsim_client.so bin/fabsim qemu \
 		bin/fabsim-servernode
 	@util/run-test efi-qemu src/tests/e2e/qemu/efi-netboot.sh
+	@util/run-test efi-qemu-return src/tests/e2e/qemu/efi-return.sh

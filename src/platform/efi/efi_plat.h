@@ -18,6 +18,9 @@ void efi_console_flush(void);
 void efi_time_init(void);
 /* Takes the memory pool the allocator hands out (below 4 GiB) and reads the memory map. */
 void efi_memory_init(void);
+/* Gives the pool back (FreePages) before the image leaves with Exit: nothing of ours may stay
+ * allocated in the firmware that goes on to its next boot option. */
+void efi_memory_release(void);
 void efi_pci_init(void);
 /* The image's own command line (LoadOptions, when they are text). */
 void efi_cmdline_init(void);

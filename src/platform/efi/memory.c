@@ -102,6 +102,13 @@ void efi_memory_init(void)
 	read_memory_map();
 }
 
+void efi_memory_release(void)
+{
+	if (pool_len)
+		efi_bs->free_pages(pool_base, pool_len / PAGE);
+	pool_len = 0;
+}
+
 unsigned plat_memmap(const struct plat_mem_region **out)
 {
 	*out = map;

@@ -237,6 +237,25 @@ void plat_reboot(void)
 	cpu_halt_forever();
 }
 
+/* An application that cannot boot returns to whoever started it (§7.4.5 Exit): the boot manager
+ * then tries its next boot option (§3.1.1), the shell shows its prompt. The caller has quiesced
+ * the devices; the buffer pool goes back to the firmware first. */
+const char *plat_firmware_exit(void)
+{
+	return "the UEFI firmware (its next boot option)";
+}
+
+int plat_exit_to_firmware(void)
+{
+	efi_memory_release();
+	efi_console_flush();
+	efi_status s = efi_bs->exit(efi_image, EFI_NOT_FOUND, 0, NULL);
+	/* Exit returns only when it refused (a bad image handle): nothing is left to use. */
+	kprintf("efi: Exit failed (%s); halted\n", efi_strerror(s));
+	efi_console_flush();
+	cpu_halt_forever();
+}
+
 efi_status EFIAPI efi_main(efi_handle image, struct efi_system_table *st);
 efi_status EFIAPI efi_main(efi_handle image, struct efi_system_table *st)
 {
