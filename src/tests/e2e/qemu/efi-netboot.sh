@@ -5,7 +5,9 @@
 # `dhcp && chain ${filename}`; dnsmasq's lease names boot.ipxe (TFTP), which
 #   1. fetches nostub.img — the payload's kernel with its "MZ" cleared, i.e. a bzImage without
 #      an EFI stub — and boots it: ibboot must refuse it with its message and carry on;
-#   2. fetches the payload's kernel and initrd over HTTP (nginx), pins both, and boots: Linux
+#   2. fetches a multiboot kernel (src/tests/e2e/qemu/mbkernel.S as ELF32) and boots it: refused
+#      too (no 32-bit handoff under UEFI), and the script carries on;
+#   3. fetches the payload's kernel and initrd over HTTP (nginx), pins both, and boots: Linux
 #      starts through its EFI stub (LoadImage/StartImage), takes the command line from
 #      LoadOptions and the initrd from our LoadFile2 protocol (its own "Loaded initrd from
 #      LINUX_EFI_INITRD_MEDIA_GUID device path" line), and the payload prints its marker with
@@ -35,6 +37,11 @@ if [ "${1:-}" != --inside ]; then
 	# The same kernel without its EFI stub: no "MZ", so no PE header; the setup header stays.
 	cp bin/payload/vmlinuz "$T/srv/nostub.img"
 	printf '\0\0' | dd of="$T/srv/nostub.img" bs=1 seek=0 conv=notrunc status=none
+	# A multiboot kernel, as the multiboot loader's QEMU test builds it.
+	as --32 -o "$T/mbe.o" src/tests/e2e/qemu/mbkernel.S &&
+		ld -m elf_i386 -N -e entry -Ttext=0x100000 --no-warn-rwx-segments \
+			-o "$T/srv/mbkernel.elf" "$T/mbe.o" ||
+		{ echo "FAIL: $SUITE/mbkernel: the multiboot test kernel did not build"; exit 1; }
 	nonce=$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
 	ksum=$(sha256sum bin/payload/vmlinuz | cut -c1-64)
 	isum=$(sha256sum bin/payload/initrd.img | cut -c1-64)
@@ -44,6 +51,9 @@ echo efi test: lease \${ip} from \${next-server}
 kernel http://\${next-server}/nostub.img console=ttyS0
 boot || echo efi test: the kernel without an EFI stub was not booted
 imgfree nostub.img
+kernel http://\${next-server}/mbkernel.elf
+boot || echo efi test: the multiboot kernel was not booted
+imgfree mbkernel.elf
 kernel http://\${next-server}/vmlinuz console=ttyS0 loglevel=6 no_timer_check ibboot.nonce=$nonce
 initrd http://\${next-server}/initrd.img
 sha256 vmlinuz $ksum
@@ -98,6 +108,10 @@ step nostub-refused '^boot: nostub\.img is a Linux kernel without an EFI stub \(
 	"the kernel without an EFI stub was not refused with the message"
 step nostub-carries-on '^efi test: the kernel without an EFI stub was not booted$' \
 	"the script did not go on after the refusal"
+step multiboot-refused '^boot: mbkernel\.elf is a multiboot kernel; this platform cannot enter one' \
+	"the multiboot kernel was not refused with the message"
+step multiboot-carries-on '^efi test: the multiboot kernel was not booted$' \
+	"the script did not go on after the multiboot refusal"
 step sha256 '^sha256: initrd\.img OK' "the SHA-256 pins were not confirmed"
 step loadimage '^efi: vmlinuz loaded by the firmware at 0x[0-9a-f]+ \([0-9]+ KiB\); initrd [0-9]+ KiB through LoadFile2' \
 	"the firmware did not load the kernel's PE image"
