@@ -45,8 +45,8 @@ static inline uint64_t sum_blocks64(const uint8_t *p, size_t blocks, uint64_t ac
 		"jnz 1b\n\t"
 		"adcq $0, %[acc]"
 		: [acc] "+r"(acc), [p] "+r"(p), [n] "+r"(blocks)
-		: "m"(*(const uint8_t(*)[])p)
-		: "cc");
+		:
+		: "cc", "memory");   /* it reads blocks * 64 bytes at p */
 	return acc;
 }
 #endif
