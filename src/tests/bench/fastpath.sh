@@ -87,7 +87,8 @@ for v, f in rows[:15]:
     if v / n < 1: break
     print(f"    {v / n:8.1f}  {f}{' *' if f in model else ''}")
 with open(c.replace("cg.fastpath", "fastpath-functions") + ".txt", "w") as o:
-    o.write("# exclusive and inclusive Ir per segment; M = the model's (behind writel_be)\n")
+    o.write("# exclusive and inclusive Ir per segment; M = the model's (behind writel_be); the inclusive\n"
+            f"# figure of a function that rings the send doorbell includes the model's {dev / n:.0f} per segment\n")
     for v, f in sorted(((v, f) for f, v in excl.items()), reverse=True):
         o.write(f"{v / n:10.1f} {incl.get(f, 0) / n:10.1f}  {f}{'  M' if f in model and f not in fw else ''}\n")
 print(f"  (all functions: {c.replace('cg.fastpath', 'fastpath-functions')}.txt; callgrind: {c})")
