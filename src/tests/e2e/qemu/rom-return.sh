@@ -5,7 +5,9 @@
 # picked by its number), the BEV places and starts the image, the autoboot fails at once ("no
 # cable"), ibboot quiesces the HCA and returns through real mode to INT 18h, and SeaBIOS boots
 # the next device: a one-sector disk built here whose boot sector prints a line on COM1 and
-# leaves QEMU through isa-debug-exit. One QEMU boot; SeaBIOS's own log through isa-debugcon.
+# leaves QEMU through isa-debug-exit. SeaBIOS's own log through isa-debugcon. Then the same
+# return from bin/ibboot.pxe chainloaded by an e1000's PXE ROM, and a forged return record
+# refused.
 . "$(dirname "$0")/../../framework/lib.sh"
 qemu_device_test
 [ -s bin/ibboot.rom ] || { fail rom "bin/ibboot.rom missing (make bin/ibboot.rom)"; finish; }
@@ -114,4 +116,48 @@ else
 fi
 expect next-device "$T/serial.txt" '^ROM-RETURN-TEST-DISK: the BIOS booted the next device' "SeaBIOS did not boot the disk after the ROM returned ($T/seabios.txt)" && pass next-device
 expect_status qemu-exit "$qrc" 99 "(the disk's isa-debug-exit; $T/qemu.out)" && pass qemu-exit
+
+# The same way back from the PXE chainload: an e1000's PXE ROM (iPXE) runs bin/ibboot.pxe from
+# QEMU's user-mode TFTP, the NBP stops the PXE stack, the netboot fails (no cable), INT 18h, and
+# SeaBIOS boots the disk (-boot order=nc: network first, then the disk).
+mkdir -p "$T/tftp" && cp bin/ibboot.pxe "$T/tftp/"
+rm -f "$T/serial.log"
+timeout --kill-after=5 110 "$QEMU" -display none -machine graphics=off -monitor none -no-reboot -m 256 \
+	-serial "file:$T/serial.log" -device isa-debug-exit,iobase=0xf4,iosize=0x04 -boot order=nc \
+	-netdev "user,id=pxenet,tftp=$T/tftp,bootfile=ibboot.pxe" -device e1000,netdev=pxenet \
+	-drive "if=ide,format=raw,file=$T/disk.img" \
+	-device "hermon,model=$T/libhcasim.so,device-id=0x1003,port1-cable=off,port2-cable=off,log=$T/pxe-device.log" \
+	> "$T/pxe-qemu.out" 2>&1 &
+QEMU_PID=$!
+wait "$QEMU_PID"; qrc=$?
+QEMU_PID=
+serial_text > "$T/pxe-serial.txt"
+expect pxe/stack-stopped "$T/pxe-serial.txt" '^ibboot: PXE stack stopped' "the NBP did not stop the PXE stack ($T/pxe-serial.txt)" && pass pxe/stack-stopped
+expect pxe/image-started "$T/pxe-serial.txt" '^platform: started by a PXE ROM' "ibboot did not start from the NBP" && pass pxe/image-started
+expect pxe/returned-real-mode "$T/pxe-serial.txt" '^ibboot: back in real mode, HCA quiesced; INT 18h' "no way back to real mode" && pass pxe/returned-real-mode
+expect pxe/next-device "$T/pxe-serial.txt" '^ROM-RETURN-TEST-DISK: the BIOS booted the next device' "SeaBIOS did not boot the disk after the NBP returned" && pass pxe/next-device
+expect_status pxe/qemu-exit "$qrc" 99 "(the disk's isa-debug-exit; $T/pxe-qemu.out)" && pass pxe/qemu-exit
+
+# A return record named on the command line that does not check out is refused with a message and
+# ibboot stays (-kernel with ibboot.bios-exit= pointing at zeroed memory; no HCA, so the autoboot
+# fails at once). Stopped by its PID once the refusal is printed.
+rm -f "$T/serial.log"
+timeout --kill-after=5 60 "$QEMU" -display none -machine graphics=off -monitor none -no-reboot -m 256 \
+	-net none -serial "file:$T/serial.log" -kernel bin/ibboot.lkrn -append "ibboot.bios-exit=0x90000" \
+	> "$T/forged-qemu.out" 2>&1 &
+QEMU_PID=$!
+for ((i = 0; i < 250; i++)); do
+	kill -0 "$QEMU_PID" 2>/dev/null || break
+	grep -aq 'no way back to the BIOS' "$T/serial.log" 2>/dev/null && { sleep 0.5; break; }
+	sleep 0.2
+done
+stop_qemu
+serial_text > "$T/forged-serial.txt"
+expect forged-record-refused "$T/forged-serial.txt" '^boot: ibboot.bios-exit=0x90000 does not name a valid return record; no way back to the BIOS' \
+	"a forged return record was not refused ($T/forged-serial.txt)" && pass forged-record-refused
+if grep -aq 'leaving long mode' "$T/forged-serial.txt"; then
+	fail forged-record-not-used "ibboot left long mode on a forged record"
+else
+	pass forged-record-not-used
+fi
 finish
