@@ -12,7 +12,8 @@ EFI_PLAT_SRCS := src/core/string.c src/platform/efi/start.c src/platform/efi/mem
 	src/platform/efi/pci.c src/platform/efi/linux.c
 EFI_OBJS := $(patsubst %.c,build/efi/%.o,$(FIRMWARE_SRCS) $(EFI_PLAT_SRCS))
 
-EFI_CFLAGS := $(filter-out -fno-pic -fno-pie,$(IMG_CFLAGS)) -fpie \
+# (No LTO: the objects go to a plain ld -pie, which needs real code in them.)
+EFI_CFLAGS := $(filter-out -fno-pic -fno-pie -flto -flto-partition=%,$(IMG_CFLAGS)) -fpie \
 	-include src/platform/efi/hidden.h
 # An ELF PIE linked at 0 (efi.ld), then util/efi/elf2efi writes the PE32+ file (subsystem 10)
 # with its base relocations. --gc-sections keeps what efi_main reaches plus the KEEPt tables.
