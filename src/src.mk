@@ -103,8 +103,9 @@ IMG_LDFLAGS := -nostdlib -static -z noexecstack --no-warn-rwx-segments --build-i
 # dead-code removal across files, 3.8 KB off the compressed image. Every function keeps the -O
 # level it was compiled with (gcc records it per function in the LTO object). The image is then
 # linked by gcc, which hands IMG_LDFLAGS to ld. The image's objects are rebuilt when this changes.
-# (Objects and the image are written through per-process temporaries: two makes in this tree may
-# build them at once, and the LTO link would read a half-written object.)
+# (Objects and the image are written through per-process temporaries, and the link reads a
+# private copy of the objects: two makes in this tree may build them at once, and gcc's LTO reads
+# each object twice, its symbols for ld, then its code, which must be the same file.)
 IMG_LTO_CFLAGS := -flto -flto-partition=none
 IMG_LTO_STAMP := build/image-lto.stamp
 $(shell mkdir -p build && (echo '$(IMG_LTO_CFLAGS)' | cmp -s - $(IMG_LTO_STAMP) || \
@@ -160,8 +161,10 @@ build/fuzz/libibboot.a: $(FUZZ_LIB_OBJS)
 
 # ---- products ----
 build/image/ibboot.elf: $(IMG_OBJS) src/arch/x86_64/ibboot.ld
+	t=$@.$$$$.objs; rm -rf $$t && mkdir -p $$t && cp --parents $(IMG_OBJS) $$t/ && \
 	$(IMG_CC) $(IMG_CFLAGS) $(IMG_LTO_CFLAGS) -nostdlib -static \
-		$(foreach f,$(IMG_LDFLAGS),-Wl$(IMG_COMMA)$(f)) -o $@.$$$$.tmp $(IMG_OBJS) && mv $@.$$$$.tmp $@
+		$(foreach f,$(IMG_LDFLAGS),-Wl$(IMG_COMMA)$(f)) -o $$t/ibboot.elf \
+		$(addprefix $$t/,$(IMG_OBJS)) && mv $$t/ibboot.elf $@; rc=$$?; rm -rf $$t; exit $$rc
 
 # bin/ibboot.lkrn is the compressed image: a stub that unpacks the body at boot (bin/ibboot-z.lkrn,
 # src/arch/x86_64/zimage.mk). bin/ibboot-raw.lkrn is the same body uncompressed, as objcopy writes
