@@ -3,11 +3,18 @@
 #include <ibboot/string.h>
 
 /* rep movsb/stosb: fast on every x86-64 since Ivy Bridge (ERMS), and tiny. */
+/* Eight bytes per iteration, then the tail: on silicon rep movsb is as fast, but under QEMU's
+ * TCG every iteration of a rep string instruction is one more pass through its loop, so the
+ * quad-word form moves a received payload into the image in an eighth of the passes. */
 void *memcpy(void *dst, const void *src, size_t n)
 {
 	void *d = dst;
+	size_t q = n / 8, r = n % 8;
 
-	__asm__ volatile("rep movsb" : "+D"(d), "+S"(src), "+c"(n) :: "memory");
+	__asm__ volatile("rep movsq\n\t"
+			 "mov %[r], %%rcx\n\t"
+			 "rep movsb"
+			 : "+D"(d), "+S"(src), "+c"(q) : [r] "r"(r) : "memory");
 	return dst;
 }
 
