@@ -138,6 +138,36 @@ expect pxe/returned-real-mode "$T/pxe-serial.txt" '^ibboot: back in real mode, H
 expect pxe/next-device "$T/pxe-serial.txt" '^ROM-RETURN-TEST-DISK: the BIOS booted the next device' "SeaBIOS did not boot the disk after the NBP returned" && pass pxe/next-device
 expect_status pxe/qemu-exit "$qrc" 99 "(the disk's isa-debug-exit; $T/pxe-qemu.out)" && pass pxe/qemu-exit
 
+# The same ROM with another device ID in its PCIR (fixrom --device) is not run on this device:
+# SeaBIOS requires PCIR vendor/device to equal the function's own, as the README says.
+python3 - "$TOP/bin/ibboot.rom" "$T/other-device.bin" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+open(sys.argv[2], 'wb').write(d[:-512])   # fixrom pads and checksums it again
+PY
+util/rom/fixrom --device 0x1007 "$T/other-device.bin" "$T/other-device.rom" ||
+	fail other-device-rom "fixrom --device 0x1007 failed"
+rm -f "$T/serial.log" "$T/seabios-other.log"
+timeout --kill-after=5 60 "$QEMU" -display none -machine graphics=off -monitor none -no-reboot -m 256 \
+	-net none -serial "file:$T/serial.log" -boot order=n \
+	-chardev "file,id=seabios,path=$T/seabios-other.log" -device isa-debugcon,iobase=0x402,chardev=seabios \
+	-device "hermon,model=$T/libhcasim.so,device-id=0x1003,port1-cable=off,port2-cable=off,romfile=$T/other-device.rom" \
+	> "$T/other-qemu.out" 2>&1 &
+QEMU_PID=$!
+for ((i = 0; i < 250; i++)); do
+	kill -0 "$QEMU_PID" 2>/dev/null || break
+	grep -aq 'No bootable device' "$T/seabios-other.log" 2>/dev/null && break
+	sleep 0.2
+done
+stop_qemu
+# (Run, its BEV would come first: -boot order=n.)
+if grep -aq 'No bootable device' "$T/seabios-other.log" && ! grep -aq '^Booting from ROM' "$T/seabios-other.log" &&
+	! grep -aq 'ibboot' "$T/serial.log"; then
+	pass other-device-id-not-run
+else
+	fail other-device-id-not-run "SeaBIOS ran a ROM whose PCIR names device 0x1007 on a 0x1003 ($T/seabios-other.log)"
+fi
+
 # A return record named on the command line that does not check out is refused with a message and
 # ibboot stays (-kernel with ibboot.bios-exit= pointing at zeroed memory; no HCA, so the autoboot
 # fails at once). Stopped by its PID once the refusal is printed.
