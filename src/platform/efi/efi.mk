@@ -43,9 +43,10 @@ ALL_TARGETS += bin/ibboot.efi
 
 # OVMF boots bin/ibboot.efi from a FAT disk in our QEMU with the HCA model on the fabric: the
 # netboot reaches the payload's marker through Linux's EFI stub, and a kernel without an EFI stub
-# is refused with its message (src/tests/e2e/qemu/efi-netboot.sh); without an HCA it gives the
-# machine back (Exit: the boot manager's next option), takes ibboot.cmd= from its load options and
-# keys from ConIn, and powers off by ResetSystem (src/tests/e2e/qemu/efi-return.sh).
+# is refused with its message, so is a multiboot kernel (src/tests/e2e/qemu/efi-netboot.sh); on
+# q35 with the HCA uncabled it gives the machine back (HCA quiesced, memory freed, Exit: the boot
+# manager's next option), takes ibboot.cmd= from its load options and keys from ConIn, and powers
+# off by ResetSystem (src/tests/e2e/qemu/efi-return.sh).
 .PHONY: check-efi-qemu
 check-efi-qemu: bin/ibboot.efi payload bin/libhcasim.so bin/libfabsim_client.so bin/fabsim qemu \
 		bin/fabsim-servernode

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # bin/ibboot.efi gives the machine back to UEFI when it cannot boot, and takes a command line and
-# keys from the firmware — one OVMF boot in our QEMU without an HCA:
-#   1. the boot manager starts \EFI\BOOT\BOOTX64.EFI (ibboot): no HCA, so the autoboot fails at
-#      once; after its 2 s key wait ibboot frees its buffer pool and leaves with Exit
-#      (UEFI 2.10 §7.4.5), and the boot manager goes on to its next boot option, the UEFI shell;
+# keys from the firmware — one OVMF boot in our QEMU, machine q35 (PCI Express: OVMF puts the HCA's
+# 64-bit BARs above 4 GiB), with the hermon device and no cable:
+#   1. the boot manager starts \EFI\BOOT\BOOTX64.EFI (ibboot): the driver brings the HCA up,
+#      no port gets a link, so the autoboot fails; after its 2 s key wait ibboot quiesces the HCA,
+#      frees its buffer pool and leaves with Exit (UEFI 2.10 §7.4.5), and the boot manager goes on
+#      to its next boot option, the UEFI shell;
 #   2. the shell runs startup.nsh from the same disk, which starts ibboot again with
 #      `ibboot.cmd=echo+...` as its load options (the command line): the echo must appear, and
-#      the second run must get a pool as large as the first (the first gave its pages back);
+#      the second run must get a pool as large as the first (the first gave its pages back) and
+#      bring the HCA up again (the first left it reset, bus mastering off, no DMA attempted);
 #   3. "poweroff" typed on the serial console reaches ibboot through ConIn, and ResetSystem
 #      switches the VM off (QEMU exits by itself with status 0).
 # QEMU is bounded by a guard and stopped by its PID; nothing asserts on time.
@@ -35,8 +38,10 @@ util/efi/esp "$T/esp.img" bin/ibboot.efi "$T/startup.nsh" > "$T/esp.log" 2>&1 ||
 
 # The serial port on a pipe pair (QEMU reads con.in, writes con.out), so the test can type.
 mkfifo "$T/con.in" "$T/con.out"
-timeout --kill-after=5 150 "$QEMU" -display none -machine graphics=off -monitor none -no-reboot \
-	-m 512 -net none -vga none -bios "$OVMF" -drive "if=ide,format=raw,file=$T/esp.img" \
+timeout --kill-after=5 150 "$QEMU" -machine q35,graphics=off -display none -monitor none \
+	-no-reboot -m 512 -net none -vga none -bios "$OVMF" \
+	-drive "if=none,id=esp,format=raw,file=$T/esp.img" -device ide-hd,drive=esp,bus=ide.0 \
+	-device "hermon,model=$MODEL,device-id=0x1003,log=$T/device.log" \
 	-chardev "pipe,id=con,path=$T/con" -serial chardev:con > "$T/qemu.out" 2>&1 &
 QEMU_PID=$!
 cat "$T/con.out" > "$T/serial.log" &
@@ -68,7 +73,8 @@ check() {  # NAME REGEX WHY
 	if grep -aEq "$2" "$T/serial.txt"; then pass "$1"; else fail "$1" "$3 ($T/serial.txt)"; fi
 }
 line_of() { grep -anE "$1" "$T/serial.txt" | head -1 | cut -d: -f1; }
-check no-hca 'autoboot failed: no InfiniBand HCA found' "the first run did not fail at once without an HCA"
+check bar-above-4g '^    BAR0 mem64 0x[0-9a-f]{9,} size 1 MiB' "OVMF did not put the HCA's BAR0 above 4 GiB"
+check no-link 'autoboot failed: no InfiniBand port has a link' "the first run did not fail for want of a link"
 check returns '\] autoboot: returning to the UEFI firmware \(its next boot option\)' \
 	"ibboot did not say it returns to the firmware"
 ret=$(line_of 'autoboot: returning to the UEFI firmware')
@@ -81,6 +87,20 @@ fi
 check shell-ran '^ibboot-test: the shell runs after ibboot returned' "startup.nsh did not run"
 runs=$(grep -acE '^ibboot .* \(efi\)$' "$T/serial.txt")
 if [ "$runs" -eq 2 ]; then pass started-twice; else fail started-twice "$runs banners, expected 2 ($T/serial.txt)"; fi
+hcas=$(grep -ac 'ConnectX-3 registered' "$T/serial.txt")
+if [ "$hcas" -eq 2 ]; then pass hca-up-twice; else fail hca-up-twice "the HCA was brought up $hcas times, expected 2 ($T/serial.txt)"; fi
+# Before Exit the HCA was stopped: at the point the model first held none of the host's memory
+# again, bus mastering was off (its last change before that point), and only later did the second
+# run turn it on again; no DMA was ever attempted without it.
+quiesced=$(awk '/hcasim: bus mastering on/ { bm = "on"; if (freed) later = 1 }
+	/hcasim: bus mastering off/ { bm = "off" }
+	/bytes of host memory held by the HCA/ && / total 0 / && !freed { freed = 1; at = bm }
+	END { print (freed && at == "off" && later) ? "yes" : "no" }' "$T/device.log")
+if [ "$quiesced" = yes ] && ! grep -aq 'without bus mastering' "$T/device.log"; then
+	pass hca-quiesced-before-exit
+else
+	fail hca-quiesced-before-exit "no point where the HCA held no memory with bus mastering off before the second run, or DMA attempted without it ($T/device.log)"
+fi
 check cmdline-from-load-options '^cmdline from LoadOptions$' \
 	"ibboot.cmd= from the shell's load options did not run"
 pools=$(grep -aoE '^memory: [0-9]+ MiB pool' "$T/serial.txt" | awk '{ print $2 }' | tr '\n' ' ')
