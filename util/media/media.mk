@@ -15,7 +15,7 @@ ISO_EFI = $(filter bin/ibboot.efi,$(ALL_TARGETS))
 
 bin/ibboot.iso: bin/ibboot.lkrn $$(filter bin/ibboot.efi,$$(ALL_TARGETS)) util/media/mkiso
 	@mkdir -p $(@D) build/media
-	util/media/mkiso --out $@ --lkrn bin/ibboot.lkrn $(if $(ISO_EFI),--efi $(ISO_EFI)) --work build/media/iso
+	util/media/mkiso --out $@ --lkrn bin/ibboot.lkrn $(if $(ISO_EFI),--efi $(ISO_EFI)) --work build/media
 
 ISO_PIECES := bin/ibboot.lkrn bin/libhcasim.so bin/libfabsim_client.so bin/fabsim \
 	bin/fabsim-servernode bin/fabsimctl payload qemu

@@ -34,7 +34,7 @@ ISO_EFI=${ISO_EFI:-}
 OVMF=${OVMF:-/usr/share/ovmf/OVMF.fd}
 OUT=$TOP/build/check/iso
 mkdir -p "$OUT"
-ISO=bin/ibboot.iso
+ISO=$TOP/bin/ibboot.iso
 FALLBACK=$OUT/bios-only.iso
 GUARD=${ISO_GUARD:-300}
 
@@ -54,7 +54,7 @@ built() { [ "$(cat "$OUT/build.status" 2>/dev/null)" = 0 ]; }
 bios_iso() {
 	if built; then echo "$ISO"; return 0; fi
 	make --no-print-directory bin/ibboot.lkrn > "$OUT/fallback.log" 2>&1 || return 1
-	[ -s "$FALLBACK" ] || util/media/mkiso --out "$FALLBACK" --lkrn bin/ibboot.lkrn --work "$OUT/fallback" \
+	[ -s "$FALLBACK" ] || util/media/mkiso --out "$FALLBACK" --lkrn bin/ibboot.lkrn --work "$OUT" \
 		>> "$OUT/fallback.log" 2>&1 || return 1
 	echo "$FALLBACK"
 }
@@ -112,15 +112,15 @@ static)
 	# The same inputs give the same bytes (mkiso pins every date to SOURCE_DATE_EPOCH).
 	efi_arg=(); built && [ -n "$ISO_EFI" ] && efi_arg=(--efi "$ISO_EFI")
 	if SOURCE_DATE_EPOCH=1000000000 util/media/mkiso --out "$OUT/again1.iso" --lkrn bin/ibboot.lkrn \
-		"${efi_arg[@]}" --work "$OUT/again1" > "$OUT/again.log" 2>&1 &&
+		"${efi_arg[@]}" --work "$OUT" > "$OUT/again.log" 2>&1 &&
 	   SOURCE_DATE_EPOCH=1000000000 util/media/mkiso --out "$OUT/again2.iso" --lkrn bin/ibboot.lkrn \
-		"${efi_arg[@]}" --work "$OUT/again2" >> "$OUT/again.log" 2>&1 &&
+		"${efi_arg[@]}" --work "$OUT" >> "$OUT/again.log" 2>&1 &&
 	   cmp -s "$OUT/again1.iso" "$OUT/again2.iso"; then
 		pass reproducible
 	else
 		fail reproducible "two mkiso runs on the same inputs gave different images, or failed ($OUT/again.log)"
 	fi
-	rm -rf "$OUT/again1.iso" "$OUT/again2.iso" "$OUT/again1" "$OUT/again2"
+	rm -f "$OUT/again1.iso" "$OUT/again2.iso"
 	if [ -z "$ISO_EFI" ]; then
 		# BIOS only: the isohybrid table, partition 1 (active) is the whole ISO.
 		expect mbr-partitions "$r" '^MBR partition +: +1 +0x80 +0x(17|00) +0 +[0-9]+$' "no active MBR partition 1 covering the ISO" &&
@@ -183,7 +183,7 @@ netboot)
 	fi
 	# The demo's own flow and checks, with the CD-ROM instead of -kernel.
 	dout=build/demo/check-iso-$FORM
-	env DEMO_ISO="$TOP/$img" DEMO_SUITE="$SUITE" "${fw[@]}" \
+	env DEMO_ISO="$img" DEMO_SUITE="$SUITE" "${fw[@]}" \
 		util/demo/run --check --no-build --until-marker --timeout "$GUARD" --out "$dout"
 	rc=$?
 	# ... and that it was the CD's El Torito entry that started ibboot.
@@ -219,7 +219,7 @@ disk)
 	# CD-ROM, no HCA. Stopped, by PID, once ibboot's autoboot has said what it found.
 	timeout --kill-after=5 "$GUARD" "$QEMU" -display none -machine graphics=off -monitor none \
 		-no-reboot -m 512 -net none -serial "file:$log" "${fw[@]}" \
-		-drive "file=$TOP/$img,format=raw,if=ide,snapshot=on" > "$OUT/disk-$FORM.qemu.out" 2>&1 &
+		-drive "file=$img,format=raw,if=ide,snapshot=on" > "$OUT/disk-$FORM.qemu.out" 2>&1 &
 	qpid=$!
 	trap 'kill "$qpid" 2>/dev/null' EXIT
 	while kill -0 "$qpid" 2>/dev/null; do
