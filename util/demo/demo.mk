@@ -17,8 +17,9 @@
 #                         J wrong images" (util/demo/torture; logs build/torture/)
 #   make bench-netboot    ibboot vs the stock iPXE on the same QEMU + model + fabric + servers:
 #                         guest instructions per MiB (our TCG plugin) and medians of 3 interleaved
-#                         runs (lease, HTTP and TFTP of 32 MiB), image bytes, as ratios; ibboot's
-#                         hot blocks per fetch (build/bench/netboot-*.txt; about 6 minutes)
+#                         runs (lease, HTTP and TFTP of 64 MiB), image bytes, as ratios; ibboot's
+#                         hot blocks per fetch (build/bench/netboot-*.txt; about 10 minutes,
+#                         BENCH_SIZE_MIB=32 about 6)
 # Logs: build/demo/ (demo), build/demo/check/ (check). DEMO_TRANSPORT=tftp fetches the kernel
 # and initrd over TFTP instead.
 DEMO_TRANSPORT ?= http
