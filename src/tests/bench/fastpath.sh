@@ -78,7 +78,7 @@ cs = incl.get("csum_partial", 0)
 print(f"INFO: of the segment's instructions, the Internet checksum (csum_partial, all callers): {cs / n:.0f} "
       f"({cs / n / payload:.2f} per payload byte)")
 print(f"  excluded: the payload copy (the connection's rx callback is the bench's count_rx, which only adds "
-      f"the length; production's HTTP/TFTP sink copies each byte once to the image); the model behind the "
+      f"the length; in production the HTTP/TFTP sink copies the payload into the image buffer there); the model behind the "
       f"send doorbell ({dev / max(acks,1):.0f} per ACK in the rig's writel_be, one MMIO store on silicon); "
       f"the per-poll work that is not per segment (EQ poll, port ticks, net device poll, tcp_step)")
 rows = sorted(((v, f) for f, v in excl.items() if f in fw or f not in model), reverse=True)
