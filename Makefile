@@ -57,7 +57,7 @@ include src/arch/x86_64/rom.mk
 CHECK_TARGETS := check-unit check-iblib check-ibcore check-net check-driver check-hcasim \
 	check-dhcp check-tcp check-fabsim check-servernode check-rogue-sa check-fwdump check-hosted-e2e check-selftest-e2e \
 	check-dhcp-ipoib check-report check-image check-payload check-qemu-smoke check-zimage check-boot check-ibcore-e2e \
-	check-driver-qemu check-autoboot-qemu check-qemu-device check-qemu-plugin check-qemu-oracle check-linux-oracle check-selftest-qemu check-tftp-faults-qemu check-demo-qemu check-iso-qemu check-efi-qemu check-rom-qemu
+	check-driver-qemu check-autoboot-qemu check-qemu-device check-qemu-plugin check-qemu-oracle check-linux-oracle check-selftest-qemu check-tftp-faults-qemu check-demo-qemu check-iso-qemu check-efi-qemu check-efirom-qemu check-rom-qemu
 BENCH_TARGETS := bench-size bench-iblib bench-ibcore bench-driver bench-fastpath bench-tcp bench-hosted bench-qemu-ipxe \
 	bench-netboot bench-rig
 FUZZ_TARGETS  := fuzz-iblib fuzz-sma fuzz-ibcore fuzz-dhcp fuzz-tcp fuzz-boot fuzz-fabsim fuzz-servernode fuzz-fwdump fuzz-unlzma

@@ -52,3 +52,32 @@ check-efi-qemu: bin/ibboot.efi payload bin/libhcasim.so bin/libfabsim_client.so 
 		bin/fabsim-servernode
 	@util/run-test efi-qemu src/tests/e2e/qemu/efi-netboot.sh
 	@util/run-test efi-qemu-return src/tests/e2e/qemu/efi-return.sh
+
+# bin/ibboot.efirom — the same firmware as an EFI driver (subsystem 11) in a PCI option ROM for
+# the HCA (driver.c: a LoadFile boot option; efi_jmp.S: the way back from a failed netboot).
+EFIROM_DEVICE_ID ?= 0x1003
+EFI_DRV_OBJS := $(EFI_OBJS) build/efi/src/platform/efi/driver.o build/efi/src/arch/x86_64/efi_jmp.o
+build/efi/%.o: %.S
+	@mkdir -p $(@D)
+	$(IMG_CC) $(IMG_ASFLAGS) -c -o $@ $<
+
+build/efi/ibboot-drv.elf: $(EFI_DRV_OBJS) src/arch/x86_64/efi.ld
+	$(IMG_LD) $(filter-out -e efi_main,$(EFI_LDFLAGS)) -e efi_driver_main -o $@ $(EFI_DRV_OBJS)
+
+build/efi/ibboot-drv.efi: build/efi/ibboot-drv.elf util/efi/elf2efi
+	util/efi/elf2efi $< $@ --subsystem 11
+
+bin/ibboot.efirom: build/efi/ibboot-drv.efi util/efi/efirom
+	@mkdir -p $(@D)
+	util/efi/efirom $< $@ --vendor 0x15b3 --device $(EFIROM_DEVICE_ID)
+	@echo "$@: $$(stat -c %s $@) bytes"
+
+# The netboot from the option ROM: OVMF's PCI bus driver starts the ROM's driver from the HCA's
+# ROM BAR, the boot manager boots its LoadFile option; no disk (efi-netboot.sh --rom). Uncabled,
+# the option fails with the HCA quiesced and the boot manager goes on (efi-rom-return.sh).
+.PHONY: check-efirom-qemu
+check-efirom-qemu: bin/ibboot.efi bin/ibboot.efirom payload bin/libhcasim.so bin/libfabsim_client.so \
+		bin/fabsim qemu bin/fabsim-servernode
+	@util/run-test efirom-qemu src/tests/e2e/qemu/efi-netboot.sh --rom
+	@util/run-test efirom-qemu-return src/tests/e2e/qemu/efi-rom-return.sh
+ALL_TARGETS += bin/ibboot.efirom

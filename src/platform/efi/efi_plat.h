@@ -21,6 +21,8 @@ void efi_memory_init(void);
 /* Gives the pool back (FreePages) before the image leaves with Exit: nothing of ours may stay
  * allocated in the firmware that goes on to its next boot option. */
 void efi_memory_release(void);
+/* Set by the driver form (driver.c): how a failed netboot leaves instead of Exit. */
+extern void (*efi_leave)(void);
 void efi_pci_init(void);
 /* The image's own command line (LoadOptions, when they are text). */
 void efi_cmdline_init(void);

@@ -245,10 +245,14 @@ const char *plat_firmware_exit(void)
 	return "the UEFI firmware (its next boot option)";
 }
 
+void (*efi_leave)(void);
+
 int plat_exit_to_firmware(void)
 {
 	efi_memory_release();
 	efi_console_flush();
+	if (efi_leave)
+		efi_leave();   /* the driver form: back to its LoadFile */
 	efi_status s = efi_bs->exit(efi_image, EFI_NOT_FOUND, 0, NULL);
 	/* Exit returns only when it refused (a bad image handle): nothing is left to use. */
 	kprintf("efi: Exit failed (%s); halted\n", efi_strerror(s));

@@ -12,6 +12,9 @@
 #      LoadOptions and the initrd from our LoadFile2 protocol (its own "Loaded initrd from
 #      LINUX_EFI_INITRD_MEDIA_GUID device path" line), and the payload prints its marker with
 #      this run's nonce.
+# With --rom the same netboot starts from the HCA's UEFI option ROM instead (bin/ibboot.efirom
+# given to the device as its ROM BAR, no disk at all): OVMF's PCI bus driver starts the ROM's
+# driver, the boot manager boots its LoadFile boot option; only step 3 is run (check-efirom-qemu).
 # Also asserted: the platform lines (UEFI, AllocatePages pool, PCI through the root bridge
 # protocol), and that the HCA was quiesced before StartImage (a second reset, no host memory
 # held, no register write after it, no DMA with bus mastering off, bus mastering left off).
@@ -22,17 +25,23 @@ TOP=$(cd "$(dirname "$0")/../../../.." && pwd)
 cd "$TOP"
 SUITE=efi-qemu
 T=$TOP/build/qemu/tests/efi-netboot
+ROM=0
+if [ "${1:-}" = --rom ] || [ "${2:-}" = --rom ]; then
+	ROM=1; SUITE=efirom-qemu; T=$TOP/build/qemu/tests/efirom-netboot
+fi
 OVMF=${OVMF:-/usr/share/ovmf/OVMF.fd}
 if [ "${1:-}" != --inside ]; then
 	rm -rf "$T"; mkdir -p "$T/srv"
-	for f in bin/ibboot.efi bin/payload/vmlinuz bin/payload/initrd.img bin/libhcasim.so \
+	for f in bin/ibboot.efi $([ $ROM = 1 ] && echo bin/ibboot.efirom) bin/payload/vmlinuz bin/payload/initrd.img bin/libhcasim.so \
 		bin/libfabsim_client.so bin/fabsim bin/fabsim-servernode; do
 		[ -s "$f" ] || { echo "FAIL: $SUITE: $f missing (make check-efi-qemu builds it)"; exit 1; }
 	done
 	[ -s "$OVMF" ] || { echo "SKIP: $SUITE: no OVMF at $OVMF (Debian package ovmf)"; exit 77; }
-	util/efi/esp "$T/esp.img" bin/ibboot.efi > "$T/esp.log" 2>&1 ||
-		{ echo "FAIL: $SUITE/esp: util/efi/esp failed: $(tail -3 "$T/esp.log")"; exit 1; }
-	echo "PASS: $SUITE/esp"
+	if [ $ROM = 0 ]; then
+		util/efi/esp "$T/esp.img" bin/ibboot.efi > "$T/esp.log" 2>&1 ||
+			{ echo "FAIL: $SUITE/esp: util/efi/esp failed: $(tail -3 "$T/esp.log")"; exit 1; }
+		echo "PASS: $SUITE/esp"
+	fi
 	cp bin/payload/vmlinuz bin/payload/initrd.img "$T/srv/"
 	# The same kernel without its EFI stub: no "MZ", so no PE header; the setup header stays.
 	cp bin/payload/vmlinuz "$T/srv/nostub.img"
@@ -60,9 +69,12 @@ sha256 vmlinuz $ksum
 sha256 initrd.img $isum
 boot
 EOS
+	if [ $ROM = 1 ]; then   # the Linux boot only
+		sed -i -e '/nostub\|mbkernel\|not booted/d' "$T/srv/boot.ipxe"
+	fi
 	echo "$nonce" > "$T/nonce"
 	util/netboot-env run "$T/env" --hcas 1 --root "$T/srv" --dhcp-boot boot.ipxe \
-		-- "$0" --inside > "$T/netboot-env.log" 2>&1
+		-- "$0" --inside $([ $ROM = 1 ] && echo --rom) > "$T/netboot-env.log" 2>&1
 	rc=$?
 	grep -E '^(PASS|FAIL|SKIP)' "$T/netboot-env.log"
 	[ "$rc" -eq 77 ] && exit 77
@@ -74,11 +86,14 @@ fi
 QEMU=${QEMU_BIN:-$(util/qemu/build --print-path 2>/dev/null)} ||
 	{ echo "SKIP: $SUITE: QEMU with the hermon device is not built (make qemu)"; exit 77; }
 nonce=$(cat "$T/nonce")
+BOOT=(-drive "if=ide,format=raw,file=$T/esp.img")
+ROMFILE=
+[ $ROM = 1 ] && { BOOT=(); ROMFILE=",romfile=$TOP/bin/ibboot.efirom"; }
 # -vga none: ConOut is the serial terminal only (OVMF's default console includes the serial port).
 timeout --kill-after=5 300 "$QEMU" -display none -machine graphics=off -monitor none -no-reboot \
 	-m 1G -net none -vga none -serial "file:$T/serial.log" -bios "$OVMF" \
-	-drive "if=ide,format=raw,file=$T/esp.img" \
-	-device "hermon,model=$TOP/bin/libhcasim.so,device-id=0x1003,guid=$NETBOOT_HCA1_NODE_GUID,port2=off,fabric=$FABSIM_HCA_SOCKET,fabric-lib=$TOP/bin/libfabsim_client.so,log=$T/device.log" \
+	"${BOOT[@]}" \
+	-device "hermon,model=$TOP/bin/libhcasim.so,device-id=0x1003,guid=$NETBOOT_HCA1_NODE_GUID,port2=off,fabric=$FABSIM_HCA_SOCKET,fabric-lib=$TOP/bin/libfabsim_client.so,log=$T/device.log$ROMFILE" \
 	> "$T/qemu.out" 2>&1 &
 qpid=$!
 # Bounded: the guard stops QEMU after 300 s whatever happens; done at the marker or a failure.
@@ -104,13 +119,13 @@ step hca-probed 'ConnectX-3 registered' "the driver did not bring the HCA up"
 step port-active 'port 1: ACTIVE, LID 0x' "the port never became ACTIVE under OpenSM"
 step dhcp-lease "DHCP lease 198\\.18\\.0\\.[0-9]+ .* from $NETBOOT_SERVER_IP" "no DHCP lease from dnsmasq"
 step script-runs "^efi test: lease 198\\.18\\.0\\.[0-9]+ from $NETBOOT_SERVER_IP\$" "boot.ipxe did not run"
-step nostub-refused '^boot: nostub\.img is a Linux kernel without an EFI stub \(no PE32\+ header behind "MZ"\)' \
+[ $ROM = 0 ] && step nostub-refused '^boot: nostub\.img is a Linux kernel without an EFI stub \(no PE32\+ header behind "MZ"\)' \
 	"the kernel without an EFI stub was not refused with the message"
-step nostub-carries-on '^efi test: the kernel without an EFI stub was not booted$' \
+[ $ROM = 0 ] && step nostub-carries-on '^efi test: the kernel without an EFI stub was not booted$' \
 	"the script did not go on after the refusal"
-step multiboot-refused '^boot: mbkernel\.elf is a multiboot kernel; this platform cannot enter one' \
+[ $ROM = 0 ] && step multiboot-refused '^boot: mbkernel\.elf is a multiboot kernel; this platform cannot enter one' \
 	"the multiboot kernel was not refused with the message"
-step multiboot-carries-on '^efi test: the multiboot kernel was not booted$' \
+[ $ROM = 0 ] && step multiboot-carries-on '^efi test: the multiboot kernel was not booted$' \
 	"the script did not go on after the multiboot refusal"
 step sha256 '^sha256: initrd\.img OK' "the SHA-256 pins were not confirmed"
 step loadimage '^efi: vmlinuz loaded by the firmware at 0x[0-9a-f]+ \([0-9]+ KiB\); initrd [0-9]+ KiB through LoadFile2' \
