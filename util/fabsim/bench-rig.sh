@@ -66,7 +66,7 @@ cmds="dhcp"
 for _ in $(seq 1 "$RUNS"); do cmds+=",http+http://$S/big.bin"; done
 cmds+=",ifstat,poweroff"
 timeout --kill-after=5 600 "$TOP/build/opt/ibboot-hosted" --hca --hca-guid="$NETBOOT_HCA1_NODE_GUID" \
-	--hca-ports=1 --ram=512 --fabric="$FABSIM_HCA_SOCKET" "ibboot.cmd=$cmds" > "$B/sink.log" 2> "$B/sink.err" &
+	--hca-ports=1 --ram=512 --busy-poll --fabric="$FABSIM_HCA_SOCKET" "ibboot.cmd=$cmds" > "$B/sink.log" 2> "$B/sink.err" &
 tpid=$!
 sink=
 for _ in $(seq 1 50); do sink=$(pgrep -P "$tpid" | head -1); [ -n "$sink" ] && break; sleep 0.1; done

@@ -80,4 +80,8 @@ void *hosted_dma_ptr(uint64_t bus, size_t len);
 /* Size of the hosted DMA arena (default 64 MiB); call before first allocation. */
 void hosted_set_ram_size(uint64_t bytes);
 
+/* Never doze while idle (--busy-poll): spin like a CPU that only has the firmware to run, as a
+ * guest in QEMU does (the rig bench's sink). */
+void hosted_set_busy_poll(bool on);
+
 #endif

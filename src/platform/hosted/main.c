@@ -2,7 +2,7 @@
 /*
  * bin/ibboot-hosted: ibboot as a Linux program. Options first, then the boot command line:
  *   bin/ibboot-hosted [--hca] [--hca-guid=N] [--hca-ports=N] [--hca-device=ID] [--hca-log]
- *                     [--fabric=SOCKET] [--ram=MIB] [ibboot.cmd=pci,mem,poweroff ...]
+ *                     [--fabric=SOCKET] [--ram=MIB] [--busy-poll] [ibboot.cmd=pci,mem,poweroff ...]
  * --hca puts the Hermon model (libhcasim) at 00:04.0 (node GUID --hca-guid, port p = GUID + p);
  * --fabric cables its ports to fabsim.
  * A test device (1234:0b1b) always sits at 00:01.0. Commands are then read from stdin until it
@@ -20,7 +20,7 @@
 static void usage(const char *prog)
 {
 	fprintf(stderr, "usage: %s [--hca] [--hca-guid=N] [--hca-ports=1|2] [--hca-device=ID] "
-		"[--hca-log] [--fabric=SOCKET] [--ram=MIB] [BOOT-COMMAND-LINE...]\n", prog);
+		"[--hca-log] [--fabric=SOCKET] [--ram=MIB] [--busy-poll] [BOOT-COMMAND-LINE...]\n", prog);
 	exit(2);
 }
 
@@ -82,6 +82,8 @@ int main(int argc, char **argv)
 		} else if ((v = opt_value(a, "--fabric"))) {
 			hca.fabric = v;
 			want_hca = true;
+		} else if (!strcmp(a, "--busy-poll")) {
+			hosted_set_busy_poll(true);
 		} else if ((v = opt_value(a, "--ram"))) {
 			hosted_set_ram_size(opt_number(argv[0], a, v) << 20);
 		} else {

@@ -121,6 +121,13 @@ static uint64_t monotonic_ns(void)
 /* After this long without device work, a clock read dozes briefly (see plat_counter). */
 #define IDLE_DOZE_AFTER_NS 1000000ull
 
+static bool busy_poll;   /* --busy-poll: never doze */
+
+void hosted_set_busy_poll(bool on)
+{
+	busy_poll = on;
+}
+
 /*
  * Hardware runs concurrently with the CPU; the software devices of this single-threaded platform
  * (the HCA model and its fabric socket) run whenever the firmware reads the clock instead. Every
@@ -138,7 +145,7 @@ uint64_t plat_counter(void)
 
 	if (work > 0) {
 		last_work_ns = now;
-	} else if (work == 0 && now - last_work_ns > IDLE_DOZE_AFTER_NS) {
+	} else if (work == 0 && !busy_poll && now - last_work_ns > IDLE_DOZE_AFTER_NS) {
 		struct timespec nap = { 0, 20000 };
 
 		nanosleep(&nap, NULL);
@@ -162,7 +169,7 @@ uint64_t plat_counter_mask(void)
  * subnet manager does not burn a whole CPU. */
 void plat_cpu_relax(void)
 {
-	if (hosted_devices_busy()) {
+	if (busy_poll || hosted_devices_busy()) {
 		__builtin_ia32_pause();
 		return;
 	}
