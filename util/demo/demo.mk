@@ -22,13 +22,29 @@
 #                         BENCH_SIZE_MIB=32 about 6)
 # Logs: build/demo/ (demo), build/demo/check/ (check). DEMO_TRANSPORT=tftp fetches the kernel
 # and initrd over TFTP instead.
+#
+# DEMO_ARGS picks how the machine starts ibboot (util/demo/run's flags), e.g.
+#   make demo DEMO_ARGS=--rom     SeaBIOS runs bin/ibboot.rom as the HCA's option ROM (its BEV)
+#   make demo DEMO_ARGS=--uefi    OVMF starts bin/ibboot.efi from a FAT disk
+#   make demo DEMO_ARGS=--pxe     an e1000's PXE ROM chainloads bin/ibboot.pxe, which boots over IB
+#   make demo DEMO_ARGS=--iso     SeaBIOS boots bin/ibboot.iso from a CD (--iso --uefi: OVMF)
+# (make demo-rom, demo-uefi, demo-pxe and demo-iso say the same.)
 DEMO_TRANSPORT ?= http
+DEMO_ARGS ?=
 DEMO_PIECES := bin/ibboot.lkrn bin/libhcasim.so bin/libfabsim_client.so bin/fabsim \
 	bin/fabsim-servernode bin/fabsimctl payload qemu
+# The image each boot form needs, built before util/demo/run --no-build looks for it.
+DEMO_FORM_PIECES := $(if $(filter --rom,$(DEMO_ARGS)),bin/ibboot.rom) \
+	$(if $(filter --uefi,$(DEMO_ARGS)),bin/ibboot.efi) \
+	$(if $(filter --pxe,$(DEMO_ARGS)),bin/ibboot.pxe) \
+	$(if $(filter --iso,$(DEMO_ARGS)),bin/ibboot.iso)
 
-.PHONY: demo-netboot check-demo-qemu
-demo-netboot: $(DEMO_PIECES)
-	@util/demo/run --no-build --transport $(DEMO_TRANSPORT)
+.PHONY: demo-netboot check-demo-qemu demo-rom demo-uefi demo-pxe demo-iso
+demo-netboot: $(DEMO_PIECES) $(DEMO_FORM_PIECES)
+	@util/demo/run --no-build --transport $(DEMO_TRANSPORT) $(DEMO_ARGS)
+
+demo-rom demo-uefi demo-pxe demo-iso: deps
+	@$(MAKE) --no-print-directory demo-netboot DEMO_ARGS="--$(@:demo-%=%) $(DEMO_ARGS)"
 
 check-demo-qemu: $(DEMO_PIECES)
 	@util/run-test demo-qemu util/demo/run --check --no-build --transport $(DEMO_TRANSPORT)
