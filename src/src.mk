@@ -47,7 +47,7 @@ PCBIOS_SRCS := src/core/string.c src/arch/x86_64/paging.c src/arch/x86_64/except
 	src/platform/pcbios/start.c src/platform/pcbios/bootinfo.c src/platform/pcbios/serial.c \
 	src/platform/pcbios/vga.c src/platform/pcbios/keyboard.c src/platform/pcbios/tsc.c \
 	src/platform/pcbios/acpi.c src/platform/pcbios/pci_cfg.c src/platform/pcbios/platform.c \
-	src/platform/pcbios/biosexit.c src/image/mb_pcbios.c
+	src/platform/pcbios/biosexit.c src/image/mb_pcbios.c src/arch/x86_64/metal.c
 PCBIOS_ASM_SRCS := src/arch/x86_64/setup16.S src/arch/x86_64/head.S src/arch/x86_64/linux64.S \
 	src/arch/x86_64/romexit.S src/image/mb_enter.S
 

@@ -9,7 +9,7 @@
 #   make bin/ibboot.efi, check-efi-qemu
 
 EFI_PLAT_SRCS := src/core/string.c src/platform/efi/start.c src/platform/efi/memory.c \
-	src/platform/efi/pci.c src/platform/efi/linux.c
+	src/platform/efi/pci.c src/platform/efi/linux.c src/arch/x86_64/metal.c
 EFI_OBJS := $(patsubst %.c,build/efi/%.o,$(FIRMWARE_SRCS) $(EFI_PLAT_SRCS))
 
 # (No LTO: the objects go to a plain ld -pie, which needs real code in them.)

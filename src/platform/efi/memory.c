@@ -170,28 +170,3 @@ void plat_mmio_unmap(struct mmio *m)
 	m->base = NULL;
 	m->size = 0;
 }
-
-void plat_mmio_read(const struct mmio *m, uint64_t off, void *bytes, unsigned size)
-{
-	volatile uint8_t *p = (volatile uint8_t *)m->base + off;
-
-	/* One access of the register's width; a little-endian CPU stores it in bus order. */
-	switch (size) {
-	case 1: { uint8_t v = *p; memcpy(bytes, &v, 1); break; }
-	case 2: { uint16_t v = *(volatile uint16_t *)p; memcpy(bytes, &v, 2); break; }
-	case 4: { uint32_t v = *(volatile uint32_t *)p; memcpy(bytes, &v, 4); break; }
-	case 8: { uint64_t v = *(volatile uint64_t *)p; memcpy(bytes, &v, 8); break; }
-	}
-}
-
-void plat_mmio_write(const struct mmio *m, uint64_t off, const void *bytes, unsigned size)
-{
-	volatile uint8_t *p = (volatile uint8_t *)m->base + off;
-
-	switch (size) {
-	case 1: { uint8_t v; memcpy(&v, bytes, 1); *p = v; break; }
-	case 2: { uint16_t v; memcpy(&v, bytes, 2); *(volatile uint16_t *)p = v; break; }
-	case 4: { uint32_t v; memcpy(&v, bytes, 4); *(volatile uint32_t *)p = v; break; }
-	case 8: { uint64_t v; memcpy(&v, bytes, 8); *(volatile uint64_t *)p = v; break; }
-	}
-}

@@ -138,24 +138,9 @@ void efi_time_init(void)
 			(unsigned long long)(tsc_hz / 1000000));
 }
 
-uint64_t plat_counter(void)
-{
-	return rdtsc();
-}
-
 uint64_t plat_counter_hz(void)
 {
 	return tsc_hz;
-}
-
-uint64_t plat_counter_mask(void)
-{
-	return UINT64_MAX;
-}
-
-void plat_cpu_relax(void)
-{
-	cpu_pause();
 }
 
 void plat_poll(void)

@@ -58,22 +58,7 @@ void tsc_calibrate(void)
 	tsc_hz = (end - start) * PIT_HZ / latch;
 }
 
-uint64_t plat_counter(void)
-{
-	return rdtsc();
-}
-
 uint64_t plat_counter_hz(void)
 {
 	return tsc_hz;
-}
-
-uint64_t plat_counter_mask(void)
-{
-	return UINT64_MAX;
-}
-
-void plat_cpu_relax(void)
-{
-	cpu_pause();
 }
