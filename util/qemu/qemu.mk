@@ -18,7 +18,7 @@ QEMU_BIN           = $(shell $(QEMU_BUILD_SCRIPT) --print-path 2>/dev/null)
 
 qemu: $(FABSIM_CLIENT_SO)
 	@mkdir -p $(dir $(QEMU_PATH_FILE))
-	@$(QEMU_BUILD_SCRIPT) > $(QEMU_PATH_FILE).tmp && mv $(QEMU_PATH_FILE).tmp $(QEMU_PATH_FILE)
+	@$(QEMU_BUILD_SCRIPT) > $(QEMU_PATH_FILE).tmp.$$$$ && mv $(QEMU_PATH_FILE).tmp.$$$$ $(QEMU_PATH_FILE)
 	@echo "qemu: $$(cat $(QEMU_PATH_FILE))"
 
 $(FABSIM_CLIENT_SO): util/fabsim/fabsim_client.c util/fabsim/fabsim_client.h util/fabsim/fabsim_wire.h
