@@ -7,7 +7,7 @@
 #                         3% loss + 3% reordering on the server node's cable once the port is
 #                         ACTIVE (the pinned SHA-256s must still match); and with a tampered
 #                         initrd that ibboot must refuse (no Linux)
-#   make torture          not in make check (~50 min): 22 full netboots, HTTP and TFTP (dnsmasq,
+#   make torture          not in make check (~15-50 min): 22 full netboots, HTTP and TFTP (dnsmasq,
 #                         and atftpd with RFC 7440 windowsize for the cases that lose packets), under
 #                         fabsim loss/duplication/reordering/corruption/delay, a pulled and replugged
 #                         HCA cable and an OpenSM restart mid-download, plus a tampered initrd; the
