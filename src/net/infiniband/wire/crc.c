@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* ICRC and VCRC (IBA 7.8.1, 7.8.2). Table-driven. The firmware (built for size) uses the const
  * byte-at-a-time tables only; the host programs that check and recompute both CRCs on every
- * packet (the HCA model, fabsim, the server node) slice by 8 bytes with tables derived once from
- * the byte tables. */
+ * packet (the HCA model, fabsim, the server node) fold 16-byte blocks with carry-less multiplies
+ * (PCLMULQDQ, when the CPU has it) or else slice by 8 bytes with tables derived once from the byte
+ * tables. */
 #include <ibboot/wire/crc.h>
 #include <ibboot/wire/packet.h>
 
@@ -80,6 +81,95 @@ static const uint16_t vcrc_table[256] = {
 };
 
 #ifndef __OPTIMIZE_SIZE__
+#if defined(__x86_64__) && defined(__GNUC__) && __STDC_HOSTED__
+#include <immintrin.h>
+#define CRC_CLMUL 1
+/*
+ * Folding with carry-less multiplication (the method of Intel's "Fast CRC Computation for Generic
+ * Polynomials Using PCLMULQDQ", derived here for any reflected CRC of up to 32 bits). A reflected
+ * CRC reads byte 0 bit 0 as the highest power, so a 16-byte block loaded little-endian holds, in
+ * bit i, the coefficient of x^(127-i): the block is L(x)·x^64 + H(x) (L its low quadword). A block
+ * that D bits of message follow contributes L·x^(D+64) + H·x^D, which is congruent mod P to
+ * x·(L·(x^(D+63) mod P)) + x·(H·(x^(D-1) mod P)); the carry-less product of L and the bit-reversed
+ * 64-bit constant x^(D+63) mod P puts x^(126-k) in bit k, i.e. exactly that product times x in the
+ * block's own bit order. So a block folds into the one D bits later with two multiplies and the
+ * remainder is unchanged; after the last full block the 16 bytes left stand for everything before
+ * them and the byte tables finish them and the tail. The CRC register enters by XOR into the
+ * first bytes (the table loop does the same), so the fold starts from register 0. D = 512 folds
+ * four blocks in flight, D = 128 one.
+ */
+struct clmul_k {
+	uint64_t k512[2], k128[2];    /* {x^(D+63) mod P, x^(D-1) mod P}, bit-reversed */
+};
+static struct clmul_k crc32_k, vcrc_k;
+static int have_clmul;
+
+static uint64_t bitrev64(uint64_t v)
+{
+	uint64_t r = 0;
+
+	for (int i = 0; i < 64; i++)
+		r |= ((v >> i) & 1) << (63 - i);
+	return r;
+}
+
+/* x^n mod P, P the full polynomial of degree w (normal bit order: bit i = coefficient of x^i). */
+static uint64_t xpow_mod(unsigned n, uint64_t poly, unsigned w)
+{
+	uint64_t r = 1;
+
+	while (n--) {
+		r <<= 1;
+		if (r >> w & 1)
+			r ^= poly;
+	}
+	return r;
+}
+
+static void clmul_k_init(struct clmul_k *k, uint64_t poly, unsigned w)
+{
+	k->k512[0] = bitrev64(xpow_mod(512 + 63, poly, w));
+	k->k512[1] = bitrev64(xpow_mod(512 - 1, poly, w));
+	k->k128[0] = bitrev64(xpow_mod(128 + 63, poly, w));
+	k->k128[1] = bitrev64(xpow_mod(128 - 1, poly, w));
+}
+
+__attribute__((target("pclmul,sse2")))
+static inline __m128i clmul_fold(__m128i x, __m128i k)
+{
+	return _mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11));
+}
+
+/* Folds the n / 16 whole blocks of p (n >= 64), with `reg` XORed into the first bytes, into the 16
+ * bytes of out; returns how many bytes it consumed. */
+__attribute__((target("pclmul,sse2")))
+static size_t clmul_fold_blocks(const struct clmul_k *kk, uint32_t reg, const uint8_t *p, size_t n,
+				uint8_t out[16])
+{
+	const __m128i k512 = _mm_loadu_si128((const __m128i *)kk->k512);
+	const __m128i k128 = _mm_loadu_si128((const __m128i *)kk->k128);
+	__m128i x0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p), _mm_cvtsi32_si128((int)reg));
+	__m128i x1 = _mm_loadu_si128((const __m128i *)(p + 16));
+	__m128i x2 = _mm_loadu_si128((const __m128i *)(p + 32));
+	__m128i x3 = _mm_loadu_si128((const __m128i *)(p + 48));
+	size_t i = 64;
+
+	for (; i + 64 <= n; i += 64) {
+		x0 = _mm_xor_si128(clmul_fold(x0, k512), _mm_loadu_si128((const __m128i *)(p + i)));
+		x1 = _mm_xor_si128(clmul_fold(x1, k512), _mm_loadu_si128((const __m128i *)(p + i + 16)));
+		x2 = _mm_xor_si128(clmul_fold(x2, k512), _mm_loadu_si128((const __m128i *)(p + i + 32)));
+		x3 = _mm_xor_si128(clmul_fold(x3, k512), _mm_loadu_si128((const __m128i *)(p + i + 48)));
+	}
+	x1 = _mm_xor_si128(clmul_fold(x0, k128), x1);
+	x2 = _mm_xor_si128(clmul_fold(x1, k128), x2);
+	x3 = _mm_xor_si128(clmul_fold(x2, k128), x3);
+	for (; i + 16 <= n; i += 16)
+		x3 = _mm_xor_si128(clmul_fold(x3, k128), _mm_loadu_si128((const __m128i *)(p + i)));
+	_mm_storeu_si128((__m128i *)out, x3);
+	return i;
+}
+#endif
+
 /*
  * Slicing by 8 (for reflected CRCs): the register after 8 more bytes is the XOR, over the 8 bytes
  * (the register folded into the first 4 or 2 of them), of each byte's contribution followed by k
@@ -107,6 +197,11 @@ static void slice_init(void)
 			crc32_slice[k][b] = (c >> 8) ^ crc32_table[c & 0xFF];
 			vcrc_slice[k][b] = (uint16_t)((v >> 8) ^ vcrc_table[v & 0xFF]);
 		}
+#ifdef CRC_CLMUL
+	clmul_k_init(&crc32_k, 0x104C11DB7ull, 32);
+	clmul_k_init(&vcrc_k, 0x1100Bull, 16);
+	have_clmul = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse2");
+#endif
 	__atomic_store_n(&slice_ready, 1, __ATOMIC_RELEASE);
 }
 
@@ -116,6 +211,7 @@ static inline uint64_t load_le64(const uint8_t *p)
 	       (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 |
 	       (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
 }
+
 #endif
 
 uint32_t iblib_crc32_update(uint32_t crc, const uint8_t *p, size_t n)
@@ -123,6 +219,16 @@ uint32_t iblib_crc32_update(uint32_t crc, const uint8_t *p, size_t n)
 #ifndef __OPTIMIZE_SIZE__
 	if (n >= 16) {
 		slice_init();
+#ifdef CRC_CLMUL
+		if (have_clmul && n >= 64) {
+			uint8_t folded[16];
+			size_t done = clmul_fold_blocks(&crc32_k, crc, p, n, folded);
+
+			crc = iblib_crc32_update(0, folded, sizeof(folded));
+			p += done;
+			n -= done;
+		}
+#endif
 		for (; n >= 8; p += 8, n -= 8) {
 			uint64_t w = load_le64(p) ^ crc;
 
@@ -143,6 +249,16 @@ uint16_t iblib_crc16_vcrc_update(uint16_t crc, const uint8_t *p, size_t n)
 #ifndef __OPTIMIZE_SIZE__
 	if (n >= 16) {
 		slice_init();
+#ifdef CRC_CLMUL
+		if (have_clmul && n >= 64) {
+			uint8_t folded[16];
+			size_t done = clmul_fold_blocks(&vcrc_k, crc, p, n, folded);
+
+			crc = iblib_crc16_vcrc_update(0, folded, sizeof(folded));
+			p += done;
+			n -= done;
+		}
+#endif
 		for (; n >= 8; p += 8, n -= 8) {
 			uint64_t w = load_le64(p) ^ crc;
 
