@@ -60,7 +60,7 @@ CHECK_TARGETS := check-unit check-iblib check-ibcore check-net check-driver chec
 	check-driver-qemu check-autoboot-qemu check-qemu-device check-qemu-plugin check-qemu-oracle check-linux-oracle check-selftest-qemu check-tftp-faults-qemu check-demo-qemu check-iso-qemu check-efi-qemu check-efirom-qemu check-rom-qemu
 BENCH_TARGETS := bench-size bench-iblib bench-ibcore bench-driver bench-fastpath bench-tcp bench-hosted bench-qemu-ipxe \
 	bench-netboot bench-rig
-FUZZ_TARGETS  := fuzz-iblib fuzz-sma fuzz-ibcore fuzz-dhcp fuzz-tcp fuzz-boot fuzz-fabsim fuzz-servernode fuzz-fwdump fuzz-unlzma
+FUZZ_TARGETS  := fuzz-iblib fuzz-sma fuzz-ibcore fuzz-dhcp fuzz-tcp fuzz-boot fuzz-fabsim fuzz-servernode fuzz-fwdump fuzz-zcm
 
 .PHONY: all check bench fuzz demo clean prm deps
 all: $(ALL_TARGETS)

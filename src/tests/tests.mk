@@ -326,7 +326,7 @@ FUZZ_TABLE += pkt:build/tests/fuzz-pkt:src/tests/fuzz/pkt/seeds:4300 \
 	fabric:build/tests/fuzz-fabric:util/fabsim/tests/fuzz/fabric/seeds:4300 \
 	servernode:build/tests/fuzz-servernode:util/fabsim/tests/fuzz/servernode/seeds:4300 \
 	fwdump:build/tests/fuzz-fwdump:util/fwdump/fuzz/seeds:16384 \
-	unlzma:build/tests/fuzz-unlzma:src/tests/fuzz/unlzma/seeds:8192
+	zcm:build/tests/fuzz-zcm:src/tests/fuzz/zcm/seeds:1024
 .PHONY: fuzz-table
 FUZZ_TABLE_BINS = $(foreach e,$(FUZZ_TABLE),$(word 2,$(subst :, ,$(e))))
 fuzz-table: $$(FUZZ_TABLE_BINS)

@@ -1,7 +1,8 @@
 # The compressed image, bin/ibboot-z.lkrn (bin/ibboot.lkrn is a copy): the setup sectors, then a 32-bit stub (zhead.S,
-# zstub.c, unlzma.c; ibboot-z.ld) carrying the body of build/image/ibboot.elf (.text: code, rodata,
-# data; .bss is not stored) as raw LZMA1 after the x86 BCJ filter (util/zimage/pack, xz). The stub
-# unpacks the body to its link address, checks its CRC-32 and enters it. Included from src/src.mk.
+# zstub.c, zcm.c; ibboot-z.ld) carrying the body of build/image/ibboot.elf (.text: code, rodata,
+# data; .bss is not stored) packed by our context-mixing coder after the x86 call/jump transform
+# (build/zimage/zpack from util/zimage/zpack.c and the stub's own zcm.c). The stub unpacks the body
+# to its link address, checks its CRC-32 and enters it. Included from src/src.mk.
 #
 #   make bin/ibboot-z.lkrn check-zimage
 
@@ -10,7 +11,7 @@ ZIMG_CFLAGS := -std=c11 -Os -m32 -march=i686 -Wall -Wextra -Werror -ffreestandin
 	-fno-stack-protector -fno-asynchronous-unwind-tables -fno-unwind-tables \
 	-fno-tree-loop-distribute-patterns -ffunction-sections -fdata-sections -Isrc/arch/x86_64
 ZIMG_OBJS := build/zimage/setup16.o build/zimage/zhead.o build/zimage/zstub.o \
-	build/zimage/unlzma.o build/zimage/zpayload.o
+	build/zimage/zcm.o build/zimage/zpayload.o
 
 build/zimage/%.o: src/arch/x86_64/%.c
 	@mkdir -p $(@D)
@@ -23,8 +24,13 @@ build/zimage/zpayload.o: build/zimage/body.ibz
 build/zimage/body.bin: build/image/ibboot.elf
 	@mkdir -p $(@D)
 	$(IMG_OBJCOPY) -O binary -j .text $< $@
-build/zimage/body.ibz: build/zimage/body.bin util/zimage/pack
-	util/zimage/pack $< $@
+# The packer: the same model source (zcm.c) as the stub's decoder, built for the host.
+build/zimage/zpack: util/zimage/zpack.c src/arch/x86_64/zcm.c src/arch/x86_64/zcm.h
+	@mkdir -p $(@D)
+	$(HOST_CC) -std=c11 -O2 -Wall -Wextra -Werror -Isrc/arch/x86_64 -o $@ util/zimage/zpack.c \
+		src/arch/x86_64/zcm.c
+build/zimage/body.ibz: build/zimage/body.bin build/zimage/zpack
+	build/zimage/zpack $< $@
 # What the stub needs to know of the body: where its run-time extent ends, its length, its entry.
 build/zimage/body.syms: build/image/ibboot.elf
 	@mkdir -p $(@D)
@@ -42,40 +48,45 @@ build/zimage/ibboot-z.elf: $(ZIMG_OBJS) src/arch/x86_64/ibboot-z.ld build/zimage
 bin/ibboot-z.lkrn: build/zimage/ibboot-z.elf
 	@mkdir -p $(@D)
 	$(IMG_OBJCOPY) -O binary $< $@
-	@echo "$@: $$(stat -c %s $@) bytes (stub $$(size -A build/zimage/unlzma.o build/zimage/zstub.o \
+	@echo "$@: $$(stat -c %s $@) bytes (stub $$(size -A build/zimage/zcm.o build/zimage/zstub.o \
 		build/zimage/zhead.o | awk '/^\.text|^\.rodata/ { s += $$2 } END { print s }') bytes of code)"
 
 -include $(ZIMG_OBJS:.o=.d)
 
 # ---- the decoder's tests: hosted (ASan/UBSan) unit program and a libFuzzer target ----
-build/tests/unit-arch: src/tests/unit/arch/test_unlzma.c src/arch/x86_64/unlzma.c \
-		src/arch/x86_64/unlzma.h src/tests/framework/test_runner.c
+build/tests/unit-arch: src/tests/unit/arch/test_zcm.c src/arch/x86_64/zcm.c \
+		src/arch/x86_64/zcm.h src/tests/framework/test_runner.c
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) -Isrc/tests/framework -Isrc/arch/x86_64 -o $@ \
-		src/tests/unit/arch/test_unlzma.c src/arch/x86_64/unlzma.c src/tests/framework/test_runner.c
-build/tests/fuzz-unlzma: src/tests/fuzz/unlzma/fuzz_unlzma.c src/arch/x86_64/unlzma.c \
-		src/arch/x86_64/unlzma.h
+		src/tests/unit/arch/test_zcm.c src/arch/x86_64/zcm.c src/tests/framework/test_runner.c
+# The decoder's speed on the image's body (no sanitizers), for bench-size.
+build/tests/zcm-speed: src/tests/unit/arch/zcm_speed.c src/arch/x86_64/zcm.c src/arch/x86_64/zcm.h
 	@mkdir -p $(@D)
-	$(FUZZ_CC) -std=c11 -O1 -g -Wall -Wextra -Werror -Isrc/arch/x86_64 \
-		-fsanitize=fuzzer,address,undefined -o $@ src/tests/fuzz/unlzma/fuzz_unlzma.c \
-		src/arch/x86_64/unlzma.c
+	$(HOST_CC) $(HOST_CFLAGS) -Isrc/arch/x86_64 -o $@ src/tests/unit/arch/zcm_speed.c \
+		src/arch/x86_64/zcm.c
+# (small hash tables: the same code and masks, a quicker start per input)
+build/tests/fuzz-zcm: src/tests/fuzz/zcm/fuzz_zcm.c src/arch/x86_64/zcm.c src/arch/x86_64/zcm.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -std=c11 -O1 -g -Wall -Wextra -Werror -Isrc/arch/x86_64 -DZCM_TBITS=10 -DZCM_MBITS=10 \
+		-fsanitize=fuzzer,address,undefined -o $@ src/tests/fuzz/zcm/fuzz_zcm.c \
+		src/arch/x86_64/zcm.c
 
-# The decoder against xz (round trips, corrupt and truncated streams, the image's own body), the
-# fuzz smoke run, and damaged images refused in QEMU. (check-qemu-smoke boots bin/ibboot.lkrn,
-# which is this image, through every loader.)
-.PHONY: check-zimage fuzz-unlzma
-check-zimage: build/tests/unit-arch $(if $(HAVE_CLANG),build/tests/fuzz-unlzma) bin/ibboot-z.lkrn
+# The coder's round trips (the image's own body, synthetic inputs), damaged and truncated
+# streams refused, the fuzz smoke run, and damaged images refused in QEMU. (check-qemu-smoke boots
+# bin/ibboot.lkrn, which is this image, through every loader.)
+.PHONY: check-zimage fuzz-zcm
+check-zimage: build/tests/unit-arch $(if $(HAVE_CLANG),build/tests/fuzz-zcm) bin/ibboot-z.lkrn
 	@IBZ_FILE=build/zimage/body.ibz IBZ_BODY=build/zimage/body.bin util/run-test unit-arch \
 		build/tests/unit-arch
-	@$(call FUZZ_SMOKE,zimage,unlzma,50000,8192)
+	@$(call FUZZ_SMOKE,zimage,zcm,500,1024)
 	@util/run-test zimage-damaged src/tests/e2e/qemu/zimage-damaged.sh
-fuzz-unlzma: $(if $(HAVE_CLANG),build/tests/fuzz-unlzma)
-	@$(call FUZZ_LONG,unlzma,8192,60)
+fuzz-zcm: $(if $(HAVE_CLANG),build/tests/fuzz-zcm)
+	@$(call FUZZ_LONG,zcm,4096,60)
 
 # make bench's size row: the compressed image against the goal (64 KiB: an option ROM that fits
 # every BIOS's ROM space) and iPXE's hermon-only x86_64 lkrn (95,155 B), with where the bytes go.
 .PHONY: bench-size
-bench-size: bin/ibboot.lkrn bin/ibboot-raw.lkrn
+bench-size: bin/ibboot.lkrn bin/ibboot-raw.lkrn build/tests/zcm-speed
 	@lkrn=$$(stat -c %s bin/ibboot.lkrn); ibz=$$(stat -c %s build/zimage/body.ibz); \
 	printf 'bench-size: %-28s %7d B  goal %d B (%+d)  iPXE hermon-only lkrn %d B (ratio %.2f)\n' \
 		bin/ibboot.lkrn $$lkrn 65536 $$((lkrn - 65536)) 95155 $$(echo "95155 / $$lkrn" | bc -l); \
@@ -83,4 +94,7 @@ bench-size: bin/ibboot.lkrn bin/ibboot-raw.lkrn
 		'  of which' $$lkrn $$((lkrn - ibz)) $$ibz; \
 	printf 'bench-size: %-28s %7d B  (body as objcopy writes it; compresses to %d%%)\n' \
 		bin/ibboot-raw.lkrn $$(stat -c %s bin/ibboot-raw.lkrn) \
-		$$((100 * ibz / $$(stat -c %s build/zimage/body.bin)))
+		$$((100 * ibz / $$(stat -c %s build/zimage/body.bin))); \
+	printf 'bench-size: %-28s native %s; QEMU TCG boot CPU to poweroff, packed - raw: %s\n' \
+		'  unpack time' "$$(build/tests/zcm-speed build/zimage/body.ibz)" \
+		"$$(util/zimage/unpack-time bin/ibboot-raw.lkrn bin/ibboot.lkrn)"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The compressed body (an IBZ1 container written by util/zimage/pack), linked into the stub. */
+/* The compressed body (an IBZ2 container written by build/zimage/zpack), linked into the stub. */
 	.section .zpayload, "a"
 	.globl	zpayload, zpayload_end
 zpayload:

@@ -1,0 +1,726 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ZCM, a context-mixing coder (zcm.h): the model, the arithmetic coder in both directions, the
+ * x86 call/jump transform, CRC-32 and the IBZ2 container. The host packer and the stub compile
+ * this same file; the stub's link drops the encoder.
+ *
+ * Per bit: each model looks its context up (hashed with the bits of the current byte seen so
+ * far) in a table of adaptive probabilities; a logistic mixer, whose weight set is chosen by the
+ * partial byte, adds their predictions in the stretched (log-odds) domain and learns online from
+ * its error; two SSE stages (secondary estimation: a probability interpolated from a table
+ * indexed by a small context and the quantised input probability) refine the result. The coder
+ * is the carryless binary arithmetic coder of the PAQ family: a 32-bit interval [x1, x2] split in
+ * proportion to the 12-bit probability, the common top bytes shifted out.
+ */
+#include "zcm.h"
+
+#define NIN (ZCM_NHASH + 4)	/* hashed models, order 0, match (two), bias */
+#define TMASK ((1u << ZCM_TBITS) - 1)
+#define MMASK ((1u << ZCM_MBITS) - 1)
+#define SSE2_BITS 12
+#define SSE1_CTX (m->sse1c & 255)
+#define MATCH_MIN 7		/* bytes hashed to find a match */
+#define MATCH_MAX_CHECK 48	/* bytes compared backwards to measure a new match */
+
+#ifndef ZCM_LR
+#define ZCM_LR 6		/* the mixer's learning rate, final */
+#endif
+#ifndef ZCM_LRS
+#define ZCM_LRS 12
+#endif
+#ifndef ZCM_LIMIT_LO
+#define ZCM_LIMIT_LO 30	/* adaptation limits of the counters (see counter_update) */
+#endif
+#ifndef ZCM_LIMIT_HI
+#define ZCM_LIMIT_HI 255
+#endif
+
+#define HOT static inline __attribute__((always_inline))
+
+struct zcm {
+	uint32_t t[ZCM_NHASH][1u << ZCM_TBITS];	/* p16 << 16 | check << 8 | count; first */
+	uint32_t mt[1u << ZCM_MBITS];		/* position after a MATCH_MIN-byte context */
+	uint32_t o0[256];
+	uint32_t mm[64];			/* match model: length bucket and expected bit */
+	int32_t w[2048][NIN];			/* mixer weights by partial byte (16.16) */
+	int32_t w2[512][NIN];			/* second mixer: match length and bit position */
+	uint16_t sse1[256][33];
+	uint16_t sse2[1u << SSE2_BITS][33];
+	int16_t stretch[4096];
+	uint16_t rec[256];			/* 32768 * 2 / (2n + 3): counter learning rates */
+
+	/* state */
+	const uint8_t *buf;			/* the bytes coded so far */
+	uint32_t pos, c0, c4, c8, bitn, word;
+	uint32_t h[ZCM_NHASH], idx[ZCM_NHASH];
+	uint32_t mptr, mlen, mbit, mctx;
+	uint32_t role, left, op, prev_op, pfx, modrm, ops;	/* the x86 instruction walk */
+	int32_t x[NIN];
+	uint32_t set1, set2, sse1c, sse1i, sse2i, sse1w, sse2w;
+	int32_t pm1, pm2, pmix, ps1, ps2;
+};
+_Static_assert(sizeof(struct zcm) <= ZCM_ARENA_BYTES, "ZCM_ARENA_BYTES too small");
+_Static_assert(sizeof(struct zcm) % 4 == 0, "zcm_init clears 32-bit words");
+
+/* 4096 / (1 + e^(-x/256)) at x = -2048, -1920, ..., 2048 */
+static const uint16_t squash_pts[33] = {
+	1, 2, 4, 6, 10, 17, 27, 45, 74, 120, 194, 311, 488, 747, 1102, 1546, 2048, 2550, 2994,
+	3349, 3608, 3785, 3902, 3976, 4022, 4051, 4069, 4079, 4086, 4090, 4092, 4094, 4095,
+};
+
+/* The logistic function on the stretched domain (x / 256 log-odds) to a 12-bit probability. */
+HOT int32_t squash(int32_t x)
+{
+	if (x > 2047)
+		x = 2047;
+	if (x < -2047)
+		x = -2047;
+	int32_t i = (x + 2048) >> 7, w = x & 127;
+
+	return (squash_pts[i] * (128 - w) + squash_pts[i + 1] * w + 64) >> 7;
+}
+
+/* x * w / 1024 with the product wrapping in 32 bits, identically on every compiler and target
+ * (two's complement, as GCC and Clang define the conversion), where a signed overflow would be
+ * undefined: a weight that grew past 2^20 only costs prediction. */
+HOT int32_t mul_shift(int32_t x, int32_t w)
+{
+	return (int32_t)((uint32_t)x * (uint32_t)w) >> 10;
+}
+
+static uint32_t hash2(uint32_t a, uint32_t b)
+{
+	uint32_t h = a * 0x9e3779b1u ^ b * 0x85ebca77u;
+
+	h ^= h >> 15;
+	h *= 0x2c1b3c6du;
+	return h ^ h >> 13;
+}
+
+static void zcm_init(struct zcm *m, const uint8_t *buf)
+{
+	uint32_t *p = (uint32_t *)(void *)m;
+
+	/* the counters' p = 1/2 with no uses, then the rest (all 32-bit words) zeroed */
+	for (; p < (uint32_t *)(void *)m + (size_t)ZCM_NHASH * (TMASK + 1); p++)
+		*p = 0x80000000u;
+	for (; p < (uint32_t *)(m + 1); p++)
+		*p = 0;
+	for (uint32_t j = 0; j < 256; j++)
+		m->o0[j] = 0x80000000u;
+	for (uint32_t j = 0; j < 64; j++)
+		m->mm[j] = 0x80000000u;
+	for (uint32_t s = 0; s < 2048; s++)
+		for (uint32_t i = 0; i < NIN; i++)
+			m->w[s][i] = (1 << 16) / 4;
+	for (uint32_t s = 0; s < 512; s++)
+		for (uint32_t i = 0; i < NIN; i++)
+			m->w2[s][i] = (1 << 16) / 4;
+	for (uint32_t j = 0; j < 33; j++) {
+		uint16_t v = (uint16_t)(squash((int32_t)(j - 16) * 128) * 16);
+
+		for (uint32_t c = 0; c < 256; c++)
+			m->sse1[c][j] = v;
+		for (uint32_t c = 0; c < (1u << SSE2_BITS); c++)
+			m->sse2[c][j] = v;
+	}
+	/* stretch = squash's inverse, as a table over the 12-bit probabilities */
+	{
+		int32_t pi = 0;
+
+		for (int32_t x = -2047; x <= 2047; x++) {
+			int32_t v = squash(x);
+
+			for (int32_t j = pi; j <= v; j++)
+				m->stretch[j] = (int16_t)x;
+			pi = v + 1;
+		}
+		for (int32_t j = pi; j < 4096; j++)
+			m->stretch[j] = 2047;
+	}
+	for (uint32_t n = 0; n < 256; n++)
+		m->rec[n] = (uint16_t)(131072u / (2 * n + 3));
+	m->buf = buf;
+	m->c0 = 1;
+}
+
+HOT int32_t counter_p(uint32_t t)
+{
+	return (int32_t)(t >> 20);
+}
+
+/* Move the probability toward the bit by 1/(n + 1.5) of the gap, n the times it was seen
+ * (counted up to limit: the rate then stays at 1/(limit + 1.5)). p16 << 16 | n. */
+HOT uint32_t counter_update(const struct zcm *m, uint32_t t, uint32_t y, uint32_t limit)
+{
+	uint32_t n = t & 255;
+	int32_t p = (int32_t)(t >> 16), err = (int32_t)(y ? 65535u : 0u) - p;
+
+	p += ((err >> 1) * (int32_t)m->rec[n]) >> 15;
+	if (n < limit)
+		n++;
+	return (uint32_t)p << 16 | (t & 0xff00) | n;
+}
+
+/*
+ * The counter of a hashed context: hash bits pick a pair of neighbours, the low byte is a check
+ * kept in each counter. A counter whose check differs belongs to another context; if neither
+ * neighbour is the context's, the less used one starts afresh for it.
+ */
+HOT uint32_t slot(uint32_t *t, uint32_t hh)
+{
+	uint32_t ix = hh >> (32 - ZCM_TBITS) & TMASK, chk = hh & 255;
+
+	if ((t[ix] >> 8 & 255) == chk)
+		return ix;
+	if ((t[ix ^ 1] >> 8 & 255) == chk)
+		return ix ^ 1;
+	if ((t[ix ^ 1] & 255) < (t[ix] & 255))
+		ix ^= 1;
+	t[ix] = 0x80000000u | chk << 8;
+	return ix;
+}
+
+/* The 12-bit probability that the next bit is 1. */
+static int32_t zcm_p(struct zcm *m)
+{
+	uint32_t c0 = m->c0, c0k = c0 * 0x6f4f2a35u;
+	int32_t dot1 = 0, dot2 = 0;
+
+	for (uint32_t i = 0; i < ZCM_NHASH; i++) {
+		uint32_t ix;
+
+		if (i == 0)
+			ix = (m->c4 & 0xff) << 8 | c0;
+		else
+			ix = slot(m->t[i], m->h[i] ^ c0k);
+		ix &= TMASK;
+		m->idx[i] = ix;
+		m->x[i] = m->stretch[counter_p(m->t[i][ix])];
+	}
+	m->x[ZCM_NHASH] = m->stretch[counter_p(m->o0[c0 & 255])];
+	/* the match model: the bit the byte after the longest recent match of the context holds */
+	if (m->mlen) {
+		uint32_t e = m->buf[m->mptr] | 256u;
+
+		if (e >> (8 - m->bitn) != c0) {
+			m->mlen = 0;
+		} else {
+			uint32_t l = m->mlen > 15 ? 15 : m->mlen;
+
+			m->mbit = e >> (7 - m->bitn) & 1;
+			m->mctx = (l << 1 | m->mbit) & 63;
+		}
+	}
+	if (m->mlen) {
+		int32_t l = m->mlen > 32 ? 32 : (int32_t)m->mlen;
+
+		m->x[ZCM_NHASH + 1] = m->stretch[counter_p(m->mm[m->mctx])];
+		m->x[ZCM_NHASH + 2] = m->mbit ? l * 32 : -l * 32;
+	} else {
+		m->x[ZCM_NHASH + 1] = 0;
+		m->x[ZCM_NHASH + 2] = 0;
+	}
+	m->x[ZCM_NHASH + 3] = 256;
+	m->set1 = (m->role << 8 | c0) & 2047;
+	{
+		uint32_t lb = m->mlen == 0 ? 0 : m->mlen < 16 ? 1 + (m->mlen >> 2) : m->mlen < 32 ? 5 : 6;
+
+		m->set2 = (m->role * 56 + (lb > 6 ? 6 : lb) * 8 + m->bitn) & 511;
+	}
+	for (uint32_t i = 0; i < NIN; i++) {
+		dot1 += mul_shift(m->x[i], m->w[m->set1][i]);
+#ifndef ZCM_ONEMIX
+		dot2 += mul_shift(m->x[i], m->w2[m->set2][i]);
+#endif
+	}
+	dot1 >>= 6;
+	dot2 >>= 6;
+	m->pm1 = squash(dot1);
+	m->pm2 = squash(dot2);
+#ifndef ZCM_ONEMIX
+	m->pmix = squash((dot1 + dot2) >> 1);
+#else
+	m->pmix = m->pm1;
+#endif
+	/* SSE: by partial byte, then by partial byte and previous byte (hashed) */
+	{
+		int32_t s = m->stretch[m->pmix] + 2048, j = s >> 7;
+
+		if (j > 31)
+			j = 31;
+		m->sse1w = (uint32_t)(s - (j << 7)) & 127;
+		m->sse1c = c0 & 255;
+		m->sse1i = (uint32_t)j;
+		m->ps1 = (m->sse1[SSE1_CTX][j] * (int32_t)(128 - m->sse1w) +
+			  m->sse1[SSE1_CTX][j + 1] * (int32_t)m->sse1w) >> 11;
+		m->sse2i = (hash2(m->c4 & 0xffff, c0) >> (32 - SSE2_BITS)) & ((1u << SSE2_BITS) - 1);
+		m->ps2 = (m->sse2[m->sse2i][j] * (int32_t)(128 - m->sse1w) +
+			  m->sse2[m->sse2i][j + 1] * (int32_t)m->sse1w) >> 11;
+	}
+	{
+		int32_t p = (2 * m->pmix + m->ps1 + m->ps2 + 2) >> 2;
+
+		if (p < 1)
+			p = 1;
+		if (p > 4095)
+			p = 4095;
+		return p;
+	}
+}
+
+HOT void sse_update(uint16_t *t, uint32_t w, uint32_t y)
+{
+	int32_t target = y ? 65535 : 0;
+
+	t[0] = (uint16_t)(t[0] + (((target - t[0]) * (int32_t)(128 - w)) >> 13));
+	t[1] = (uint16_t)(t[1] + (((target - t[1]) * (int32_t)w) >> 13));
+}
+
+#ifndef ZCM_ERRMIN
+#define ZCM_ERRMIN 100
+#endif
+HOT void mixer_update(int32_t *w, const int32_t *x, int32_t err)
+{
+	if (err < ZCM_ERRMIN * 6 && err > -ZCM_ERRMIN * 6)
+		return;
+	for (uint32_t i = 0; i < NIN; i++) {
+		w[i] = (int32_t)((uint32_t)w[i] + (uint32_t)((x[i] * err) >> ZCM_LRS));
+	}
+}
+
+/* Learn from the bit y just coded (after zcm_p). */
+static void zcm_bit(struct zcm *m, uint32_t y)
+{
+	int32_t lr = ZCM_LR + (int32_t)(m->pos < 4096 ? 8 : m->pos < 32768 ? 3 : 0);
+
+	for (uint32_t i = 0; i < ZCM_NHASH; i++) {
+		uint32_t *c = &m->t[i][m->idx[i] & TMASK];
+
+		*c = counter_update(m, *c, y, i < 2 ? ZCM_LIMIT_LO : ZCM_LIMIT_HI);
+	}
+	m->o0[m->c0 & 255] = counter_update(m, m->o0[m->c0 & 255], y, ZCM_LIMIT_LO);
+	if (m->mlen)
+		m->mm[m->mctx & 63] = counter_update(m, m->mm[m->mctx & 63], y, ZCM_LIMIT_HI);
+	mixer_update(m->w[m->set1 & 2047], m->x, ((int32_t)(y << 12) - m->pm1) * lr);
+#ifndef ZCM_ONEMIX
+	mixer_update(m->w2[m->set2 & 511], m->x, ((int32_t)(y << 12) - m->pm2) * lr);
+#endif
+	sse_update(&m->sse1[m->sse1c & 255][m->sse1i & 31], m->sse1w, y);
+	sse_update(&m->sse2[m->sse2i & ((1u << SSE2_BITS) - 1)][m->sse1i & 31], m->sse1w, y);
+	m->c0 = m->c0 << 1 | y;
+	m->bitn++;
+}
+
+static uint32_t is_word_byte(uint32_t b)
+{
+	b |= 0x20;
+	return (b >= 'a' && b <= 'z');
+}
+
+/*
+ * A light x86-64 instruction walk (Intel SDM vol. 2, opcode maps A-2..A-4): what the next byte
+ * is (prefix or opcode, ModRM, SIB, displacement, immediate) and which opcode it belongs to.
+ * Data decodes as nonsense instructions; that only costs prediction, never correctness, since
+ * both ends walk the same bytes.
+ */
+enum { R_OP, R_OP0F, R_OP38, R_OP3A, R_MODRM, R_SIB, R_DISP, R_IMM };
+
+/* Immediate bytes of a one-byte-map opcode (bit 7: has ModRM); 0x7f: 2/4 by operand size. */
+static uint32_t x86_op1(uint32_t op, uint32_t pfx)
+{
+	uint32_t z = (pfx & 1) ? 2 : 4;
+
+	if (op < 0x40) {
+		uint32_t lo = op & 7;
+
+		if (lo < 4)
+			return 0x80;
+		return lo == 4 ? 1 : lo == 5 ? z : 0;
+	}
+	if (op < 0x60)
+		return 0;
+	switch (op) {
+	case 0x63: case 0x62: case 0x8d: case 0x8f: return 0x80;
+	case 0x68: case 0xa9: case 0xe8: case 0xe9: return z;
+	case 0x69: case 0x81: case 0xc7: return 0x80 | z;
+	case 0x6a: case 0xa8: case 0xcd: case 0xeb: case 0xd4: case 0xd5: return 1;
+	case 0x6b: case 0x80: case 0x82: case 0x83: case 0xc0: case 0xc1: case 0xc6: return 0x81;
+	case 0xc2: case 0xca: return 2;
+	case 0xc8: return 3;
+	case 0xa0: case 0xa1: case 0xa2: case 0xa3: return 8;
+	}
+	if (op >= 0x70 && op < 0x80)
+		return 1;
+	if (op >= 0x84 && op < 0x90)
+		return 0x80;
+	if (op >= 0xb0 && op < 0xb8)
+		return 1;
+	if (op >= 0xb8 && op < 0xc0)
+		return (pfx & 8) ? 8 : z;
+	if ((op >= 0xd0 && op < 0xd4) || (op >= 0xd8 && op < 0xe0) || op >= 0xfe ||
+	    op == 0xf6 || op == 0xf7 || op == 0xc4 || op == 0xc5)
+		return 0x80;
+	if (op >= 0xe0 && op < 0xe8)
+		return 1;
+	return 0;
+}
+
+/* The same for the 0F map. */
+static uint32_t x86_op0f(uint32_t op)
+{
+	if (op >= 0x80 && op < 0x90)
+		return 4;
+	if ((op >= 0x70 && op < 0x74) || op == 0xa4 || op == 0xac || op == 0xba || op == 0xc2 ||
+	    (op >= 0xc4 && op < 0xc7))
+		return 0x81;
+	if ((op >= 0x05 && op < 0x0c) || op == 0x0e || (op >= 0x30 && op < 0x38) || op == 0x77 ||
+	    (op >= 0xa0 && op < 0xa3) || (op >= 0xa8 && op < 0xab) || op >= 0xc8)
+		return 0;
+	return 0x80;
+}
+
+static void x86_walk(struct zcm *m, uint32_t b)
+{
+	uint32_t d;
+
+	switch (m->role) {
+	case R_OP:
+		if (b == 0x66 || b == 0x67 || b == 0xf0 || b == 0xf2 || b == 0xf3 || b == 0x2e ||
+		    b == 0x3e || b == 0x26 || b == 0x36 || b == 0x64 || b == 0x65) {
+			m->pfx |= b == 0x66 ? 1 : 2;
+			return;
+		}
+		if ((b & 0xf0) == 0x40) {
+			m->pfx |= 4 | ((b & 8) ? 8 : 0);
+			return;
+		}
+		m->prev_op = m->op;
+		m->ops = m->ops << 8 | (m->op & 0xff);
+		m->op = b;
+		if (b == 0x0f) {
+			m->role = R_OP0F;
+			return;
+		}
+		d = x86_op1(b, m->pfx);
+		break;
+	case R_OP0F:
+		m->op = 0x100 | b;
+		if (b == 0x38 || b == 0x3a) {
+			m->role = b == 0x38 ? R_OP38 : R_OP3A;
+			return;
+		}
+		d = x86_op0f(b);
+		break;
+	case R_OP38:
+	case R_OP3A:
+		d = m->role == R_OP38 ? 0x80 : 0x81;
+		m->op = (m->role == R_OP38 ? 0x200 : 0x300) | b;
+		break;
+	case R_MODRM:
+		m->modrm = b;
+		d = m->left;	/* the immediate's length, waiting behind the ModRM operand */
+		if ((m->op == 0xf6 || m->op == 0xf7) && (b & 0x38) < 0x10)
+			d = m->op == 0xf6 ? 1 : (m->pfx & 1) ? 2 : 4;
+		if ((b >> 6) != 3 && (b & 7) == 4) {
+			m->role = R_SIB;
+			m->left = d;
+			return;
+		}
+		m->left = d;
+		if ((b >> 6) == 1 || (b >> 6) == 2 || ((b >> 6) == 0 && (b & 7) == 5)) {
+			m->role = R_DISP;
+			m->left = d | ((b >> 6) == 1 ? 1 : 4) << 8;
+			return;
+		}
+		goto imm;
+	case R_SIB:
+		d = m->left;
+		if ((m->modrm >> 6) == 1 || (m->modrm >> 6) == 2 ||
+		    ((m->modrm >> 6) == 0 && (b & 7) == 5)) {
+			m->role = R_DISP;
+			m->left = d | ((m->modrm >> 6) == 1 ? 1 : 4) << 8;
+			return;
+		}
+		m->left = d;
+		goto imm;
+	case R_DISP:
+		m->left -= 1u << 8;
+		if (m->left >> 8)
+			return;
+		goto imm;
+	default:	/* R_IMM */
+		if (--m->left)
+			return;
+		m->role = R_OP;
+		m->pfx = 0;
+		return;
+	}
+	/* after an opcode: d = immediate bytes, bit 7 = a ModRM follows */
+	if (d & 0x80) {
+		m->role = R_MODRM;
+		m->left = d & 0x7f;
+		return;
+	}
+	m->left = d;
+imm:
+	m->left &= 0xff;
+	if (m->left) {
+		m->role = R_IMM;
+	} else {
+		m->role = R_OP;
+		m->pfx = 0;
+	}
+}
+
+/* A byte is complete and stored at buf[pos]: new contexts for the next one. */
+static void zcm_byte(struct zcm *m)
+{
+	uint32_t b = m->c0 & 255, pos;
+
+	m->c0 = 1;
+	m->bitn = 0;
+	pos = ++m->pos;
+	m->c8 = m->c8 << 8 | m->c4 >> 24;
+	m->c4 = m->c4 << 8 | b;
+	if (m->mlen && m->buf[m->mptr] == b) {
+		m->mptr++;
+		if (m->mlen < 65535)
+			m->mlen++;
+	} else {
+		m->mlen = 0;
+	}
+	if (pos >= MATCH_MIN) {
+		uint32_t hm = hash2(m->c4, m->c8 & 0xffffff) >> (32 - ZCM_MBITS) & MMASK;
+
+		if (!m->mlen) {
+			uint32_t cand = m->mt[hm], l = 0;
+
+			if (cand && cand < pos) {
+				while (l < MATCH_MAX_CHECK && l < cand &&
+				       m->buf[cand - 1 - l] == m->buf[pos - 1 - l])
+					l++;
+				if (l >= MATCH_MIN) {
+					m->mlen = l;
+					m->mptr = cand;
+				}
+			}
+		}
+		m->mt[hm] = pos;
+	}
+	if (is_word_byte(b))
+		m->word = (m->word + (b | 0x20) + 1) * 0x2f0b4c3du;
+	else
+		m->word = 0;
+	x86_walk(m, b);
+	m->h[1] = hash2(1, m->c4 & 0xffff);
+	m->h[2] = hash2(2, m->c4 & 0xffffff);
+	m->h[3] = hash2(3, m->c4);
+	m->h[4] = hash2(m->c4 + 4, m->c8 & 0xffff);
+#ifdef ZCM_NOWORD
+	m->h[5] = hash2(5, m->c8);
+#else
+	m->h[5] = hash2(m->word + 5, m->c4 & 0xff);
+#endif
+#ifdef ZCM_NOSPARSE
+	m->h[6] = 0;
+#else
+	m->h[6] = hash2(6, m->c4 & 0xffff00);
+#endif
+	if (m->role == R_OP)
+		m->h[7] = hash2(7 + (m->pfx << 4), m->op << 12 | m->prev_op);
+	else
+		m->h[7] = hash2(7 + (m->role << 4) + (m->left << 8), m->op << 8 | (m->c4 & 0xff));
+	if (m->role == R_OP) {
+		m->h[8] = hash2(8, m->ops & 0xffffff);
+		m->h[9] = hash2(9 + (m->pfx << 4), m->op << 8 | (m->c4 & 0xff));
+	} else {
+		m->h[8] = hash2(8 + (m->role << 4) + (m->left << 8) + (m->pfx << 20),
+				m->op << 8 | m->modrm);
+		m->h[9] = hash2(9 + (m->role << 4) + (m->left << 8), m->op << 16 | (m->c4 & 0xffff));
+	}
+}
+
+/* ---- the arithmetic coder: [x1, x2] split at x1 + (x2 - x1) * p / 4096, p = P(bit is 1) ---- */
+
+size_t zcm_encode(const uint8_t *in, size_t len, uint8_t *out, size_t cap, void *arena)
+{
+	struct zcm *m = arena;
+	uint32_t x1 = 0, x2 = 0xffffffffu;
+	size_t n = 0;
+
+	zcm_init(m, in);
+	for (size_t i = 0; i < len; i++) {
+		for (int k = 7; k >= 0; k--) {
+			uint32_t y = in[i] >> k & 1;
+			uint32_t xmid = x1 + ((x2 - x1) >> 12) * (uint32_t)zcm_p(m);
+
+			if (y)
+				x2 = xmid;
+			else
+				x1 = xmid + 1;
+			zcm_bit(m, y);
+			while (!((x1 ^ x2) & 0xff000000u)) {
+				if (n == cap)
+					return 0;
+				out[n++] = (uint8_t)(x2 >> 24);
+				x1 <<= 8;
+				x2 = x2 << 8 | 255;
+			}
+		}
+		zcm_byte(m);
+	}
+	/* x1 itself, whole: the decoder then reads exactly the bytes written */
+	for (int k = 0; k < 4; k++) {
+		if (n == cap)
+			return 0;
+		out[n++] = (uint8_t)(x1 >> 24);
+		x1 <<= 8;
+	}
+	return n;
+}
+
+int zcm_decode(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_len, void *arena)
+{
+	struct zcm *m = arena;
+	uint32_t x1 = 0, x2 = 0xffffffffu, x = 0;
+	size_t n = 0;
+
+	zcm_init(m, out);
+	if (in_len < 4)
+		return ZCM_E_TRUNCATED;
+	for (; n < 4; n++)
+		x = x << 8 | in[n];
+	for (size_t i = 0; i < out_len; i++) {
+		for (int k = 0; k < 8; k++) {
+			uint32_t xmid = x1 + ((x2 - x1) >> 12) * (uint32_t)zcm_p(m);
+			uint32_t y = x <= xmid;
+
+			if (y)
+				x2 = xmid;
+			else
+				x1 = xmid + 1;
+			zcm_bit(m, y);
+			while (!((x1 ^ x2) & 0xff000000u)) {
+				if (n == in_len)
+					return ZCM_E_TRUNCATED;
+				x1 <<= 8;
+				x2 = x2 << 8 | 255;
+				x = x << 8 | in[n++];
+			}
+		}
+		out[i] = (uint8_t)m->c0;
+		zcm_byte(m);
+	}
+	/* the encoder ended with x1 itself: all of the input read, and exactly that value */
+	return n == in_len && x == x1 ? ZCM_OK : ZCM_E_TRAILING;
+}
+
+/* ---- the x86 transform ----
+ * E8 (CALL rel32) and E9 (JMP rel32) whose displacement's top byte is 00 or FF (a near target)
+ * get the target's absolute position (offset + 5 + rel32) instead, kept to 25 bits with the top
+ * byte again 00 or FF; calls to one function then repeat the same bytes. The opcode and whether
+ * the top byte is 00/FF survive the conversion, so the inverse makes the same choices. */
+static int x86_near(uint8_t top)
+{
+	return top == 0x00 || top == 0xff;
+}
+
+static void x86_convert(uint8_t *buf, size_t len, int encode)
+{
+	size_t i = 0, free_from = 0;
+
+	while (len >= 5 && i <= len - 5) {
+		if (buf[i] != 0xe8 && buf[i] != 0xe9) {
+			i++;
+		} else if (i >= free_from && x86_near(buf[i + 4])) {
+			uint32_t v = (uint32_t)buf[i + 1] | (uint32_t)buf[i + 2] << 8 |
+				     (uint32_t)buf[i + 3] << 16 | (uint32_t)buf[i + 4] << 24;
+			uint32_t at = (uint32_t)i + 5;
+
+			v = encode ? v + at : v - at;
+			buf[i + 1] = (uint8_t)v;
+			buf[i + 2] = (uint8_t)(v >> 8);
+			buf[i + 3] = (uint8_t)(v >> 16);
+			buf[i + 4] = (v >> 24 & 1) ? 0xff : 0x00;
+			i += 5;
+		} else {
+			/* left as it is, on the strength of buf[i + 4]: no conversion may
+			 * rewrite that byte, or the inverse would decide otherwise */
+			i++;
+			free_from = i + 3;
+		}
+	}
+}
+
+void zcm_x86_encode(uint8_t *buf, size_t len)
+{
+	x86_convert(buf, len, 1);
+}
+
+void zcm_x86_decode(uint8_t *buf, size_t len)
+{
+	x86_convert(buf, len, 0);
+}
+
+uint32_t zcm_crc32(const uint8_t *p, size_t len)
+{
+	uint32_t crc = 0xffffffffu;
+
+	while (len--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = crc >> 1 ^ (0xedb88320u & (0u - (crc & 1)));
+	}
+	return ~crc;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+int ibz_unpack(const uint8_t *z, size_t z_len, uint8_t *out, size_t out_cap, void *arena,
+	       size_t *out_len)
+{
+	uint32_t olen, ilen;
+	int rc;
+
+	*out_len = 0;
+	if (z_len < IBZ_HEADER_LEN)
+		return ZCM_E_HEADER;
+	if (le32(z) != IBZ2_MAGIC)
+		return ZCM_E_MAGIC;
+	if (z[4] != ZCM_VERSION || (z[5] & ~IBZ_FILTER_X86) || z[6] || z[7])
+		return ZCM_E_PROPS;
+	olen = le32(z + 8);
+	ilen = le32(z + 12);
+	if (ilen != z_len - IBZ_HEADER_LEN)
+		return ZCM_E_HEADER;
+	if (olen > out_cap)
+		return ZCM_E_SPACE;
+	rc = zcm_decode(z + IBZ_HEADER_LEN, ilen, out, olen, arena);
+	if (rc)
+		return rc;
+	if (z[5] & IBZ_FILTER_X86)
+		zcm_x86_decode(out, olen);
+	if (zcm_crc32(out, olen) != le32(z + 16))
+		return ZCM_E_CRC;
+	*out_len = olen;
+	return ZCM_OK;
+}
+
+const char *zcm_strerror(int status)
+{
+	switch (status) {
+	case ZCM_OK: return "ok";
+	case ZCM_E_HEADER: return "container header truncated or inconsistent";
+	case ZCM_E_MAGIC: return "not an IBZ2 container";
+	case ZCM_E_PROPS: return "unknown model version or filter";
+	case ZCM_E_SPACE: return "output larger than the space for it";
+	case ZCM_E_TRUNCATED: return "compressed stream truncated";
+	case ZCM_E_TRAILING: return "compressed stream does not end with its output";
+	case ZCM_E_CRC: return "CRC-32 of the output does not match";
+	}
+	return "unknown error";
+}

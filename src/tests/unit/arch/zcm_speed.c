@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench-size's native figure: how much CPU time this host takes to unpack the image's packed body
+ * (build/zimage/body.ibz), best of three. usage: zcm-speed BODY.IBZ
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "zcm.h"
+
+int main(int argc, char **argv)
+{
+	static uint8_t z[1 << 20], out[1 << 21];
+	double best = 1e9;
+	size_t zlen, got = 0;
+	void *arena = malloc(ZCM_ARENA_BYTES);
+	FILE *f = argc == 2 ? fopen(argv[1], "rb") : NULL;
+
+	if (!f || !arena) {
+		fprintf(stderr, "usage: zcm-speed BODY.IBZ\n");
+		return 2;
+	}
+	zlen = fread(z, 1, sizeof(z), f);
+	fclose(f);
+	for (int i = 0; i < 3; i++) {
+		struct timespec t0, t1;
+		int rc;
+
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+		rc = ibz_unpack(z, zlen, out, sizeof(out), arena, &got);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+		if (rc) {
+			fprintf(stderr, "zcm-speed: %s: %s\n", argv[1], zcm_strerror(rc));
+			return 1;
+		}
+		double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+		if (ms < best)
+			best = ms;
+	}
+	printf("%.0f ms for %zu -> %zu bytes\n", best, zlen, got);
+	return 0;
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zpack: the image body into an IBZ2 container (src/arch/x86_64/zcm.h): the x86 call/jump
+ * transform, then the ZCM context-mixing coder, behind a 20-byte header with the model version,
+ * both lengths and the CRC-32 of the body. The model is src/arch/x86_64/zcm.c, the very file the
+ * stub decodes with. The container is decoded again before it is written.
+ *
+ * usage: zpack [--no-x86] BODY OUT
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "zcm.h"
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+int main(int argc, char **argv)
+{
+	int x86 = 1, a = 1;
+	FILE *f;
+	uint8_t *body, *work, *z, *back;
+	size_t len = 0, cap = 1 << 20, zlen, got;
+	void *arena;
+	struct timespec t0, t1;
+
+	if (argc > a && !strcmp(argv[a], "--no-x86")) {
+		x86 = 0;
+		a++;
+	}
+	if (argc - a != 2) {
+		fprintf(stderr, "usage: zpack [--no-x86] BODY OUT\n");
+		return 2;
+	}
+	f = fopen(argv[a], "rb");
+	if (!f) {
+		perror(argv[a]);
+		return 1;
+	}
+	body = malloc(cap);
+	for (size_t n; (n = fread(body + len, 1, cap - len, f)) > 0;) {
+		len += n;
+		if (len == cap)
+			body = realloc(body, cap *= 2);
+	}
+	fclose(f);
+	work = malloc(len + 1);
+	memcpy(work, body, len);
+	if (x86)
+		zcm_x86_encode(work, len);
+	zlen = len + len / 2 + 64;
+	z = malloc(IBZ_HEADER_LEN + zlen);
+	arena = malloc(ZCM_ARENA_BYTES);
+	back = malloc(len + 1);
+	if (!work || !z || !arena || !back) {
+		fprintf(stderr, "zpack: out of memory\n");
+		return 1;
+	}
+	zlen = zcm_encode(work, len, z + IBZ_HEADER_LEN, zlen, arena);
+	if (!zlen && len) {
+		fprintf(stderr, "zpack: output buffer too small\n");
+		return 1;
+	}
+	memcpy(z, "IBZ2", 4);
+	z[4] = ZCM_VERSION;
+	z[5] = x86 ? IBZ_FILTER_X86 : 0;
+	z[6] = z[7] = 0;
+	put32(z + 8, (uint32_t)len);
+	put32(z + 12, (uint32_t)zlen);
+	put32(z + 16, zcm_crc32(body, len));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int rc = ibz_unpack(z, IBZ_HEADER_LEN + zlen, back, len, arena, &got);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (rc || got != len || memcmp(back, body, len)) {
+		fprintf(stderr, "zpack: the container does not decode to the body: %s\n",
+			zcm_strerror(rc));
+		return 1;
+	}
+	f = fopen(argv[a + 1], "wb");
+	if (!f || fwrite(z, 1, IBZ_HEADER_LEN + zlen, f) != IBZ_HEADER_LEN + zlen || fclose(f)) {
+		perror(argv[a + 1]);
+		return 1;
+	}
+	printf("%s: %zu -> %zu bytes (ZCM v%d%s; decoded again in %.0f ms)\n", argv[a + 1], len,
+	       IBZ_HEADER_LEN + zlen, ZCM_VERSION, x86 ? ", x86 transform" : "",
+	       (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
+	return 0;
+}
