@@ -66,7 +66,7 @@ void link_update(struct fabric *f, struct link *l)
 		fabsim_log(f, 1, "link %s:%u <-> %s:%u %s", l->end[0]->node->name, l->end[0]->num,
 			   l->end[1]->node->name, l->end[1]->num, up ? "up" : "down");
 		if (!up && l->held) {
-			free(l->held);
+			event_free(f, l->held);
 			l->held = NULL;
 			l->cnt.lost++;
 		}
@@ -114,18 +114,40 @@ void fault_set(struct fabric *f, struct link *l, const struct fault_cfg *c)
 		f->links[i]->fault = *c;
 }
 
-static struct pkt_event *event_new(struct port *dst, const uint8_t *pkt, size_t len)
-{
-	struct pkt_event *e = malloc(sizeof(*e) + len);
+/* Events are recycled rather than freed: a malloc/free of a packet-sized block per hop made glibc
+ * trim and grow the heap (brk, a TLB flush on every CPU) at packet rate. */
+#define SPARE_EVENTS_MAX 1024
 
-	if (!e)
+static struct pkt_event *event_new(struct fabric *f, struct port *dst, const uint8_t *pkt,
+				   size_t len)
+{
+	struct pkt_event *e = f->spare;
+
+	if (e) {
+		f->spare = e->next;
+		f->nspare--;
+	} else if (!(e = malloc(sizeof(*e) + FABSIM_MAX_PKT))) {
 		return NULL;
+	}
 	e->next = NULL;
 	e->dst = dst;
 	e->wire = true;
 	e->len = len;
 	memcpy(e->data, pkt, len);
 	return e;
+}
+
+void event_free(struct fabric *f, struct pkt_event *e)
+{
+	if (!e)
+		return;
+	if (f->nspare >= SPARE_EVENTS_MAX) {
+		free(e);
+		return;
+	}
+	e->next = f->spare;
+	f->spare = e;
+	f->nspare++;
 }
 
 /* More packets than this in flight means a forwarding loop or a multicast storm (IB has no TTL):
@@ -137,7 +159,7 @@ static void queue_insert(struct fabric *f, struct pkt_event *e, uint64_t due)
 	struct pkt_event **pp = &f->queue;
 
 	if (f->queued >= MAX_QUEUED) {
-		free(e);
+		event_free(f, e);
 		f->dropped_total++;
 		f->overflow++;
 		return;
@@ -145,33 +167,27 @@ static void queue_insert(struct fabric *f, struct pkt_event *e, uint64_t due)
 	f->queued++;
 	e->due_ns = due;
 	e->seq = f->queue_seq++;
-	while (*pp && (*pp)->due_ns <= due)
-		pp = &(*pp)->next;
+	/* Most packets are due "now", later than everything queued: they go at the tail. */
+	if (f->queue && f->queue_tail->due_ns <= due)
+		pp = &f->queue_tail->next;
+	else
+		while (*pp && (*pp)->due_ns <= due)
+			pp = &(*pp)->next;
 	e->next = *pp;
 	*pp = e;
-}
-
-static void enqueue(struct fabric *f, struct port *dst, const uint8_t *pkt, size_t len,
-		    uint64_t due)
-{
-	struct pkt_event *e = event_new(dst, pkt, len);
-
-	if (!e) {
-		f->dropped_total++;
-		return;
-	}
-	queue_insert(f, e, due);
+	if (!e->next)
+		f->queue_tail = e;
 }
 
 void port_transmit(struct fabric *f, struct port *from, const uint8_t *pkt, size_t len)
 {
 	struct link *l = from->link;
 	struct port *dst;
+	struct pkt_event *e, *dup = NULL;
 	uint64_t due = fabsim_now_ns();
-	uint8_t buf[FABSIM_MAX_PKT];
 
 	from->cnt.tx++;
-	if (!l || !l->phys_up || len > sizeof(buf)) {
+	if (!l || !l->phys_up || len > FABSIM_MAX_PKT) {
 		f->dropped_total++;
 		return;
 	}
@@ -182,44 +198,49 @@ void port_transmit(struct fabric *f, struct port *from, const uint8_t *pkt, size
 		f->dropped_total++;
 		return;
 	}
-	memcpy(buf, pkt, len);
+	/* The packet is copied once, into the event that carries it across the cable. */
+	e = event_new(f, dst, pkt, len);
+	if (!e) {
+		f->dropped_total++;
+		return;
+	}
 	if (chance(l, l->fault.corrupt)) {
 		/* One flipped bit anywhere: the receiver's VCRC (or ICRC, or PktLen) check catches it. */
 		uint64_t r = rng_next(&l->rng);
 
-		buf[r % len] ^= (uint8_t)(1u << ((r >> 32) % 8));
+		e->data[r % len] ^= (uint8_t)(1u << ((r >> 32) % 8));
 		l->cnt.corrupted++;
 	}
 	if (l->fault.delay_ms) {
 		due += (uint64_t)l->fault.delay_ms * 1000000ull;
 		l->cnt.delayed++;
 	}
+	if (!l->held && chance(l, l->fault.reorder)) {
+		l->held = e;
+		l->held->due_ns = due + REORDER_HOLD_MS * 1000000ull;
+		return;
+	}
+	if (chance(l, l->fault.dup)) {
+		/* Copied before the original is queued (an overflowing queue frees what it refuses). */
+		dup = event_new(f, dst, e->data, len);
+		l->cnt.duplicated++;
+		if (!dup)
+			f->dropped_total++;
+	}
+	queue_insert(f, e, due);
 	if (l->held) {
 		/* The held packet goes after this one: that is the reordering. */
-		enqueue(f, dst, buf, len, due);
 		queue_insert(f, l->held, due);
 		l->held = NULL;
 		l->cnt.reordered++;
-	} else if (chance(l, l->fault.reorder)) {
-		l->held = event_new(dst, buf, len);
-		if (!l->held) {
-			f->dropped_total++;
-			return;
-		}
-		l->held->due_ns = due + REORDER_HOLD_MS * 1000000ull;
-		return;
-	} else {
-		enqueue(f, dst, buf, len, due);
 	}
-	if (chance(l, l->fault.dup)) {
-		enqueue(f, dst, buf, len, due);
-		l->cnt.duplicated++;
-	}
+	if (dup)
+		queue_insert(f, dup, due);
 }
 
 void port_deliver_local(struct fabric *f, struct port *to, const uint8_t *pkt, size_t len)
 {
-	struct pkt_event *e = event_new(to, pkt, len);
+	struct pkt_event *e = len <= FABSIM_MAX_PKT ? event_new(f, to, pkt, len) : NULL;
 
 	if (!e) {
 		f->dropped_total++;
@@ -272,6 +293,8 @@ int fabric_run_queue(struct fabric *f)
 			struct link *l = e->dst->link;
 
 			f->queue = e->next;
+			if (!f->queue)
+				f->queue_tail = NULL;
 			f->queued--;
 			/* A packet still on a cable that went down meanwhile is lost with it. */
 			if (e->wire && (!l || !l->phys_up)) {
@@ -286,7 +309,7 @@ int fabric_run_queue(struct fabric *f)
 				}
 				port_receive(f, e->dst, e->data, e->len);
 			}
-			free(e);
+			event_free(f, e);
 		}
 		/* A held packet that nothing overtook in time goes on unreordered. */
 		released = false;
@@ -301,6 +324,8 @@ int fabric_run_queue(struct fabric *f)
 		}
 		horizon = f->queue_seq;
 	} while (released);
+	/* What this run delivered to HCA ports leaves in one batch per connection. */
+	hca_server_flush(f);
 	/* Packets forwarded during this call are due "now" too: look at the clock again, or every
 	 * hop would wait for the next millisecond tick of poll(). */
 	now = fabsim_now_ns();

@@ -130,6 +130,9 @@ struct fabric {
 	uint64_t seed;
 	struct fault_cfg global_fault; /* applied to links created later by the topology; see fault_set */
 	struct pkt_event *queue;   /* sorted by (due_ns, seq) */
+	struct pkt_event *queue_tail; /* its last event (valid while queue is not NULL) */
+	struct pkt_event *spare;   /* recycled events (each holds FABSIM_MAX_PKT bytes) */
+	unsigned nspare;
 	uint64_t queue_seq;
 	unsigned queued;           /* events in the queue */
 	uint64_t overflow;         /* packets dropped because too many were in flight */
@@ -161,6 +164,8 @@ void port_deliver_local(struct fabric *f, struct port *to, const uint8_t *pkt, s
 /* Run due events; returns ms until the next one (-1 = none). */
 int fabric_run_queue(struct fabric *f);
 void fault_set(struct fabric *f, struct link *l, const struct fault_cfg *c);
+/* Return an event to the fabric's spare list (or to the heap). */
+void event_free(struct fabric *f, struct pkt_event *e);
 
 /* ---- switch forwarding (switch.c) ---- */
 void switch_receive(struct fabric *f, struct port *in, uint8_t *pkt, size_t len,
@@ -200,7 +205,9 @@ int listener_accept(const struct listener *l, const struct pollfd *pfd);
 
 /* ---- HCA port attachment (hca_server.c) ---- */
 int hca_server_open(struct fabric *f, const char *path, char *err, size_t errlen);
+/* Queues the packet for the port's connection; hca_server_flush sends what is queued. */
 void hca_server_deliver(struct fabric *f, struct node *hp, const uint8_t *pkt, size_t len);
+void hca_server_flush(struct fabric *f);
 void hca_server_link_changed(struct fabric *f, struct node *hp);
 int hca_server_pollfds(struct pollfd *pfd, int max);
 void hca_server_handle(struct fabric *f, const struct pollfd *pfd, int n);

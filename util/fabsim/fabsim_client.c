@@ -13,10 +13,23 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+/* Messages are read in batches (recvmmsg): one system call takes up to RX_BATCH of them; the first
+ * lands in the caller's buffer, the others wait here for the next calls. */
+#define RX_BATCH 16
+
+struct rx_slot {
+	struct fabsim_wire_hdr h;
+	size_t n;                 /* bytes received (header + data), or 0 for end of stream */
+	bool trunc;
+	uint8_t data[FABSIM_WIRE_MAX_DATA];
+};
+
 struct fabsim_client {
 	int fd;
 	uint64_t guid;
 	unsigned port;
+	unsigned rx_next, rx_count;   /* slots [rx_next, rx_count) hold messages not yet returned */
+	struct rx_slot rx[RX_BATCH];
 };
 
 /* How long connect waits for fabsim's HELLO_ACK before giving up (fabsim answers at once; this
@@ -88,7 +101,7 @@ struct fabsim_client *fabsim_client_connect_flags(const char *path, uint64_t por
 						  unsigned hello_flags, char *err, size_t errlen)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct fabsim_wire_hdr h;
+	struct fabsim_wire_hdr h = { 0 };
 	uint8_t data[FABSIM_WIRE_MAX_DATA + 1];
 	struct pollfd pfd;
 	struct fabsim_client *c;
@@ -178,19 +191,61 @@ int fabsim_client_send_link(struct fabsim_client *c, bool trained)
 			NULL, 0);
 }
 
+/* A received message (n bytes, trunc: it was longer than the buffer) checked and returned in out,
+ * whose data already holds the payload. */
+static int rx_finish(const struct fabsim_wire_hdr *h, size_t n, bool trunc, struct fabsim_msg *out)
+{
+	if (n == 0)
+		return -ECONNRESET;
+	if (n < sizeof(*h) || trunc)
+		return -EPROTO;
+	if (h->len > FABSIM_WIRE_MAX_DATA || n != sizeof(*h) + h->len)
+		return -EPROTO;
+	if (h->type != FABSIM_MSG_PACKET && h->type != FABSIM_MSG_LINK)
+		return -EPROTO;
+	out->type = h->type;
+	out->flags = h->flags;
+	out->len = h->len;
+	return 1;
+}
+
 int fabsim_client_recv(struct fabsim_client *c, struct fabsim_msg *out)
 {
-	struct fabsim_wire_hdr h;
-	int r = recv_msg(c->fd, &h, out->data, MSG_DONTWAIT);
+	struct mmsghdr mm[RX_BATCH];
+	struct iovec iov[RX_BATCH][2];
+	struct fabsim_wire_hdr h0;
+	int got;
 
-	if (r <= 0)
-		return r;
-	if (h.type != FABSIM_MSG_PACKET && h.type != FABSIM_MSG_LINK)
-		return -EPROTO;
-	out->type = h.type;
-	out->flags = h.flags;
-	out->len = h.len;
-	return 1;
+	if (c->rx_next < c->rx_count) {
+		struct rx_slot *s = &c->rx[c->rx_next++];
+
+		if (s->n >= sizeof(s->h) && s->h.len <= FABSIM_WIRE_MAX_DATA)
+			memcpy(out->data, s->data, s->h.len);
+		return rx_finish(&s->h, s->n, s->trunc, out);
+	}
+	c->rx_next = c->rx_count = 0;
+	iov[0][0] = (struct iovec){ &h0, sizeof(h0) };
+	iov[0][1] = (struct iovec){ out->data, sizeof(out->data) };
+	for (unsigned i = 1; i < RX_BATCH; i++) {
+		iov[i][0] = (struct iovec){ &c->rx[i].h, sizeof(c->rx[i].h) };
+		iov[i][1] = (struct iovec){ c->rx[i].data, sizeof(c->rx[i].data) };
+	}
+	for (unsigned i = 0; i < RX_BATCH; i++)
+		mm[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = iov[i], .msg_iovlen = 2 } };
+	do
+		got = recvmmsg(c->fd, mm, RX_BATCH, MSG_DONTWAIT, NULL);
+	while (got < 0 && errno == EINTR);
+	if (got < 0)
+		return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -errno;
+	if (got == 0)
+		return -ECONNRESET;
+	for (int i = 1; i < got; i++) {
+		c->rx[i].n = mm[i].msg_len;
+		c->rx[i].trunc = mm[i].msg_hdr.msg_flags & MSG_TRUNC;
+	}
+	c->rx_next = 1;
+	c->rx_count = (unsigned)got;
+	return rx_finish(&h0, mm[0].msg_len, mm[0].msg_hdr.msg_flags & MSG_TRUNC, out);
 }
 
 void fabsim_client_close(struct fabsim_client *c)

@@ -18,12 +18,24 @@
 
 #define MAX_CONNS 32
 
+/* Messages are read and written in batches (recvmmsg/sendmmsg): one system call moves up to this
+ * many packets of a connection. Packets for an HCA port wait in its queue until the end of the
+ * queue run that delivered them (hca_server_flush), or until the queue is full. */
+#define BATCH 32
+
+struct tx_slot {
+	struct fabsim_wire_hdr h;
+	uint8_t data[FABSIM_WIRE_MAX_DATA];
+};
+
 struct hca_conn {
 	int fd;
 	struct node *hp;          /* NULL until an accepted HELLO */
 	bool linked;              /* the first LINK message went out */
 	bool last_link;           /* what the last LINK message said */
 	uint64_t dropped_tx;
+	struct tx_slot *txq;      /* BATCH slots, allocated at the first packet */
+	unsigned ntx;             /* packets waiting in txq */
 };
 
 static struct {
@@ -48,10 +60,53 @@ int hca_server_open(struct fabric *f, const char *path, char *err, size_t errlen
 	return listener_open(&hs.l, path, 16, "HCA", err, errlen);
 }
 
+/* Packets queued for the HCA port go out before anything else is said on the connection. A full
+ * socket drops the rest, counted, as a full receive queue would. */
+static void conn_flush(struct fabric *f, struct hca_conn *c)
+{
+	struct mmsghdr mm[BATCH];
+	struct iovec iov[BATCH][2];
+	unsigned sent = 0;
+
+	if (!c->ntx)
+		return;
+	for (unsigned i = 0; i < c->ntx; i++) {
+		iov[i][0] = (struct iovec){ &c->txq[i].h, sizeof(c->txq[i].h) };
+		iov[i][1] = (struct iovec){ c->txq[i].data, c->txq[i].h.len };
+		mm[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = iov[i], .msg_iovlen = 2 } };
+	}
+	while (sent < c->ntx) {
+		int r = sendmmsg(c->fd, mm + sent, c->ntx - sent, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		sent += (unsigned)r;
+	}
+	if (sent < c->ntx && c->hp) {
+		/* A model that does not read its socket loses packets, as a full receive queue would. */
+		c->dropped_tx += c->ntx - sent;
+		c->hp->ports[1].cnt.host_dropped += c->ntx - sent;
+		f->dropped_total += c->ntx - sent;
+	}
+	c->ntx = 0;
+}
+
+void hca_server_flush(struct fabric *f)
+{
+	for (unsigned i = 0; i < MAX_CONNS; i++)
+		if (hs.conn[i].fd >= 0)
+			conn_flush(f, &hs.conn[i]);
+}
+
 static void conn_close(struct fabric *f, struct hca_conn *c)
 {
 	struct node *hp = c->hp;
 
+	conn_flush(f, c);
+	free(c->txq);
+	c->txq = NULL;
 	close(c->fd);
 	c->fd = -1;
 	c->hp = NULL;
@@ -70,6 +125,9 @@ void hca_server_close(void)
 		if (hs.conn[i].fd >= 0) {
 			close(hs.conn[i].fd);
 			hs.conn[i].fd = -1;
+			free(hs.conn[i].txq);
+			hs.conn[i].txq = NULL;
+			hs.conn[i].ntx = 0;
 			if (hs.conn[i].hp)
 				hs.conn[i].hp->hca = NULL;
 		}
@@ -84,6 +142,7 @@ void hca_server_link_changed(struct fabric *f, struct node *hp)
 	if (!c || !c->linked || up == c->last_link)
 		return;
 	c->last_link = up;
+	conn_flush(f, c);
 	if (send_msg(c->fd, FABSIM_MSG_LINK, up ? FABSIM_LINK_UP : FABSIM_LINK_DOWN, NULL, 0) < 0)
 		fabsim_log(f, 0, "hca-port %s: could not send LINK", hp->name);
 }
@@ -94,12 +153,20 @@ void hca_server_deliver(struct fabric *f, struct node *hp, const uint8_t *pkt, s
 
 	if (!c)
 		return;
-	if (send_msg(c->fd, FABSIM_MSG_PACKET, 0, pkt, len) < 0) {
-		/* A model that does not read its socket loses packets, as a full receive queue would. */
-		c->dropped_tx++;
+	if (len > FABSIM_WIRE_MAX_DATA) {
 		hp->ports[1].cnt.host_dropped++;
 		f->dropped_total++;
+		return;
 	}
+	if (!c->txq && !(c->txq = malloc(BATCH * sizeof(*c->txq)))) {
+		hp->ports[1].cnt.host_dropped++;
+		f->dropped_total++;
+		return;
+	}
+	c->txq[c->ntx].h = (struct fabsim_wire_hdr){ .type = FABSIM_MSG_PACKET, .len = (uint32_t)len };
+	memcpy(c->txq[c->ntx].data, pkt, len);
+	if (++c->ntx == BATCH)
+		conn_flush(f, c);
 }
 
 static void refuse(struct fabric *f, struct hca_conn *c, const char *why)
@@ -153,26 +220,20 @@ static void hello(struct fabric *f, struct hca_conn *c, const struct fabsim_wire
 		   hp->hca_reports_link ? ", waiting for the HCA's end to train" : "");
 }
 
-static void conn_read_one(struct fabric *f, struct hca_conn *c, bool *more)
+/* One message from the connection (n bytes: header + data; more than FABSIM_WIRE_MAX_MSG means
+ * too long). *more: go on reading this connection. */
+static void conn_message(struct fabric *f, struct hca_conn *c, const struct fabsim_wire_hdr *hdr,
+			 const uint8_t *data, size_t n, bool *more)
 {
-	uint8_t buf[FABSIM_WIRE_MAX_MSG + 1];
-	struct fabsim_wire_hdr h;
-	ssize_t n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+	struct fabsim_wire_hdr h = *hdr;
 
 	*more = false;
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n <= 0) {
+	if (n < sizeof(h)) {
+		fabsim_log(f, 0, "HCA connection sent a %zu-byte message; closing it", n);
 		conn_close(f, c);
 		return;
 	}
-	if ((size_t)n < sizeof(h)) {
-		fabsim_log(f, 0, "HCA connection sent a %zd-byte message; closing it", n);
-		conn_close(f, c);
-		return;
-	}
-	memcpy(&h, buf, sizeof(h));
-	if (h.len > FABSIM_WIRE_MAX_DATA || (size_t)n != sizeof(h) + h.len) {
+	if (h.len > FABSIM_WIRE_MAX_DATA || n != sizeof(h) + h.len) {
 		fabsim_log(f, 0, "HCA connection: length %u does not match the message; closing it",
 			   h.len);
 		conn_close(f, c);
@@ -184,10 +245,8 @@ static void conn_read_one(struct fabric *f, struct hca_conn *c, bool *more)
 			conn_close(f, c);
 			return;
 		}
-		{
-			hello(f, c, &h, buf + sizeof(h));
-			return;
-		}
+		hello(f, c, &h, data);
+		return;
 	}
 	if (h.type == FABSIM_MSG_LINK && c->hp->hca_reports_link && h.len == 0) {
 		c->hp->hca_trained = h.flags == FABSIM_LINK_UP;
@@ -202,17 +261,46 @@ static void conn_read_one(struct fabric *f, struct hca_conn *c, bool *more)
 		conn_close(f, c);
 		return;
 	}
-	port_transmit(f, &c->hp->ports[1], buf + sizeof(h), h.len);
+	port_transmit(f, &c->hp->ports[1], data, h.len);
 	*more = true;
 }
 
-/* Take everything waiting on the connection (bounded, so one chatty port cannot starve the rest). */
+/* Take everything waiting on the connection (bounded, so one chatty port cannot starve the rest):
+ * up to two batches, each one recvmmsg. The header and the data land in separate buffers. */
 static void conn_read(struct fabric *f, struct hca_conn *c)
 {
+	static struct fabsim_wire_hdr hdr[BATCH];
+	static uint8_t data[BATCH][FABSIM_WIRE_MAX_DATA + 1];
+	struct mmsghdr mm[BATCH];
+	struct iovec iov[BATCH][2];
 	bool more = true;
 
-	for (int i = 0; i < 64 && more && c->fd >= 0; i++)
-		conn_read_one(f, c, &more);
+	for (int round = 0; round < 2 && more && c->fd >= 0; round++) {
+		int got;
+
+		for (unsigned i = 0; i < BATCH; i++) {
+			iov[i][0] = (struct iovec){ &hdr[i], sizeof(hdr[i]) };
+			iov[i][1] = (struct iovec){ data[i], sizeof(data[i]) };
+			mm[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = iov[i], .msg_iovlen = 2 } };
+		}
+		do
+			got = recvmmsg(c->fd, mm, BATCH, MSG_DONTWAIT, NULL);
+		while (got < 0 && errno == EINTR);
+		if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (got <= 0) {
+			conn_close(f, c);
+			return;
+		}
+		for (int i = 0; i < got && more && c->fd >= 0; i++) {
+			if (mm[i].msg_len == 0) {       /* the peer closed (an empty record is EOF) */
+				conn_close(f, c);
+				return;
+			}
+			conn_message(f, c, &hdr[i], data[i], mm[i].msg_len, &more);
+		}
+		more = more && got == BATCH;
+	}
 }
 
 int hca_server_pollfds(struct pollfd *pfd, int max)

@@ -316,6 +316,14 @@ void fabric_free(struct fabric *f)
 		free(e);
 		f->queued--;
 	}
+	f->queue_tail = NULL;
+	while (f->spare) {
+		struct pkt_event *e = f->spare;
+
+		f->spare = e->next;
+		free(e);
+		f->nspare--;
+	}
 	for (unsigned i = 0; i < f->nlinks; i++) {
 		free(f->links[i]->held);
 		free(f->links[i]);

@@ -17,12 +17,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "fabsim_client.h"
+#include "fabsim_wire.h"
 #include "ipoib_node.h"
 #include "tun.h"
+
+/* Packets to fabsim leave in batches: one sendmmsg per turn of the loop (or per TX_BATCH). */
+#define TX_BATCH 32
+
+struct tx_slot {
+	struct fabsim_wire_hdr h;
+	uint8_t data[FABSIM_WIRE_MAX_DATA];
+};
 
 struct servernode {
 	struct fabsim_client *fab;
@@ -30,6 +40,8 @@ struct servernode {
 	int tun_fd;
 	bool verbose;
 	uint64_t tun_write_errors;
+	unsigned ntx;
+	struct tx_slot tx[TX_BATCH];
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -50,12 +62,46 @@ static void log_line(void *ctx, const char *line)
 	fflush(stderr);
 }
 
+/* Sends what is queued (fabsim_wire.h PACKET messages). A full socket means fabsim is behind: the
+ * rest is dropped like a congested link would (as fabsim_client_send_packet does). */
+static void flush_packets(struct servernode *sn)
+{
+	struct mmsghdr mm[TX_BATCH];
+	struct iovec iov[TX_BATCH][2];
+	unsigned sent = 0;
+
+	for (unsigned i = 0; i < sn->ntx; i++) {
+		iov[i][0] = (struct iovec){ &sn->tx[i].h, sizeof(sn->tx[i].h) };
+		iov[i][1] = (struct iovec){ sn->tx[i].data, sn->tx[i].h.len };
+		mm[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = iov[i], .msg_iovlen = 2 } };
+	}
+	while (sent < sn->ntx) {
+		int r = sendmmsg(fabsim_client_fd(sn->fab), mm + sent, sn->ntx - sent,
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+			fprintf(stderr, "servernode: sending %u packets to fabsim failed: %s\n",
+				sn->ntx - sent, strerror(errno));
+		if (r <= 0)
+			break;
+		sent += (unsigned)r;
+	}
+	sn->ntx = 0;
+}
+
 static void send_packet(void *ctx, const uint8_t *pkt, size_t len)
 {
 	struct servernode *sn = ctx;
-	int r = fabsim_client_send_packet(sn->fab, pkt, len);
-	if (r < 0)
-		fprintf(stderr, "servernode: sending a %zu-byte packet to fabsim failed: %s\n", len, strerror(-r));
+
+	if (len > FABSIM_WIRE_MAX_DATA) {
+		fprintf(stderr, "servernode: a %zu-byte packet does not fit a fabsim message\n", len);
+		return;
+	}
+	sn->tx[sn->ntx].h = (struct fabsim_wire_hdr){ .type = FABSIM_MSG_PACKET, .len = (uint32_t)len };
+	memcpy(sn->tx[sn->ntx].data, pkt, len);
+	if (++sn->ntx == TX_BATCH)
+		flush_packets(sn);
 }
 
 /* -v: one line per IPv4 datagram crossing the bridge ("fabric->tun" or "tun->fabric"). */
@@ -163,7 +209,7 @@ int main(int argc, char **argv)
 	};
 	const char *sock = NULL, *name = "servernode", *tun = "ibsim0", *ip = "198.18.0.1/24";
 	uint64_t guid = 0, node_guid = 0, qpn = IPOIB_NODE_DEFAULT_QPN, pkey = 0;
-	struct servernode sn = { .tun_fd = -1 };
+	static struct servernode sn = { .tun_fd = -1 };
 	char err[256];
 	int c;
 
@@ -237,6 +283,7 @@ int main(int argc, char **argv)
 			{ .fd = sn.tun_fd, .events = POLLIN },
 		};
 		int timeout = ipoib_node_tick(sn.node, now_ms());
+		flush_packets(&sn);
 		if (poll(pfd, 2, timeout < 0 ? 1000 : timeout) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -274,6 +321,7 @@ int main(int argc, char **argv)
 	}
 	if (stop_signal)
 		fprintf(stderr, "servernode: signal %d: detaching\n", (int)stop_signal);
+	flush_packets(&sn);
 	print_stats(sn.node);
 	fabsim_client_close(sn.fab);
 	ipoib_node_destroy(sn.node);

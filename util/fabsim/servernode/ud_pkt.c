@@ -64,7 +64,18 @@ size_t ud_pkt_build(uint8_t *buf, size_t cap, const struct ud_pkt *p)
 
 	memcpy(grh.sgid.raw, p->sgid, 16);
 	memcpy(grh.dgid.raw, p->dgid, 16);
-	int n = iblib_ud_build(buf, cap, &lrh, p->grh ? &grh : NULL, &bth, &deth, p->payload,
-			       p->payload_len);
+	struct iblib_pkt h = { .lrh = lrh, .has_grh = p->grh, .grh = grh, .bth = bth, .deth = deth };
+	/* iblib_ud_build's layout, with the payload moved by memcpy (iblib's own copy is a byte loop
+	 * written for the firmware): headers, payload, pad to 4 bytes, then ICRC and VCRC. */
+	int hdr = iblib_pkt_headers(buf, cap, &h, p->payload_len);
+	if (hdr < 0)
+		return 0;
+	size_t pad = (4 - (p->payload_len & 3)) & 3, len = (size_t)hdr + p->payload_len + pad;
+	if (len > cap)
+		return 0;
+	if (p->payload_len)
+		memcpy(buf + hdr, p->payload, p->payload_len);
+	memset(buf + hdr + p->payload_len, 0, pad);
+	int n = iblib_pkt_seal(buf, len, cap);
 	return n < 0 ? 0 : (size_t)n;
 }

@@ -98,9 +98,9 @@ static size_t walk(struct fabric *f, uint8_t *buf, bool restore)
 
 #define PART(ptr, n) do { \
 		size_t n_ = (n); \
-		if (buf && restore) \
+		if (buf && restore && n_) \
 			memcpy((ptr), buf + off, n_); \
-		else if (buf) \
+		else if (buf && n_) \
 			memcpy(buf + off, (ptr), n_); \
 		off += n_; \
 	} while (0)
@@ -158,6 +158,15 @@ static void check_and_drain(struct fabric *f)
 		free(f->links[i]->held);
 		f->links[i]->held = NULL;
 	}
+	/* The spare events are not part of the snapshot either. */
+	while (f->spare) {
+		struct pkt_event *e = f->spare;
+
+		f->spare = e->next;
+		free(e);
+	}
+	f->nspare = 0;
+	f->queue_tail = NULL;
 }
 
 /* A freshly built fabric must equal the restored one byte for byte, pointers aside. */
