@@ -121,7 +121,6 @@ struct parse_state {
  * pins fails instead of going ahead unpinned; a malformed encapsulation is ignored as a whole. */
 static void parse_eb_encap(struct dhcp_msg *m, const uint8_t *v, size_t len)
 {
-	static const char hex[] = "0123456789abcdef";
 	size_t i = 0;
 
 	while (i < len && v[i] != OPT_END) {
@@ -139,11 +138,7 @@ static void parse_eb_encap(struct dhcp_msg *m, const uint8_t *v, size_t len)
 			continue;
 		}
 		if (sl == 32) {
-			for (size_t j = 0; j < 32; j++) {
-				m->file_sha256[2 * j] = hex[sv[j] >> 4];
-				m->file_sha256[2 * j + 1] = hex[sv[j] & 15];
-			}
-			m->file_sha256[64] = '\0';
+			hex_encode(sv, 32, 0, m->file_sha256);
 		} else if (sl == 64) {
 			copy_string(m->file_sha256, sizeof(m->file_sha256), sv, sl);
 		} else {
@@ -153,33 +148,45 @@ static void parse_eb_encap(struct dhcp_msg *m, const uint8_t *v, size_t len)
 	}
 }
 
+/* The options kept as one 32-bit value, and the strings (RFC 3396 concatenation), by where
+ * they go in struct dhcp_msg. */
+static const struct { uint8_t code; uint8_t off; } opt_u32[] = {
+	{ OPT_SERVER_ID, offsetof(struct dhcp_msg, server_id) },
+	{ OPT_NETMASK, offsetof(struct dhcp_msg, netmask) },
+	{ OPT_LEASE, offsetof(struct dhcp_msg, lease_s) },
+	{ OPT_T1, offsetof(struct dhcp_msg, t1_s) },
+	{ OPT_T2, offsetof(struct dhcp_msg, t2_s) },
+};
+static const struct { uint8_t code; uint16_t off, size; } opt_str[] = {
+	{ OPT_HOSTNAME, offsetof(struct dhcp_msg, hostname), DHCP_NAME_MAX },
+	{ OPT_DOMAIN, offsetof(struct dhcp_msg, domain), DHCP_NAME_MAX },
+	{ OPT_TFTP_SERVER, offsetof(struct dhcp_msg, tftp_server), DHCP_NAME_MAX },
+	{ OPT_BOOTFILE, offsetof(struct dhcp_msg, bootfile), DHCP_FILE_MAX },
+	{ OPT_MESSAGE, offsetof(struct dhcp_msg, message), DHCP_NAME_MAX },
+	{ OPT_REPORT_URL, offsetof(struct dhcp_msg, report_url), DHCP_FILE_MAX },
+};
+
 static int parse_option(struct dhcp_msg *m, struct parse_state *ps, const char *area,
 			size_t off, uint8_t code, const uint8_t *v, size_t len, bool main_area,
 			const char **why)
 {
+	for (unsigned i = 0; i < ARRAY_SIZE(opt_u32); i++) {
+		if (opt_u32[i].code != code)
+			continue;
+		if (len != 4)
+			return fail_at(why, area, off, code, "length is not 4");
+		*(uint32_t *)((uint8_t *)m + opt_u32[i].off) = get_be32(v);
+		return 0;
+	}
+	for (unsigned i = 0; i < ARRAY_SIZE(opt_str); i++)
+		if (opt_str[i].code == code)
+			append_string((char *)m + opt_str[i].off, opt_str[i].size, &ps->ended[i],
+				      v, len);
 	switch (code) {
 	case OPT_MSG_TYPE:
 		if (len != 1 || v[0] < DHCPDISCOVER || v[0] > DHCPINFORM)
 			return fail_at(why, area, off, code, "bad message type");
 		m->msg_type = v[0];
-		break;
-	case OPT_SERVER_ID:
-	case OPT_NETMASK:
-	case OPT_LEASE:
-	case OPT_T1:
-	case OPT_T2:
-		if (len != 4)
-			return fail_at(why, area, off, code, "length is not 4");
-		if (code == OPT_SERVER_ID)
-			m->server_id = get_be32(v);
-		else if (code == OPT_NETMASK)
-			m->netmask = get_be32(v);
-		else if (code == OPT_LEASE)
-			m->lease_s = get_be32(v);
-		else if (code == OPT_T1)
-			m->t1_s = get_be32(v);
-		else
-			m->t2_s = get_be32(v);
 		break;
 	case OPT_ROUTER:
 	case OPT_DNS:
@@ -200,26 +207,8 @@ static int parse_option(struct dhcp_msg *m, struct parse_state *ps, const char *
 		if (main_area)
 			m->overload = v[0];
 		break;
-	case OPT_HOSTNAME:
-		append_string(m->hostname, sizeof(m->hostname), &ps->ended[0], v, len);
-		break;
-	case OPT_DOMAIN:
-		append_string(m->domain, sizeof(m->domain), &ps->ended[1], v, len);
-		break;
-	case OPT_TFTP_SERVER:
-		append_string(m->tftp_server, sizeof(m->tftp_server), &ps->ended[2], v, len);
-		break;
-	case OPT_BOOTFILE:
-		append_string(m->bootfile, sizeof(m->bootfile), &ps->ended[3], v, len);
-		break;
 	case OPT_EB_ENCAP:
 		parse_eb_encap(m, v, len);
-		break;
-	case OPT_MESSAGE:
-		append_string(m->message, sizeof(m->message), &ps->ended[4], v, len);
-		break;
-	case OPT_REPORT_URL:
-		append_string(m->report_url, sizeof(m->report_url), &ps->ended[5], v, len);
 		break;
 	default:
 		break;
@@ -229,9 +218,10 @@ static int parse_option(struct dhcp_msg *m, struct parse_state *ps, const char *
 
 static bool is_concatenated(uint8_t code)
 {
-	return code == OPT_DNS || code == OPT_HOSTNAME || code == OPT_DOMAIN ||
-	       code == OPT_TFTP_SERVER || code == OPT_BOOTFILE || code == OPT_MESSAGE ||
-	       code == OPT_REPORT_URL;
+	for (unsigned i = 0; i < ARRAY_SIZE(opt_str); i++)
+		if (opt_str[i].code == code)
+			return true;
+	return code == OPT_DNS;
 }
 
 /* Walks one option area. */

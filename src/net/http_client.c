@@ -15,21 +15,22 @@
 
 enum body_mode { BODY_NONE, BODY_LENGTH, BODY_CHUNKED, BODY_UNTIL_CLOSE };
 
+/* Scalars first, large buffers last: short field offsets make smaller code. */
 struct http_client {
-	struct tcp_conn conn;
 	struct http_sink *sink;
-	struct http_response resp;
-	struct http_chunked chunked;
-	uint8_t head[HTTP_HEAD_MAX];
 	size_t head_len;
 	bool head_done, body_done, failed;
 	enum body_mode mode;
 	uint64_t body_len;
 	int error;
-	char msg[256];
-	char url[URI_MAX];
 	const uint8_t *post;       /* POST body bytes not yet queued */
 	size_t post_left;
+	struct http_response resp;
+	struct http_chunked chunked;
+	char msg[256];
+	char url[URI_MAX];
+	uint8_t head[HTTP_HEAD_MAX];
+	struct tcp_conn conn;
 };
 
 void http_sink_free(struct http_sink *s)

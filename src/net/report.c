@@ -6,6 +6,7 @@
 #include <ibboot/dhcp.h>
 #include <ibboot/errno.h>
 #include <ibboot/fwdump.h>
+#include <ibboot/hex.h>
 #include <ibboot/http.h>
 #include <ibboot/ib.h>
 #include <ibboot/net.h>
@@ -151,10 +152,9 @@ static void report_filename(const struct net_device *nd, char *name, size_t size
 	char a[16];
 
 	if (dev) {
-		const uint8_t *g = dev->node_guid;
+		char g[17];
 
-		ksnprintf(name, size, "ibboot-report-%02x%02x%02x%02x%02x%02x%02x%02x.txt", g[0],
-			  g[1], g[2], g[3], g[4], g[5], g[6], g[7]);
+		ksnprintf(name, size, "ibboot-report-%s.txt", hex_encode(dev->node_guid, 8, 0, g));
 	} else {
 		ksnprintf(name, size, "ibboot-report-%s.txt", ipv4_ntoa(nd->ip_addr, a));
 	}

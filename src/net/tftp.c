@@ -17,6 +17,7 @@
 #define TFTP_MAX_WINDOWSIZE  65535u
 
 static char why_buf[128];
+static const char too_large[] = "file too large for the buffer";
 
 static bool name_is(const char *a, const char *b)
 {
@@ -58,6 +59,7 @@ int tftp_parse_oack(const uint8_t *p, size_t len, unsigned asked_blksize,
 {
 	const char *dummy;
 	size_t i = 0;
+	unsigned k, seen = 0;
 
 	if (!why)
 		why = &dummy;
@@ -81,33 +83,27 @@ int tftp_parse_oack(const uint8_t *p, size_t len, unsigned asked_blksize,
 		i += vlen + 1;
 		if (parse_decimal(value, &v) < 0)
 			return oack_fail(why, "option '%.32s' has a non-numeric value", name);
-		if (name_is(name, "blksize")) {
-			if (!asked_blksize)
-				return oack_fail(why, "option '%.32s' was never asked for", name);
-			if (out->has_blksize)
-				return oack_fail(why, "option '%.32s' repeated", name);
+		/* Only what we asked for, once each (RFC 2347); a value only as low or lower. */
+		k = name_is(name, "blksize") ? 0 : name_is(name, "windowsize") ? 1
+		    : name_is(name, "tsize") ? 2 : 3;
+		if (k == 3 || !(k == 0 ? asked_blksize : k == 1 ? asked_windowsize : asked_tsize))
+			return oack_fail(why, "option '%.32s' was never asked for", name);
+		if (seen & (1u << k))
+			return oack_fail(why, "option '%.32s' repeated", name);
+		seen |= 1u << k;
+		if (k == 0) {
 			if (v < TFTP_MIN_BLKSIZE || v > asked_blksize)
 				return oack_fail(why, "blksize outside 8..what we asked%s", "");
 			out->blksize = (unsigned)v;
 			out->has_blksize = true;
-		} else if (name_is(name, "windowsize")) {
-			if (!asked_windowsize)
-				return oack_fail(why, "option '%.32s' was never asked for", name);
-			if (out->has_windowsize)
-				return oack_fail(why, "option '%.32s' repeated", name);
+		} else if (k == 1) {
 			if (v < 1 || v > asked_windowsize)
 				return oack_fail(why, "windowsize outside 1..what we asked%s", "");
 			out->windowsize = (unsigned)v;
 			out->has_windowsize = true;
-		} else if (name_is(name, "tsize")) {
-			if (!asked_tsize)
-				return oack_fail(why, "option '%.32s' was never asked for", name);
-			if (out->has_tsize)
-				return oack_fail(why, "option '%.32s' repeated", name);
+		} else {
 			out->tsize = v;
 			out->has_tsize = true;
-		} else {
-			return oack_fail(why, "option '%.32s' was never asked for", name);
 		}
 	}
 	return 0;
@@ -201,11 +197,25 @@ static int send_rrq(struct tftp_client *c)
 	return 0;
 }
 
-static void tftp_fail(struct tftp_client *c, int rc, const char *msg)
+/* Ends the transfer: the reason is kept and printed; with `text` the server first gets an
+ * ERROR packet with that code (RFC 1350 §5). */
+static void tftp_fail(struct tftp_client *c, int rc, int code, const char *text,
+		      const char *fmt, ...) __printf(5, 6);
+static void tftp_fail(struct tftp_client *c, int rc, int code, const char *text,
+		      const char *fmt, ...)
 {
+	char msg[240];
+	va_list ap;
+
+	if (text)
+		send_error(c, c->server_port, (uint16_t)code, text);
+	va_start(ap, fmt);
+	kvsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
 	c->state = TFTP_FAILED;
 	c->result = rc;
-	ksnprintf(c->error, sizeof(c->error), "%s", msg);
+	memcpy(c->error, msg, sizeof(c->error) - 1);
+	c->error[sizeof(c->error) - 1] = '\0';
 	/* After a progress bar (drawn with \r), the reason starts a line of its own. */
 	kprintf("%stftp: %s\n", c->sink && c->sink->progress && c->sink->len ? "\n" : "", msg);
 	udp_close(&c->sock);
@@ -234,7 +244,6 @@ static void handle_oack(struct tftp_client *c, uint16_t sport, const uint8_t *p,
 {
 	struct tftp_oack o;
 	const char *why;
-	char msg[200];
 
 	if (c->state == TFTP_TRANSFER) {
 		if (sport == c->server_port && c->blocks == 0)
@@ -244,9 +253,8 @@ static void handle_oack(struct tftp_client *c, uint16_t sport, const uint8_t *p,
 	if (tftp_parse_oack(p, len, c->opts.no_options ? 0 : c->asked_blksize,
 			    c->asked_windowsize, !c->opts.no_options, &o, &why) < 0) {
 		c->server_port = sport;
-		send_error(c, sport, TFTP_ERR_OPTIONS, "bad option acknowledgement");
-		ksnprintf(msg, sizeof(msg), "bad OACK from the server for %s: %s", c->filename, why);
-		tftp_fail(c, -EINVAL, msg);
+		tftp_fail(c, -EINVAL, TFTP_ERR_OPTIONS, "bad option acknowledgement",
+			  "bad OACK from the server for %s: %s", c->filename, why);
 		return;
 	}
 	/* RFC 2347: an option the OACK leaves out is refused; its default applies. */
@@ -255,10 +263,9 @@ static void handle_oack(struct tftp_client *c, uint16_t sport, const uint8_t *p,
 	c->tsize = o.has_tsize ? o.tsize : 0;
 	c->server_port = sport;
 	if (o.has_tsize && o.tsize > c->sink->size) {
-		send_error(c, sport, TFTP_ERR_DISK_FULL, "file too large for the buffer");
-		ksnprintf(msg, sizeof(msg), "%s is %llu bytes; the buffer holds %llu", c->filename,
-			  (unsigned long long)o.tsize, (unsigned long long)c->sink->size);
-		tftp_fail(c, -ERANGE, msg);
+		tftp_fail(c, -ERANGE, TFTP_ERR_DISK_FULL, too_large, "%s is %llu bytes; the buffer "
+			  "holds %llu", c->filename, (unsigned long long)o.tsize,
+			  (unsigned long long)c->sink->size);
 		return;
 	}
 	c->state = TFTP_TRANSFER;
@@ -273,7 +280,6 @@ static void handle_data(struct tftp_client *c, const uint8_t *p, size_t len)
 {
 	uint16_t block, expected = (uint16_t)(c->blocks + 1);
 	size_t dlen;
-	char msg[200];
 
 	if (len < 2)
 		return;
@@ -308,17 +314,14 @@ static void handle_data(struct tftp_client *c, const uint8_t *p, size_t len)
 		return;
 	}
 	if (dlen > c->blksize) {
-		send_error(c, c->server_port, 4, "block larger than blksize");
-		ksnprintf(msg, sizeof(msg), "DATA block %u of %s has %u bytes, more than the "
-			  "negotiated blksize %u", block, c->filename, (unsigned)dlen, c->blksize);
-		tftp_fail(c, -EINVAL, msg);
+		tftp_fail(c, -EINVAL, 4, "block larger than blksize", "DATA block %u of %s has %u "
+			  "bytes, more than the negotiated blksize %u", block, c->filename,
+			  (unsigned)dlen, c->blksize);
 		return;
 	}
 	if (dlen > c->sink->size - c->sink->len) {
-		send_error(c, c->server_port, TFTP_ERR_DISK_FULL, "file too large for the buffer");
-		ksnprintf(msg, sizeof(msg), "%s does not fit the %llu-byte buffer", c->filename,
-			  (unsigned long long)c->sink->size);
-		tftp_fail(c, -ERANGE, msg);
+		tftp_fail(c, -ERANGE, TFTP_ERR_DISK_FULL, too_large, "%s does not fit the %llu-byte "
+			  "buffer", c->filename, (unsigned long long)c->sink->size);
 		return;
 	}
 	memcpy(c->sink->buf + c->sink->len, p + 2, dlen);
@@ -344,7 +347,7 @@ void tftp_handle(struct tftp_client *c, uint32_t src, uint16_t sport, const uint
 		 size_t len)
 {
 	uint16_t op, code;
-	char msg[200], text[128], a[16];
+	char text[128], a[16];
 
 	if (c->state != TFTP_WAIT_FIRST && c->state != TFTP_TRANSFER)
 		return;
@@ -362,9 +365,8 @@ void tftp_handle(struct tftp_client *c, uint32_t src, uint16_t sport, const uint
 			code = 0;
 			text[0] = '\0';
 		}
-		ksnprintf(msg, sizeof(msg), "server %s: error %u: %s", ipv4_ntoa(src, a), code,
-			  text);
-		tftp_fail(c, code == 1 ? -ENOENT : code == 2 ? -EPERM : -EIO, msg);
+		tftp_fail(c, code == 1 ? -ENOENT : code == 2 ? -EPERM : -EIO, 0, NULL,
+			  "server %s: error %u: %s", ipv4_ntoa(src, a), code, text);
 		break;
 	case TFTP_OACK:
 		handle_oack(c, sport, data + 2, len - 2);
@@ -462,31 +464,25 @@ void tftp_stop(struct tftp_client *c)
 
 bool tftp_step(struct tftp_client *c, uint64_t now)
 {
-	char msg[240], a[16];
+	char a[16], of[32] = "";
 
 	if (c->state != TFTP_WAIT_FIRST && c->state != TFTP_TRANSFER)
 		return false;
-	if (c->state == TFTP_TRANSFER && now - c->progress_ms >= c->opts.stall_ms) {
-		/* The overall bound: whatever keeps arriving (duplicates, blocks past a hole, a
-		 * server retransmitting with ever longer pauses), no new block for this long ends
-		 * the transfer with the place it stopped. */
-		char of[32] = "";
-
+	if (c->state == TFTP_TRANSFER && (now - c->progress_ms >= c->opts.stall_ms ||
+					  (int64_t)(now - c->status_ms) >= 0)) {
 		if (c->tsize)
 			ksnprintf(of, sizeof(of), " of %llu", (unsigned long long)c->tsize);
-		ksnprintf(msg, sizeof(msg), "%s from %s: no new data for %u ms after block %u "
-			  "(%llu%s bytes, %u ACKs resent); giving up", c->filename,
-			  ipv4_ntoa(c->server, a), c->opts.stall_ms, (unsigned)c->blocks,
-			  (unsigned long long)c->sink->len, of, c->retries);
-		send_error(c, c->server_port, 0, "client gave up: no data");
-		tftp_fail(c, -ETIMEDOUT, msg);
-		return false;
-	}
-	if (c->state == TFTP_TRANSFER && (int64_t)(now - c->status_ms) >= 0) {
-		char of[32] = "";
-
-		if (c->tsize)
-			ksnprintf(of, sizeof(of), " of %llu", (unsigned long long)c->tsize);
+		if (now - c->progress_ms >= c->opts.stall_ms) {
+			/* The overall bound: whatever keeps arriving (duplicates, blocks past a
+			 * hole, a server retransmitting with ever longer pauses), no new block for
+			 * this long ends the transfer with the place it stopped. */
+			tftp_fail(c, -ETIMEDOUT, 0, "client gave up: no data", "%s from %s: no new "
+				  "data for %u ms after block %u (%llu%s bytes, %u ACKs resent); "
+				  "giving up", c->filename, ipv4_ntoa(c->server, a), c->opts.stall_ms,
+				  (unsigned)c->blocks, (unsigned long long)c->sink->len, of,
+				  c->retries);
+			return false;
+		}
 		kprintf("%stftp: %s: %llu%s bytes after %u s, %u ACKs resent, %u duplicate blocks%s\n",
 			c->sink->progress && c->sink->len ? "\n" : "", c->filename,
 			(unsigned long long)c->sink->len, of, (unsigned)((now - c->start_ms) / 1000),
@@ -508,9 +504,9 @@ bool tftp_step(struct tftp_client *c, uint64_t now)
 		return true;
 	}
 	if (++c->retries > c->opts.max_retries) {
-		ksnprintf(msg, sizeof(msg), "no answer from %s for %s after %u tries: is a TFTP "
-			  "server running there?", ipv4_ntoa(c->server, a), c->filename, c->retries);
-		tftp_fail(c, -ETIMEDOUT, msg);
+		tftp_fail(c, -ETIMEDOUT, 0, NULL, "no answer from %s for %s after %u tries: is a "
+			  "TFTP server running there?", ipv4_ntoa(c->server, a), c->filename,
+			  c->retries);
 		return false;
 	}
 	c->retransmits++;

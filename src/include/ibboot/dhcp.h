@@ -102,20 +102,20 @@ enum dhcp_state { DHCP_IDLE, DHCP_SELECTING, DHCP_REQUESTING, DHCP_BOUND, DHCP_F
 /* A polled client: dhcp_start(), then dhcp_step() from the poll loop until it is not running. */
 struct dhcp_client {
 	struct net_device *nd;
-	struct dhcp_config cfg;
-	struct udp_socket sock;
-	uint8_t client_id[DHCP_CLIENT_ID_MAX];
-	size_t client_id_len;
 	enum dhcp_state state;
 	uint32_t xid;
 	uint64_t start_ms, next_tx_ms, next_report_ms;
 	unsigned timeout_ms, tx_count, naks, offers_ignored;
-	struct dhcp_msg offer;        /* the offer being requested */
-	/* Boot data from an address-less (proxy) offer, used when the lease names no file. */
-	char proxy_filename[DHCP_FILE_MAX];
-	uint32_t proxy_next_server;
-	struct dhcp_lease lease;
 	int result;                   /* 0 while running or bound; negative once failed */
+	size_t client_id_len;
+	struct dhcp_config cfg;
+	struct udp_socket sock;
+	uint8_t client_id[DHCP_CLIENT_ID_MAX];
+	/* Boot data from an address-less (proxy) offer, used when the lease names no file. */
+	uint32_t proxy_next_server;
+	char proxy_filename[DHCP_FILE_MAX];
+	struct dhcp_msg offer;        /* the offer being requested */
+	struct dhcp_lease lease;
 	char error[160];
 };
 

@@ -23,9 +23,9 @@
 
 struct http_response {
 	unsigned status, version_minor;
-	char reason[64];
 	bool has_length, chunked, conn_close, has_location;
 	uint64_t content_length;
+	char reason[64];
 	char location[URI_MAX];
 };
 

@@ -81,14 +81,15 @@ struct ipoib {
 	int pkey_txn;                  /* the Get in flight (MAD handle), -1 none */
 	unsigned pkey_probe;           /* table index it asks about */
 	unsigned pkey_probes;          /* Gets sent for this attach (at most IPOIB_PKEY_PROBES) */
-	char pkey_none[48];            /* "0xffff, 0x8002": P_Keys asked about that have no group */
-	char pkey_setting[24];         /* ib-pkey as the last attach saw it ("" unset) */
 	uint32_t pkey_setting_gen;     /* setting_generation() when pkey_setting was last compared */
 	uint64_t neigh_scan_ms;        /* the millisecond the neighbour timers were last looked at */
-	struct net_buf tx[IPOIB_TX_BUFS];   /* one header per send-pool buffer */
-	struct ipoib_neigh neigh[IPOIB_NEIGHBOURS];
 	struct ipoib_stats stats;
 	struct ipoib *next;
+	/* Arrays last: the fields above keep short offsets (smaller code). */
+	char pkey_none[48];            /* "0xffff, 0x8002": P_Keys asked about that have no group */
+	char pkey_setting[24];         /* ib-pkey as the last attach saw it ("" unset) */
+	struct net_buf tx[IPOIB_TX_BUFS];   /* one header per send-pool buffer */
+	struct ipoib_neigh neigh[IPOIB_NEIGHBOURS];
 };
 
 /*

@@ -110,7 +110,6 @@ struct tcp_conn {
 	uint32_t local_ip, remote_ip;
 	uint16_t local_port, remote_port;
 	enum tcp_state state;
-	struct tcp_config cfg;
 	tcp_rx_fn rx;
 	void *priv;
 
@@ -122,7 +121,6 @@ struct tcp_conn {
 	uint8_t snd_wscale;        /* the peer's shift */
 	uint16_t smss;             /* what we may send per segment */
 	uint32_t cwnd, ssthresh;   /* RFC 5681 */
-	uint8_t sndbuf[TCP_SNDBUF];
 	size_t snd_len;
 	bool fin_queued, fin_sent;
 	unsigned dupacks;
@@ -143,7 +141,6 @@ struct tcp_conn {
 	uint8_t *ooo_buf;          /* ooo_slots * ooo_slot_size, allocated at connect */
 	uint32_t ooo_slot_size;    /* the announced MSS rounded up to 8 */
 	unsigned ooo_slots;        /* slots in use of ooo[] (<= TCP_OOO_SLOTS) */
-	struct tcp_ooo_slot ooo[TCP_OOO_SLOTS];
 	unsigned n_ooo;            /* slots in use */
 	bool fin_received;
 
@@ -160,10 +157,14 @@ struct tcp_conn {
 	unsigned challenge_count;
 
 	int error;                 /* why it ended, 0 after an orderly close */
-	char error_msg[160];
 	struct tcp_stats stats;
 	struct tcp_conn *next;
 	bool listed;
+	/* Large and rarely used last: the fields above stay at short offsets (smaller code). */
+	struct tcp_config cfg;
+	char error_msg[160];
+	struct tcp_ooo_slot ooo[TCP_OOO_SLOTS];
+	uint8_t sndbuf[TCP_SNDBUF];
 };
 
 void tcp_config_default(struct tcp_config *cfg);

@@ -79,7 +79,6 @@ struct tftp_client {
 	struct tftp_sink *sink;
 	uint32_t server;
 	uint16_t server_port;      /* 69 until the first reply fixes the transfer id */
-	char filename[TFTP_FILENAME_MAX];
 	enum tftp_state state;
 	unsigned blksize, windowsize, asked_blksize, asked_windowsize;
 	uint64_t tsize;
@@ -95,6 +94,7 @@ struct tftp_client {
 	unsigned dup_blocks, ooo_blocks, retransmits;
 	int result;
 	char error[200];
+	char filename[TFTP_FILENAME_MAX];   /* last: the fields above keep short offsets */
 };
 
 int tftp_start(struct tftp_client *c, struct net_device *nd, uint32_t server,
