@@ -15,67 +15,67 @@
 #include <ibboot/timer.h>
 #include "hermon.h"
 
-static const struct { uint8_t status; const char *name; } hermon_statuses[] = {
-	{ 0x00, "ok" },
-	{ 0x01, "internal error" },
-	{ 0x02, "bad operation" },
-	{ 0x03, "bad parameter" },
-	{ 0x04, "bad system state" },
-	{ 0x05, "bad resource" },
-	{ 0x06, "resource busy" },
-	{ 0x08, "exceeds limit" },
-	{ 0x09, "bad resource state" },
-	{ 0x0a, "bad index" },
-	{ 0x0b, "bad NVMEM" },
-	{ 0x0c, "ICM error" },
-	{ 0x10, "bad QP state" },
-	{ 0x20, "bad segment parameter" },
-	{ 0x21, "register bound" },
-	{ 0x22, "LAM not pre-allocated" },
-	{ 0x30, "bad packet" },
-	{ 0x40, "bad size" },
-	{ 0x50, "multi-function request" },
+/* Names by code: one list of codes, one string of names in the same order (no pointer table). */
+static const char *hermon_name_of(const uint16_t *codes, size_t n, const char *names,
+				  unsigned code, const char *none)
+{
+	for (size_t i = 0; i < n; i++, names += strlen(names) + 1)
+		if (codes[i] == code)
+			return names;
+	return none;
+}
+
+static const uint16_t hermon_status_codes[] = {
+	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x10, 0x20, 0x21,
+	0x22, 0x30, 0x40, 0x50,
 };
 
 const char *hermon_status_name(unsigned status)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(hermon_statuses); i++)
-		if (hermon_statuses[i].status == status)
-			return hermon_statuses[i].name;
-	return "unknown status";
+	return hermon_name_of(hermon_status_codes, ARRAY_SIZE(hermon_status_codes),
+		"ok\0internal error\0bad operation\0bad parameter\0bad system state\0"
+		"bad resource\0resource busy\0exceeds limit\0bad resource state\0bad index\0"
+		"bad NVMEM\0ICM error\0bad QP state\0bad segment parameter\0register bound\0"
+		"LAM not pre-allocated\0bad packet\0bad size\0multi-function request",
+		status, "unknown status");
 }
 
-static const struct { uint16_t opcode; const char *name; } hermon_opcodes[] = {
-	{ HERMON_CMD_QUERY_DEV_CAP, "QUERY_DEV_CAP" }, { HERMON_CMD_QUERY_FW, "QUERY_FW" },
-	{ HERMON_CMD_QUERY_ADAPTER, "QUERY_ADAPTER" },
-	{ HERMON_CMD_INIT_HCA, "INIT_HCA" }, { HERMON_CMD_CLOSE_HCA, "CLOSE_HCA" },
-	{ HERMON_CMD_INIT_PORT, "INIT_PORT" }, { HERMON_CMD_CLOSE_PORT, "CLOSE_PORT" },
-	{ HERMON_CMD_SET_PORT, "SET_PORT" }, { HERMON_CMD_SW2HW_MPT, "SW2HW_MPT" },
-	{ HERMON_CMD_QUERY_MPT, "QUERY_MPT" }, { HERMON_CMD_HW2SW_MPT, "HW2SW_MPT" },
-	{ HERMON_CMD_WRITE_MTT, "WRITE_MTT" }, { HERMON_CMD_MAP_EQ, "MAP_EQ" },
-	{ HERMON_CMD_SW2HW_EQ, "SW2HW_EQ" }, { HERMON_CMD_HW2SW_EQ, "HW2SW_EQ" },
-	{ HERMON_CMD_QUERY_EQ, "QUERY_EQ" }, { HERMON_CMD_SW2HW_CQ, "SW2HW_CQ" },
-	{ HERMON_CMD_HW2SW_CQ, "HW2SW_CQ" }, { HERMON_CMD_QUERY_CQ, "QUERY_CQ" },
-	{ HERMON_CMD_RST2INIT_QP, "RST2INIT_QP" }, { HERMON_CMD_INIT2RTR_QP, "INIT2RTR_QP" },
-	{ HERMON_CMD_RTR2RTS_QP, "RTR2RTS_QP" }, { HERMON_CMD_RTS2RTS_QP, "RTS2RTS_QP" },
-	{ HERMON_CMD_2ERR_QP, "2ERR_QP" }, { HERMON_CMD_2RST_QP, "2RST_QP" },
-	{ HERMON_CMD_QUERY_QP, "QUERY_QP" }, { HERMON_CMD_CONF_SPECIAL_QP, "CONF_SPECIAL_QP" },
-	{ HERMON_CMD_MAD_IFC, "MAD_IFC" }, { HERMON_CMD_READ_MCG, "READ_MCG" },
-	{ HERMON_CMD_WRITE_MCG, "WRITE_MCG" }, { HERMON_CMD_MGID_HASH, "MGID_HASH" },
-	{ HERMON_CMD_NOP, "NOP" }, { HERMON_CMD_QUERY_PORT, "QUERY_PORT" },
-	{ HERMON_CMD_SENSE_PORT, "SENSE_PORT" }, { HERMON_CMD_RUN_FW, "RUN_FW" },
-	{ HERMON_CMD_UNMAP_ICM, "UNMAP_ICM" }, { HERMON_CMD_MAP_ICM, "MAP_ICM" },
-	{ HERMON_CMD_UNMAP_ICM_AUX, "UNMAP_ICM_AUX" }, { HERMON_CMD_MAP_ICM_AUX, "MAP_ICM_AUX" },
-	{ HERMON_CMD_SET_ICM_SIZE, "SET_ICM_SIZE" }, { HERMON_CMD_UNMAP_FA, "UNMAP_FA" },
-	{ HERMON_CMD_MAP_FA, "MAP_FA" },
+static const uint16_t hermon_opcode_codes[] = {
+	HERMON_CMD_QUERY_DEV_CAP, HERMON_CMD_QUERY_FW, HERMON_CMD_QUERY_ADAPTER,
+	HERMON_CMD_INIT_HCA, HERMON_CMD_CLOSE_HCA, HERMON_CMD_INIT_PORT, HERMON_CMD_CLOSE_PORT,
+	HERMON_CMD_SET_PORT, HERMON_CMD_SW2HW_MPT, HERMON_CMD_QUERY_MPT, HERMON_CMD_HW2SW_MPT,
+	HERMON_CMD_WRITE_MTT, HERMON_CMD_MAP_EQ, HERMON_CMD_SW2HW_EQ, HERMON_CMD_HW2SW_EQ,
+	HERMON_CMD_QUERY_EQ, HERMON_CMD_SW2HW_CQ, HERMON_CMD_HW2SW_CQ, HERMON_CMD_QUERY_CQ,
+	HERMON_CMD_RST2INIT_QP, HERMON_CMD_INIT2RTR_QP, HERMON_CMD_RTR2RTS_QP,
+	HERMON_CMD_RTS2RTS_QP, HERMON_CMD_2ERR_QP, HERMON_CMD_2RST_QP, HERMON_CMD_QUERY_QP,
+	HERMON_CMD_CONF_SPECIAL_QP, HERMON_CMD_MAD_IFC, HERMON_CMD_READ_MCG, HERMON_CMD_WRITE_MCG,
+	HERMON_CMD_MGID_HASH, HERMON_CMD_NOP, HERMON_CMD_QUERY_PORT, HERMON_CMD_SENSE_PORT,
+	HERMON_CMD_RUN_FW, HERMON_CMD_UNMAP_ICM, HERMON_CMD_MAP_ICM, HERMON_CMD_UNMAP_ICM_AUX,
+	HERMON_CMD_MAP_ICM_AUX, HERMON_CMD_SET_ICM_SIZE, HERMON_CMD_UNMAP_FA, HERMON_CMD_MAP_FA,
 };
 
 const char *hermon_opcode_name(unsigned opcode)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(hermon_opcodes); i++)
-		if (hermon_opcodes[i].opcode == opcode)
-			return hermon_opcodes[i].name;
-	return "command";
+	return hermon_name_of(hermon_opcode_codes, ARRAY_SIZE(hermon_opcode_codes),
+		"QUERY_DEV_CAP\0QUERY_FW\0QUERY_ADAPTER\0INIT_HCA\0CLOSE_HCA\0INIT_PORT\0"
+		"CLOSE_PORT\0SET_PORT\0SW2HW_MPT\0QUERY_MPT\0HW2SW_MPT\0WRITE_MTT\0MAP_EQ\0"
+		"SW2HW_EQ\0HW2SW_EQ\0QUERY_EQ\0SW2HW_CQ\0HW2SW_CQ\0QUERY_CQ\0RST2INIT_QP\0"
+		"INIT2RTR_QP\0RTR2RTS_QP\0RTS2RTS_QP\0" "2ERR_QP\0" "2RST_QP\0QUERY_QP\0"
+		"CONF_SPECIAL_QP\0MAD_IFC\0READ_MCG\0WRITE_MCG\0MGID_HASH\0NOP\0QUERY_PORT\0"
+		"SENSE_PORT\0RUN_FW\0UNMAP_ICM\0MAP_ICM\0UNMAP_ICM_AUX\0MAP_ICM_AUX\0"
+		"SET_ICM_SIZE\0UNMAP_FA\0MAP_FA", opcode, "command");
+}
+
+void hermon_put_fields(void *buf, const struct hermon_field *f, const uint32_t *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		hermonprm_put_bits(buf, f[i].bit, f[i].width, v[i]);
+}
+
+void hermon_get_fields(const void *buf, const struct hermon_field *f, uint32_t *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		v[i] = (uint32_t)hermonprm_get_bits(buf, f[i].bit, f[i].width);
 }
 
 /* Firmware status → our error code. */
@@ -114,12 +114,22 @@ static int hermon_hcr_wait(struct hermon *h, uint8_t hcr[HERMON_HCR_DWORDS * 4])
 	}
 }
 
-int hermon_cmd(struct hermon *h, unsigned opcode, unsigned op_mod, uint32_t in_mod,
-	       const void *in, size_t in_len, bool in_mbox, void *out, size_t out_len,
-	       bool out_mbox)
+/* A command's fixed shape in one word (each call site passes a constant): opcode, op_mod,
+ * whether input and output travel in mailboxes, and the output's length. */
+#define CMD_OP_MOD(m)    ((uint32_t)(m) << 12)
+#define CMD_IN_MBOX      (1u << 14)
+#define CMD_OUT_MBOX     (1u << 15)
+#define CMD_OUT_LEN(n)   ((uint32_t)(n) << 16)
+#define CMD_OUT(n)       (CMD_OUT_MBOX | CMD_OUT_LEN(n))
+
+/* The generic HCR call. in/out: immediate (up to 8 bytes) or mailbox (copied). */
+static int hermon_cmd(struct hermon *h, uint32_t spec, uint32_t in_mod, const void *in,
+		      size_t in_len, void *out)
 {
 	uint8_t hcr[HERMON_HCR_DWORDS * 4];
-	unsigned status;
+	unsigned opcode = spec & 0xfff, op_mod = (spec >> 12) & 3, status;
+	bool in_mbox = spec & CMD_IN_MBOX, out_mbox = spec & CMD_OUT_MBOX;
+	size_t out_len = spec >> 16;
 	int rc;
 
 	if ((in_mbox && in_len > HERMON_MBOX_SIZE) || (!in_mbox && in_len > 8) ||
@@ -215,31 +225,31 @@ int hermon_cmd(struct hermon *h, unsigned opcode, unsigned op_mod, uint32_t in_m
 
 int hermon_cmd_query_fw(struct hermon *h, void *query_fw)
 {
-	return hermon_cmd(h, HERMON_CMD_QUERY_FW, 0, 0, NULL, 0, false,
-			  query_fw, HERMONPRM_QUERY_FW_ST_BYTES, true);
+	return hermon_cmd(h, HERMON_CMD_QUERY_FW | CMD_OUT(HERMONPRM_QUERY_FW_ST_BYTES),
+			  0, NULL, 0, query_fw);
 }
 
 int hermon_cmd_query_dev_cap(struct hermon *h, void *dev_cap)
 {
-	return hermon_cmd(h, HERMON_CMD_QUERY_DEV_CAP, 0, 0, NULL, 0, false,
-			  dev_cap, HERMONPRM_QUERY_DEV_CAP_ST_BYTES, true);
+	return hermon_cmd(h, HERMON_CMD_QUERY_DEV_CAP | CMD_OUT(HERMONPRM_QUERY_DEV_CAP_ST_BYTES),
+			  0, NULL, 0, dev_cap);
 }
 
 /* MAP_FA / MAP_ICM_AUX / MAP_ICM take `count` 16-byte mapping entries in one mailbox. */
 int hermon_cmd_map_fa(struct hermon *h, const void *vpm, unsigned count)
 {
-	return hermon_cmd(h, HERMON_CMD_MAP_FA, 0, count, vpm,
-			  count * HERMONPRM_VIRTUAL_PHYSICAL_MAPPING_ST_BYTES, true, NULL, 0, false);
+	return hermon_cmd(h, HERMON_CMD_MAP_FA | CMD_IN_MBOX,
+			  count, vpm, count * HERMONPRM_VIRTUAL_PHYSICAL_MAPPING_ST_BYTES, NULL);
 }
 
 int hermon_cmd_unmap_fa(struct hermon *h)
 {
-	return hermon_cmd(h, HERMON_CMD_UNMAP_FA, 0, 0, NULL, 0, false, NULL, 0, false);
+	return hermon_cmd(h, HERMON_CMD_UNMAP_FA, 0, NULL, 0, NULL);
 }
 
 int hermon_cmd_run_fw(struct hermon *h)
 {
-	return hermon_cmd(h, HERMON_CMD_RUN_FW, 0, 0, NULL, 0, false, NULL, 0, false);
+	return hermon_cmd(h, HERMON_CMD_RUN_FW, 0, NULL, 0, NULL);
 }
 
 int hermon_cmd_set_icm_size(struct hermon *h, uint64_t icm_size, uint64_t *aux_pages)
@@ -250,8 +260,8 @@ int hermon_cmd_set_icm_size(struct hermon *h, uint64_t icm_size, uint64_t *aux_p
 
 	hermonprm_scalar_parameter_st_set_value_hi(in, (uint32_t)(icm_size >> 32));
 	hermonprm_scalar_parameter_st_set_value(in, (uint32_t)icm_size);
-	rc = hermon_cmd(h, HERMON_CMD_SET_ICM_SIZE, 0, 0, in, sizeof(in), false,
-			out, sizeof(out), false);
+	rc = hermon_cmd(h, HERMON_CMD_SET_ICM_SIZE | CMD_OUT_LEN(sizeof(out)),
+			0, in, sizeof(in), out);
 	if (rc == 0)
 		*aux_pages = (uint64_t)hermonprm_scalar_parameter_st_get_value_hi(out) << 32 |
 			     hermonprm_scalar_parameter_st_get_value(out);
@@ -260,19 +270,19 @@ int hermon_cmd_set_icm_size(struct hermon *h, uint64_t icm_size, uint64_t *aux_p
 
 int hermon_cmd_map_icm_aux(struct hermon *h, const void *vpm, unsigned count)
 {
-	return hermon_cmd(h, HERMON_CMD_MAP_ICM_AUX, 0, count, vpm,
-			  count * HERMONPRM_VIRTUAL_PHYSICAL_MAPPING_ST_BYTES, true, NULL, 0, false);
+	return hermon_cmd(h, HERMON_CMD_MAP_ICM_AUX | CMD_IN_MBOX,
+			  count, vpm, count * HERMONPRM_VIRTUAL_PHYSICAL_MAPPING_ST_BYTES, NULL);
 }
 
 int hermon_cmd_unmap_icm_aux(struct hermon *h)
 {
-	return hermon_cmd(h, HERMON_CMD_UNMAP_ICM_AUX, 0, 0, NULL, 0, false, NULL, 0, false);
+	return hermon_cmd(h, HERMON_CMD_UNMAP_ICM_AUX, 0, NULL, 0, NULL);
 }
 
 int hermon_cmd_map_icm(struct hermon *h, const void *vpm, unsigned count)
 {
-	return hermon_cmd(h, HERMON_CMD_MAP_ICM, 0, count, vpm,
-			  count * HERMONPRM_VIRTUAL_PHYSICAL_MAPPING_ST_BYTES, true, NULL, 0, false);
+	return hermon_cmd(h, HERMON_CMD_MAP_ICM | CMD_IN_MBOX,
+			  count, vpm, count * HERMONPRM_VIRTUAL_PHYSICAL_MAPPING_ST_BYTES, NULL);
 }
 
 /* in_param = ICM virtual address, in_mod = number of 4 KiB pages. */
@@ -282,35 +292,35 @@ int hermon_cmd_unmap_icm(struct hermon *h, uint64_t icm_offset, uint32_t pages)
 
 	hermonprm_scalar_parameter_st_set_value_hi(in, (uint32_t)(icm_offset >> 32));
 	hermonprm_scalar_parameter_st_set_value(in, (uint32_t)icm_offset);
-	return hermon_cmd(h, HERMON_CMD_UNMAP_ICM, 0, pages, in, sizeof(in), false, NULL, 0, false);
+	return hermon_cmd(h, HERMON_CMD_UNMAP_ICM, pages, in, sizeof(in), NULL);
 }
 
 int hermon_cmd_init_hca(struct hermon *h, const void *init_hca)
 {
-	return hermon_cmd(h, HERMON_CMD_INIT_HCA, 0, 0, init_hca, HERMONPRM_INIT_HCA_ST_BYTES,
-			  true, NULL, 0, false);
+	return hermon_cmd(h, HERMON_CMD_INIT_HCA | CMD_IN_MBOX,
+			  0, init_hca, HERMONPRM_INIT_HCA_ST_BYTES, NULL);
 }
 
 int hermon_cmd_close_hca(struct hermon *h)
 {
-	return hermon_cmd(h, HERMON_CMD_CLOSE_HCA, 0, 0, NULL, 0, false, NULL, 0, false);
+	return hermon_cmd(h, HERMON_CMD_CLOSE_HCA, 0, NULL, 0, NULL);
 }
 
 int hermon_cmd_sw2hw_mpt(struct hermon *h, unsigned index, const void *mpt)
 {
-	return hermon_cmd(h, HERMON_CMD_SW2HW_MPT, 0, index, mpt, HERMONPRM_MPT_ST_BYTES, true,
-			  NULL, 0, false);
+	return hermon_cmd(h, HERMON_CMD_SW2HW_MPT | CMD_IN_MBOX,
+			  index, mpt, HERMONPRM_MPT_ST_BYTES, NULL);
 }
 
 int hermon_cmd_hw2sw_mpt(struct hermon *h, unsigned index)
 {
-	return hermon_cmd(h, HERMON_CMD_HW2SW_MPT, 0, index, NULL, 0, false, NULL, 0, false);
+	return hermon_cmd(h, HERMON_CMD_HW2SW_MPT, index, NULL, 0, NULL);
 }
 
 int hermon_cmd_query_mpt(struct hermon *h, unsigned index, void *mpt)
 {
-	return hermon_cmd(h, HERMON_CMD_QUERY_MPT, 0, index, NULL, 0, false,
-			  mpt, HERMONPRM_MPT_ST_BYTES, true);
+	return hermon_cmd(h, HERMON_CMD_QUERY_MPT | CMD_OUT(HERMONPRM_MPT_ST_BYTES),
+			  index, NULL, 0, mpt);
 }
 
 /* Mailbox: MTT table offset (8 bytes), 8 reserved bytes, then `count` MTT entries. */
@@ -331,27 +341,26 @@ int hermon_cmd_write_mtt(struct hermon *h, uint64_t mtt_base_addr, const uint64_
 		hermonprm_mtt_st_set_ptag_l(mtt, (uint32_t)pa[i] >> 3);
 		hermonprm_mtt_st_set_p(mtt, 1);
 	}
-	return hermon_cmd(h, HERMON_CMD_WRITE_MTT, 0, count, buf, 16 + 8 * count, true,
-			  NULL, 0, false);
+	return hermon_cmd(h, HERMON_CMD_WRITE_MTT | CMD_IN_MBOX, count, buf, 16 + 8 * count, NULL);
 }
 
 int hermon_cmd_sw2hw_eq(struct hermon *h, unsigned eqn, const void *eqc)
 {
-	return hermon_cmd(h, HERMON_CMD_SW2HW_EQ, 0, eqn, eqc, HERMONPRM_EQC_ST_BYTES, true,
-			  NULL, 0, false);
+	return hermon_cmd(h, HERMON_CMD_SW2HW_EQ | CMD_IN_MBOX,
+			  eqn, eqc, HERMONPRM_EQC_ST_BYTES, NULL);
 }
 
 /* op_mod 1: return the EQ context (PRM; iPXE and Linux both ask for it). */
 int hermon_cmd_hw2sw_eq(struct hermon *h, unsigned eqn, void *eqc)
 {
-	return hermon_cmd(h, HERMON_CMD_HW2SW_EQ, 1, eqn, NULL, 0, false,
-			  eqc, HERMONPRM_EQC_ST_BYTES, true);
+	return hermon_cmd(h, HERMON_CMD_HW2SW_EQ | CMD_OP_MOD(1) | CMD_OUT(HERMONPRM_EQC_ST_BYTES),
+			  eqn, NULL, 0, eqc);
 }
 
 int hermon_cmd_query_eq(struct hermon *h, unsigned eqn, void *eqc)
 {
-	return hermon_cmd(h, HERMON_CMD_QUERY_EQ, 0, eqn, NULL, 0, false,
-			  eqc, HERMONPRM_EQC_ST_BYTES, true);
+	return hermon_cmd(h, HERMON_CMD_QUERY_EQ | CMD_OUT(HERMONPRM_EQC_ST_BYTES),
+			  eqn, NULL, 0, eqc);
 }
 
 /* in_param = event mask; in_mod bit 31 = unmap, low bits = EQN. */
@@ -361,33 +370,34 @@ int hermon_cmd_map_eq(struct hermon *h, unsigned eqn, bool unmap, uint64_t event
 
 	hermonprm_store_dword(in, 0, (uint32_t)(event_mask >> 32));
 	hermonprm_store_dword(in, 1, (uint32_t)event_mask);
-	return hermon_cmd(h, HERMON_CMD_MAP_EQ, 0, (unmap ? 0x80000000u : 0) | eqn, in, 8, false,
-			  NULL, 0, false);
+	return hermon_cmd(h, HERMON_CMD_MAP_EQ, (unmap ? 0x80000000u : 0) | eqn, in, 8, NULL);
 }
 
 int hermon_cmd_sw2hw_cq(struct hermon *h, unsigned cqn, const void *cqc)
 {
-	return hermon_cmd(h, HERMON_CMD_SW2HW_CQ, 0, cqn, cqc,
-			  HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES, true, NULL, 0, false);
+	return hermon_cmd(h, HERMON_CMD_SW2HW_CQ | CMD_IN_MBOX,
+			  cqn, cqc, HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES, NULL);
 }
 
 int hermon_cmd_hw2sw_cq(struct hermon *h, unsigned cqn, void *cqc)
 {
-	return hermon_cmd(h, HERMON_CMD_HW2SW_CQ, 0, cqn, NULL, 0, false,
-			  cqc, HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES, true);
+	return hermon_cmd(h, HERMON_CMD_HW2SW_CQ |
+			  CMD_OUT(HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES),
+			  cqn, NULL, 0, cqc);
 }
 
 int hermon_cmd_query_cq(struct hermon *h, unsigned cqn, void *cqc)
 {
-	return hermon_cmd(h, HERMON_CMD_QUERY_CQ, 0, cqn, NULL, 0, false,
-			  cqc, HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES, true);
+	return hermon_cmd(h, HERMON_CMD_QUERY_CQ |
+			  CMD_OUT(HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES),
+			  cqn, NULL, 0, cqc);
 }
 
 static int hermon_cmd_qp_transition(struct hermon *h, unsigned opcode, uint32_t qpn,
 				    const void *qpctx)
 {
-	return hermon_cmd(h, opcode, 0, qpn, qpctx, HERMONPRM_QP_EE_STATE_TRANSITIONS_ST_BYTES,
-			  true, NULL, 0, false);
+	return hermon_cmd(h, opcode | CMD_IN_MBOX,
+			  qpn, qpctx, HERMONPRM_QP_EE_STATE_TRANSITIONS_ST_BYTES, NULL);
 }
 
 int hermon_cmd_rst2init_qp(struct hermon *h, uint32_t qpn, const void *qpctx)
@@ -413,24 +423,24 @@ int hermon_cmd_rts2rts_qp(struct hermon *h, uint32_t qpn, const void *qpctx)
 /* op_mod 3: no context returned (iPXE, Linux MLX4_CMD_2RST_QP with no mailbox). */
 int hermon_cmd_2rst_qp(struct hermon *h, uint32_t qpn)
 {
-	return hermon_cmd(h, HERMON_CMD_2RST_QP, 0x3, qpn, NULL, 0, false, NULL, 0, false);
+	return hermon_cmd(h, HERMON_CMD_2RST_QP | CMD_OP_MOD(0x3), qpn, NULL, 0, NULL);
 }
 
 int hermon_cmd_2err_qp(struct hermon *h, uint32_t qpn)
 {
-	return hermon_cmd(h, HERMON_CMD_2ERR_QP, 0, qpn, NULL, 0, false, NULL, 0, false);
+	return hermon_cmd(h, HERMON_CMD_2ERR_QP, qpn, NULL, 0, NULL);
 }
 
 int hermon_cmd_query_qp(struct hermon *h, uint32_t qpn, void *qpctx)
 {
-	return hermon_cmd(h, HERMON_CMD_QUERY_QP, 0, qpn, NULL, 0, false,
-			  qpctx, HERMONPRM_QP_EE_STATE_TRANSITIONS_ST_BYTES, true);
+	return hermon_cmd(h, HERMON_CMD_QUERY_QP |
+			  CMD_OUT(HERMONPRM_QP_EE_STATE_TRANSITIONS_ST_BYTES),
+			  qpn, NULL, 0, qpctx);
 }
 
 int hermon_cmd_conf_special_qp(struct hermon *h, uint32_t base_qpn)
 {
-	return hermon_cmd(h, HERMON_CMD_CONF_SPECIAL_QP, 0, base_qpn, NULL, 0, false,
-			  NULL, 0, false);
+	return hermon_cmd(h, HERMON_CMD_CONF_SPECIAL_QP, base_qpn, NULL, 0, NULL);
 }
 
 /* op_mod bit 0 / bit 1: skip the M_Key / B_Key check — only for MADs we issue ourselves; an SM's
@@ -438,20 +448,21 @@ int hermon_cmd_conf_special_qp(struct hermon *h, uint32_t base_qpn)
 int hermon_cmd_mad_ifc(struct hermon *h, unsigned port, bool skip_keys, const void *mad_in,
 		       void *mad_out)
 {
-	return hermon_cmd(h, HERMON_CMD_MAD_IFC, skip_keys ? 0x3 : 0x0, port, mad_in, 256, true,
-			  mad_out, 256, true);
+	return hermon_cmd(h, HERMON_CMD_MAD_IFC | CMD_OP_MOD(skip_keys ? 0x3 : 0x0) | CMD_IN_MBOX |
+			  CMD_OUT(256),
+			  port, mad_in, 256, mad_out);
 }
 
 int hermon_cmd_read_mcg(struct hermon *h, unsigned index, void *mcg)
 {
-	return hermon_cmd(h, HERMON_CMD_READ_MCG, 0, index, NULL, 0, false,
-			  mcg, HERMONPRM_MCG_ENTRY_ST_BYTES, true);
+	return hermon_cmd(h, HERMON_CMD_READ_MCG | CMD_OUT(HERMONPRM_MCG_ENTRY_ST_BYTES),
+			  index, NULL, 0, mcg);
 }
 
 int hermon_cmd_write_mcg(struct hermon *h, unsigned index, const void *mcg)
 {
-	return hermon_cmd(h, HERMON_CMD_WRITE_MCG, 0, index, mcg, HERMONPRM_MCG_ENTRY_ST_BYTES,
-			  true, NULL, 0, false);
+	return hermon_cmd(h, HERMON_CMD_WRITE_MCG | CMD_IN_MBOX,
+			  index, mcg, HERMONPRM_MCG_ENTRY_ST_BYTES, NULL);
 }
 
 int hermon_cmd_mgid_hash(struct hermon *h, const uint8_t gid[16], unsigned *hash)
@@ -459,7 +470,8 @@ int hermon_cmd_mgid_hash(struct hermon *h, const uint8_t gid[16], unsigned *hash
 	uint8_t out[HERMONPRM_MGM_HASH_ST_BYTES] = { 0 };
 	int rc;
 
-	rc = hermon_cmd(h, HERMON_CMD_MGID_HASH, 0, 0, gid, 16, true, out, sizeof(out), false);
+	rc = hermon_cmd(h, HERMON_CMD_MGID_HASH | CMD_IN_MBOX | CMD_OUT_LEN(sizeof(out)),
+			0, gid, 16, out);
 	if (rc == 0)
 		*hash = hermonprm_mgm_hash_st_get_hash(out);
 	return rc;
@@ -467,25 +479,25 @@ int hermon_cmd_mgid_hash(struct hermon *h, const uint8_t gid[16], unsigned *hash
 
 int hermon_cmd_init_port(struct hermon *h, unsigned port)
 {
-	return hermon_cmd(h, HERMON_CMD_INIT_PORT, 0, port, NULL, 0, false, NULL, 0, false);
+	return hermon_cmd(h, HERMON_CMD_INIT_PORT, port, NULL, 0, NULL);
 }
 
 int hermon_cmd_close_port(struct hermon *h, unsigned port)
 {
-	return hermon_cmd(h, HERMON_CMD_CLOSE_PORT, 0, port, NULL, 0, false, NULL, 0, false);
+	return hermon_cmd(h, HERMON_CMD_CLOSE_PORT, port, NULL, 0, NULL);
 }
 
 /* op_mod 0 = IB port parameters (set_port_ib). */
 int hermon_cmd_set_port(struct hermon *h, unsigned port, const void *set_port_ib)
 {
-	return hermon_cmd(h, HERMON_CMD_SET_PORT, 0, port, set_port_ib,
-			  HERMONPRM_SET_PORT_IB_ST_BYTES, true, NULL, 0, false);
+	return hermon_cmd(h, HERMON_CMD_SET_PORT | CMD_IN_MBOX,
+			  port, set_port_ib, HERMONPRM_SET_PORT_IB_ST_BYTES, NULL);
 }
 
 int hermon_cmd_query_port(struct hermon *h, unsigned port, void *query_port)
 {
-	return hermon_cmd(h, HERMON_CMD_QUERY_PORT, 0, port, NULL, 0, false,
-			  query_port, HERMONPRM_QUERY_PORT_CAP_ST_BYTES, true);
+	return hermon_cmd(h, HERMON_CMD_QUERY_PORT | CMD_OUT(HERMONPRM_QUERY_PORT_CAP_ST_BYTES),
+			  port, NULL, 0, query_port);
 }
 
 int hermon_cmd_sense_port(struct hermon *h, unsigned port, unsigned *type)
@@ -493,7 +505,7 @@ int hermon_cmd_sense_port(struct hermon *h, unsigned port, unsigned *type)
 	uint8_t out[HERMONPRM_SENSE_PORT_ST_BYTES] = { 0 };
 	int rc;
 
-	rc = hermon_cmd(h, HERMON_CMD_SENSE_PORT, 0, port, NULL, 0, false, out, sizeof(out), false);
+	rc = hermon_cmd(h, HERMON_CMD_SENSE_PORT | CMD_OUT_LEN(sizeof(out)), port, NULL, 0, out);
 	if (rc == 0)
 		*type = hermonprm_sense_port_st_get_port_type(out);
 	return rc;
@@ -501,5 +513,5 @@ int hermon_cmd_sense_port(struct hermon *h, unsigned port, unsigned *type)
 
 int hermon_cmd_nop(struct hermon *h)
 {
-	return hermon_cmd(h, HERMON_CMD_NOP, 0, 0, NULL, 0, false, NULL, 0, false);
+	return hermon_cmd(h, HERMON_CMD_NOP, 0, NULL, 0, NULL);
 }

@@ -211,16 +211,15 @@ int hermon_for_each(void (*fn)(struct hermon *h, void *ctx), void *ctx)
 	return (int)n;
 }
 
+static void dump_one(struct hermon *h, void *ctx __unused)
+{
+	hermon_dump(h);
+}
+
 int hermon_fwdump_all(void)
 {
-	unsigned n = 0;
+	int n = hermon_for_each(dump_one, NULL);
 
-	for (struct ib_device *dev = ib_devices(); dev; dev = dev->next) {
-		if (dev->ops == &hermon_ib_ops) {
-			hermon_dump(hermon_of(dev));
-			n++;
-		}
-	}
 	if (n == 0)
 		kprintf("fwdump: no Hermon HCA is registered (did the PCI probe fail? see above)\n");
 	return n ? 0 : -ENODEV;

@@ -20,10 +20,26 @@
 
 #define HERMON_VPM_PER_MBOX (HERMON_MBOX_SIZE / HERMONPRM_VIRTUAL_PHYSICAL_MAPPING_ST_BYTES)
 
+/* QUERY_DEV_CAP fields, in struct hermon_caps order (see hermon_read_caps). */
+static const struct hermon_field hermon_cap_fields[] = {
+	HERMON_FLD(QUERY_DEV_CAP_ST, LOG2_RSVD_QPS), HERMON_FLD(QUERY_DEV_CAP_ST, LOG2_RSVD_SRQS),
+	HERMON_FLD(QUERY_DEV_CAP_ST, LOG2_RSVD_CQS), HERMON_FLD(QUERY_DEV_CAP_ST, NUM_RSVD_EQS),
+	HERMON_FLD(QUERY_DEV_CAP_ST, LOG2_RSVD_MTTS), HERMON_FLD(QUERY_DEV_CAP_ST, LOG2_RSVD_MRWS),
+	HERMON_FLD(QUERY_DEV_CAP_ST, NUM_RSVD_UARS), HERMON_FLD(QUERY_DEV_CAP_ST, QPC_ENTRY_SZ),
+	HERMON_FLD(QUERY_DEV_CAP_ST, ALTC_ENTRY_SZ), HERMON_FLD(QUERY_DEV_CAP_ST, AUX_ENTRY_SZ),
+	HERMON_FLD(QUERY_DEV_CAP_ST, SRQ_ENTRY_SZ), HERMON_FLD(QUERY_DEV_CAP_ST, CQC_ENTRY_SZ),
+	HERMON_FLD(QUERY_DEV_CAP_ST, EQC_ENTRY_SZ), HERMON_FLD(QUERY_DEV_CAP_ST, C_MPT_ENTRY_SZ),
+	HERMON_FLD(QUERY_DEV_CAP_ST, D_MPT_ENTRY_SZ), HERMON_FLD(QUERY_DEV_CAP_ST, MTT_ENTRY_SZ),
+	HERMON_FLD(QUERY_DEV_CAP_ST, NUM_PORTS), HERMON_FLD(QUERY_DEV_CAP_ST, LOG_MAX_QP_SZ),
+	HERMON_FLD(QUERY_DEV_CAP_ST, LOG_MAX_CQ_SZ), HERMON_FLD(QUERY_DEV_CAP_ST, DPDP),
+	HERMON_FLD(QUERY_DEV_CAP_ST, PORT_MNG_CHG_EV), HERMON_FLD(QUERY_DEV_CAP_ST, LOG2_RSVD_EQS),
+};
+
 int hermon_read_caps(struct hermon *h)
 {
 	uint8_t *cap = kzalloc(HERMONPRM_QUERY_DEV_CAP_ST_BYTES);
 	struct hermon_caps *c = &h->caps;
+	uint32_t v[ARRAY_SIZE(hermon_cap_fields)];
 	int rc;
 
 	if (!cap)
@@ -32,31 +48,31 @@ int hermon_read_caps(struct hermon *h)
 		kfree(cap);
 		return rc;
 	}
-	c->reserved_qps = 1u << hermonprm_query_dev_cap_st_get_log2_rsvd_qps(cap);
-	c->reserved_srqs = 1u << hermonprm_query_dev_cap_st_get_log2_rsvd_srqs(cap);
-	c->reserved_cqs = 1u << hermonprm_query_dev_cap_st_get_log2_rsvd_cqs(cap);
-	c->reserved_eqs = hermonprm_query_dev_cap_st_get_num_rsvd_eqs(cap);
-	if (c->reserved_eqs == 0)   /* older firmware reports only the log2 form */
-		c->reserved_eqs = 1u << hermonprm_query_dev_cap_st_get_log2_rsvd_eqs(cap);
-	c->reserved_mtts = 1u << hermonprm_query_dev_cap_st_get_log2_rsvd_mtts(cap);
-	c->reserved_mrws = 1u << hermonprm_query_dev_cap_st_get_log2_rsvd_mrws(cap);
-	c->reserved_uars = hermonprm_query_dev_cap_st_get_num_rsvd_uars(cap);
-	c->qpc_entry_size = hermonprm_query_dev_cap_st_get_qpc_entry_sz(cap);
-	c->altc_entry_size = hermonprm_query_dev_cap_st_get_altc_entry_sz(cap);
-	c->auxc_entry_size = hermonprm_query_dev_cap_st_get_aux_entry_sz(cap);
-	c->srqc_entry_size = hermonprm_query_dev_cap_st_get_srq_entry_sz(cap);
-	c->cqc_entry_size = hermonprm_query_dev_cap_st_get_cqc_entry_sz(cap);
-	c->eqc_entry_size = hermonprm_query_dev_cap_st_get_eqc_entry_sz(cap);
-	c->cmpt_entry_size = hermonprm_query_dev_cap_st_get_c_mpt_entry_sz(cap);
-	c->dmpt_entry_size = hermonprm_query_dev_cap_st_get_d_mpt_entry_sz(cap);
-	c->mtt_entry_size = hermonprm_query_dev_cap_st_get_mtt_entry_sz(cap);
-	c->num_ports = hermonprm_query_dev_cap_st_get_num_ports(cap);
-	/* Clamped: these only bound our ring sizes, and a shift must stay defined. */
-	c->log_max_qp_sz = MIN(hermonprm_query_dev_cap_st_get_log_max_qp_sz(cap), 16u);
-	c->log_max_cq_sz = MIN(hermonprm_query_dev_cap_st_get_log_max_cq_sz(cap), 22u);
-	c->dpdp = hermonprm_query_dev_cap_st_get_dpdp(cap);
-	c->port_mgmt_events = hermonprm_query_dev_cap_st_get_port_mng_chg_ev(cap);
+	hermon_get_fields(cap, hermon_cap_fields, v, ARRAY_SIZE(v));
 	kfree(cap);
+	c->reserved_qps = 1u << v[0];
+	c->reserved_srqs = 1u << v[1];
+	c->reserved_cqs = 1u << v[2];
+	/* older firmware reports only the log2 form */
+	c->reserved_eqs = v[3] ? v[3] : 1u << v[21];
+	c->reserved_mtts = 1u << v[4];
+	c->reserved_mrws = 1u << v[5];
+	c->reserved_uars = v[6];
+	c->qpc_entry_size = v[7];
+	c->altc_entry_size = v[8];
+	c->auxc_entry_size = v[9];
+	c->srqc_entry_size = v[10];
+	c->cqc_entry_size = v[11];
+	c->eqc_entry_size = v[12];
+	c->cmpt_entry_size = v[13];
+	c->dmpt_entry_size = v[14];
+	c->mtt_entry_size = v[15];
+	c->num_ports = v[16];
+	/* Clamped: these only bound our ring sizes, and a shift must stay defined. */
+	c->log_max_qp_sz = MIN(v[17], 16u);
+	c->log_max_cq_sz = MIN(v[18], 22u);
+	c->dpdp = v[19];
+	c->port_mgmt_events = v[20];
 
 	if (c->num_ports == 0) {
 		hermon_err(h, "QUERY_DEV_CAP reports no ports — firmware not configured for IB?");
@@ -82,25 +98,24 @@ static bool icm_entry_ok(unsigned size)
 	return IS_POW2(size) && size <= 4096;
 }
 
-static void icm_table(struct hermon_icm_table *t, unsigned log_num, unsigned entry_size)
-{
-	t->log_num = log_num;
-	t->len = (uint64_t)entry_size << log_num;
-}
-
 int hermon_icm_plan(const struct hermon_caps *c, struct hermon_icm_plan *p)
 {
-	struct icm_item items[9];
-	unsigned n = 0;
-	uint64_t cmpt_stride, off;
+	/* The tables besides the cMPTs, each with its entry size and how many entries it needs
+	 * (a power of two is taken). */
+	struct hermon_icm_table *tables[] = { &p->qpc, &p->altc, &p->auxc, &p->srqc, &p->cqc,
+					      &p->eqc, &p->mtt, &p->dmpt, &p->mcg };
+	const unsigned sizes[] = { c->qpc_entry_size, c->altc_entry_size, c->auxc_entry_size,
+				   c->srqc_entry_size, c->cqc_entry_size, c->eqc_entry_size,
+				   c->mtt_entry_size, c->dmpt_entry_size, HERMON_MCG_ENTRY_SIZE,
+				   c->cmpt_entry_size };
+	unsigned counts[ARRAY_SIZE(tables)];
+	struct icm_item items[ARRAY_SIZE(tables)];
+	uint64_t cmpt_stride, off, other_len = 0;
 
 	memset(p, 0, sizeof(*p));
-	if (!icm_entry_ok(c->qpc_entry_size) || !icm_entry_ok(c->altc_entry_size) ||
-	    !icm_entry_ok(c->auxc_entry_size) || !icm_entry_ok(c->srqc_entry_size) ||
-	    !icm_entry_ok(c->cqc_entry_size) || !icm_entry_ok(c->eqc_entry_size) ||
-	    !icm_entry_ok(c->cmpt_entry_size) || !icm_entry_ok(c->dmpt_entry_size) ||
-	    !icm_entry_ok(c->mtt_entry_size))
-		return -ERANGE;
+	for (unsigned i = 0; i < ARRAY_SIZE(sizes); i++)
+		if (!icm_entry_ok(sizes[i]))
+			return -ERANGE;
 
 	/* QP numbers: reserved ones, the 8-aligned special block (QP0/QP1 of both ports), ours. */
 	p->special_qpn_base = ALIGN_UP(c->reserved_qps, HERMON_NUM_SPECIAL_QPS);
@@ -115,15 +130,29 @@ int hermon_icm_plan(const struct hermon_caps *c, struct hermon_icm_plan *p)
 	p->log_mcg_hash = HERMON_LOG_MCG_HASH;
 	p->log_mcg_table = HERMON_LOG_MCG_TABLE;
 
-	icm_table(&p->qpc, hermon_log2_roundup(p->qpn_base + HERMON_MAX_QPS), c->qpc_entry_size);
-	icm_table(&p->altc, p->qpc.log_num, c->altc_entry_size);
-	icm_table(&p->auxc, p->qpc.log_num, c->auxc_entry_size);
-	icm_table(&p->srqc, hermon_log2_roundup(MAX(c->reserved_srqs, 1u)), c->srqc_entry_size);
-	icm_table(&p->cqc, hermon_log2_roundup(c->reserved_cqs + HERMON_MAX_CQS), c->cqc_entry_size);
-	icm_table(&p->eqc, hermon_log2_roundup(p->eqn + 1), c->eqc_entry_size);
-	icm_table(&p->mtt, hermon_log2_roundup(p->num_mtts), c->mtt_entry_size);
-	icm_table(&p->dmpt, hermon_log2_roundup(p->num_mpts), c->dmpt_entry_size);
-	icm_table(&p->mcg, p->log_mcg_table, HERMON_MCG_ENTRY_SIZE);
+	/* QPC, ALTC and AUXC have an entry per QP number. */
+	counts[0] = counts[1] = counts[2] = p->qpn_base + HERMON_MAX_QPS;
+	counts[3] = MAX(c->reserved_srqs, 1u);
+	counts[4] = c->reserved_cqs + HERMON_MAX_CQS;
+	counts[5] = p->eqn + 1;
+	counts[6] = p->num_mtts;
+	counts[7] = p->num_mpts;
+	counts[8] = 1u << p->log_mcg_table;
+	/* Everything but the cMPTs, largest first: each table then starts aligned to its own size. */
+	for (unsigned i = 0; i < ARRAY_SIZE(tables); i++) {
+		struct hermon_icm_table *t = tables[i];
+		unsigned j = i;
+
+		t->log_num = hermon_log2_roundup(counts[i]);
+		t->len = (uint64_t)sizes[i] << t->log_num;
+		other_len += t->len;
+		while (j > 0 && items[j - 1].len < t->len) {
+			items[j] = items[j - 1];
+			j--;
+		}
+		items[j].t = t;
+		items[j].len = t->len;
+	}
 
 	/* cMPT: sparse, one 2^24-entry stride per type; map the prefix our numbers reach. */
 	cmpt_stride = HERMON_CMPT_MAX_ENTRIES * c->cmpt_entry_size;
@@ -135,31 +164,14 @@ int hermon_icm_plan(const struct hermon_caps *c, struct hermon_icm_plan *p)
 					    (uint64_t)HERMON_PAGE_SIZE);
 	}
 
-	/* Everything else, largest first: each table then starts aligned to its own size. */
-	struct hermon_icm_table *tables[] = { &p->qpc, &p->altc, &p->auxc, &p->srqc, &p->cqc,
-					      &p->eqc, &p->mtt, &p->dmpt, &p->mcg };
-	for (unsigned i = 0; i < ARRAY_SIZE(tables); i++) {
-		unsigned j = n++;
-
-		while (j > 0 && items[j - 1].len < tables[i]->len) {
-			items[j] = items[j - 1];
-			j--;
-		}
-		items[j].t = tables[i];
-		items[j].len = tables[i]->len;
-	}
 	/* The other tables go into the unused tail of the QP cMPT stride (only the prefix our QP
 	 * numbers reach is ever touched), so the ICM virtual size — and with it the AUX ICM the
 	 * firmware wants for its page tables — ends at the EQ cMPT prefix instead of past 4 strides. */
-	uint64_t other_len = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		other_len += items[i].len;
 	off = ALIGN_UP(p->region[HERMON_ICM_QP_CMPT].len, items[0].len);
 	if (off + other_len > cmpt_stride)
 		off = 4 * cmpt_stride;
 	p->region[HERMON_ICM_OTHER].base = off;
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0; i < ARRAY_SIZE(items); i++) {
 		off = ALIGN_UP(off, items[i].len);
 		items[i].t->base = off;
 		off += items[i].len;
@@ -173,52 +185,54 @@ int hermon_icm_plan(const struct hermon_caps *c, struct hermon_icm_plan *p)
 	return 0;
 }
 
+#define INIT_Q(f) HERMON_FLD_AT(HERMONPRM_INIT_HCA_ST_QPC_EEC_CQC_EQC_RDB_PARAMETERS_OFFSET, \
+			     QPCBASEADDR_ST, f)
+#define INIT_MC(f) HERMON_FLD_AT(HERMONPRM_INIT_HCA_ST_MULTICAST_PARAMETERS_OFFSET, \
+				 MULTICASTPARAM_ST, f)
+#define INIT_TPT(f) HERMON_FLD_AT(HERMONPRM_INIT_HCA_ST_TPT_PARAMETERS_OFFSET, TPTPARAMS_ST, f)
+#define INIT_UAR(f) HERMON_FLD_AT(HERMONPRM_INIT_HCA_ST_UAR_PARAMETERS_OFFSET, UAR_PARAMS_ST, f)
+
+static const struct hermon_field hermon_init_hca_fields[] = {
+	HERMON_FLD(INIT_HCA_ST, VERSION), HERMON_FLD(INIT_HCA_ST, UDP),
+	INIT_Q(QPC_BASE_ADDR_H), INIT_Q(QPC_BASE_ADDR_L), INIT_Q(LOG_NUM_OF_QP),
+	INIT_Q(SRQC_BASE_ADDR_H), INIT_Q(SRQC_BASE_ADDR_L), INIT_Q(LOG_NUM_OF_SRQ),
+	INIT_Q(CQC_BASE_ADDR_H), INIT_Q(CQC_BASE_ADDR_L), INIT_Q(LOG_NUM_OF_CQ),
+	INIT_Q(ALTC_BASE_ADDR_H), INIT_Q(ALTC_BASE_ADDR_L),
+	INIT_Q(AUXC_BASE_ADDR_H), INIT_Q(AUXC_BASE_ADDR_L),
+	INIT_Q(EQC_BASE_ADDR_H), INIT_Q(EQC_BASE_ADDR_L), INIT_Q(LOG_NUM_OF_EQ),
+	INIT_MC(MC_BASE_ADDR_H), INIT_MC(MC_BASE_ADDR_L), INIT_MC(LOG_MC_TABLE_ENTRY_SZ),
+	INIT_MC(LOG_MC_TABLE_HASH_SZ), INIT_MC(LOG_MC_TABLE_SZ),
+	INIT_TPT(DMPT_BASE_ADR_H), INIT_TPT(DMPT_BASE_ADR_L), INIT_TPT(LOG_DMPT_SZ),
+	INIT_TPT(MTT_BASE_ADDR_H), INIT_TPT(MTT_BASE_ADDR_L),
+	INIT_TPT(CMPT_BASE_ADR_H), INIT_TPT(CMPT_BASE_ADR_L),
+	INIT_UAR(UAR_PAGE_SZ), INIT_UAR(LOG_MAX_UARS),
+};
+
 void hermon_icm_fill_init_hca(const struct hermon_icm_plan *p, void *init_hca)
 {
-	void *q = hermonprm_init_hca_st_qpc_eec_cqc_eqc_rdb_parameters(init_hca);
-	void *mc = hermonprm_init_hca_st_multicast_parameters(init_hca);
-	void *tpt = hermonprm_init_hca_st_tpt_parameters(init_hca);
-	void *uar = hermonprm_init_hca_st_uar_parameters(init_hca);
+	/* In hermon_init_hca_fields' order. Context bases: the low fields of the QPC, SRQC, CQC
+	 * and EQC bases hold address bits 31..5 (those tables are 32-byte aligned). */
+	const uint32_t v[] = {
+		2,   /* version: PRM, must be 2 */
+		1,   /* udp: UD port check */
+		(uint32_t)(p->qpc.base >> 32), (uint32_t)p->qpc.base >> 5, p->qpc.log_num,
+		(uint32_t)(p->srqc.base >> 32), (uint32_t)p->srqc.base >> 5, p->srqc.log_num,
+		(uint32_t)(p->cqc.base >> 32), (uint32_t)p->cqc.base >> 5, p->cqc.log_num,
+		(uint32_t)(p->altc.base >> 32), (uint32_t)p->altc.base,
+		(uint32_t)(p->auxc.base >> 32), (uint32_t)p->auxc.base,
+		(uint32_t)(p->eqc.base >> 32), (uint32_t)p->eqc.base >> 5, p->eqc.log_num,
+		(uint32_t)(p->mcg.base >> 32), (uint32_t)p->mcg.base,
+		hermon_log2_roundup(HERMON_MCG_ENTRY_SIZE), p->log_mcg_hash, p->log_mcg_table,
+		(uint32_t)(p->dmpt.base >> 32), (uint32_t)p->dmpt.base, p->dmpt.log_num,
+		(uint32_t)(p->mtt.base >> 32), (uint32_t)p->mtt.base,
+		(uint32_t)(p->region[0].base >> 32), (uint32_t)p->region[0].base,
+		0,   /* uar_page_sz: 4 KiB UAR pages */
+		HERMON_LOG_MAX_UARS,
+	};
 
+	_Static_assert(ARRAY_SIZE(v) == ARRAY_SIZE(hermon_init_hca_fields), "one value a field");
 	memset(init_hca, 0, HERMONPRM_INIT_HCA_ST_BYTES);
-	hermonprm_init_hca_st_set_version(init_hca, 2);   /* PRM: must be 2 */
-	hermonprm_init_hca_st_set_udp(init_hca, 1);       /* UD port check */
-
-	/* Context bases: the low fields hold address bits 31..5 (tables are 32-byte aligned). */
-	hermonprm_qpcbaseaddr_st_set_qpc_base_addr_h(q, (uint32_t)(p->qpc.base >> 32));
-	hermonprm_qpcbaseaddr_st_set_qpc_base_addr_l(q, (uint32_t)p->qpc.base >> 5);
-	hermonprm_qpcbaseaddr_st_set_log_num_of_qp(q, p->qpc.log_num);
-	hermonprm_qpcbaseaddr_st_set_srqc_base_addr_h(q, (uint32_t)(p->srqc.base >> 32));
-	hermonprm_qpcbaseaddr_st_set_srqc_base_addr_l(q, (uint32_t)p->srqc.base >> 5);
-	hermonprm_qpcbaseaddr_st_set_log_num_of_srq(q, p->srqc.log_num);
-	hermonprm_qpcbaseaddr_st_set_cqc_base_addr_h(q, (uint32_t)(p->cqc.base >> 32));
-	hermonprm_qpcbaseaddr_st_set_cqc_base_addr_l(q, (uint32_t)p->cqc.base >> 5);
-	hermonprm_qpcbaseaddr_st_set_log_num_of_cq(q, p->cqc.log_num);
-	hermonprm_qpcbaseaddr_st_set_altc_base_addr_h(q, (uint32_t)(p->altc.base >> 32));
-	hermonprm_qpcbaseaddr_st_set_altc_base_addr_l(q, (uint32_t)p->altc.base);
-	hermonprm_qpcbaseaddr_st_set_auxc_base_addr_h(q, (uint32_t)(p->auxc.base >> 32));
-	hermonprm_qpcbaseaddr_st_set_auxc_base_addr_l(q, (uint32_t)p->auxc.base);
-	hermonprm_qpcbaseaddr_st_set_eqc_base_addr_h(q, (uint32_t)(p->eqc.base >> 32));
-	hermonprm_qpcbaseaddr_st_set_eqc_base_addr_l(q, (uint32_t)p->eqc.base >> 5);
-	hermonprm_qpcbaseaddr_st_set_log_num_of_eq(q, p->eqc.log_num);
-
-	hermonprm_multicastparam_st_set_mc_base_addr_h(mc, (uint32_t)(p->mcg.base >> 32));
-	hermonprm_multicastparam_st_set_mc_base_addr_l(mc, (uint32_t)p->mcg.base);
-	hermonprm_multicastparam_st_set_log_mc_table_entry_sz(mc,
-		hermon_log2_roundup(HERMON_MCG_ENTRY_SIZE));
-	hermonprm_multicastparam_st_set_log_mc_table_hash_sz(mc, p->log_mcg_hash);
-	hermonprm_multicastparam_st_set_log_mc_table_sz(mc, p->log_mcg_table);
-
-	hermonprm_tptparams_st_set_dmpt_base_adr_h(tpt, (uint32_t)(p->dmpt.base >> 32));
-	hermonprm_tptparams_st_set_dmpt_base_adr_l(tpt, (uint32_t)p->dmpt.base);
-	hermonprm_tptparams_st_set_log_dmpt_sz(tpt, p->dmpt.log_num);
-	hermonprm_tptparams_st_set_mtt_base_addr_h(tpt, (uint32_t)(p->mtt.base >> 32));
-	hermonprm_tptparams_st_set_mtt_base_addr_l(tpt, (uint32_t)p->mtt.base);
-	hermonprm_tptparams_st_set_cmpt_base_adr_h(tpt, (uint32_t)(p->region[0].base >> 32));
-	hermonprm_tptparams_st_set_cmpt_base_adr_l(tpt, (uint32_t)p->region[0].base);
-
-	hermonprm_uar_params_st_set_uar_page_sz(uar, 0);   /* 4 KiB UAR pages */
-	hermonprm_uar_params_st_set_log_max_uars(uar, HERMON_LOG_MAX_UARS);
+	hermon_put_fields(init_hca, hermon_init_hca_fields, v, ARRAY_SIZE(v));
 }
 
 /* ---- mapping host memory ---- */
@@ -341,9 +355,18 @@ static int hermon_map_areas(struct hermon *h, hermon_map_cmd_fn map, const uint6
 	return rc;
 }
 
+static const struct hermon_field hermon_fw_fields[] = {
+	HERMON_FLD(QUERY_FW_ST, FW_REV_MAJOR), HERMON_FLD(QUERY_FW_ST, FW_REV_MINOR),
+	HERMON_FLD(QUERY_FW_ST, FW_REV_SUBMINOR), HERMON_FLD(QUERY_FW_ST, CMD_INTERFACE_REV),
+	HERMON_FLD(QUERY_FW_ST, FW_PAGES), HERMON_FLD(QUERY_FW_ST, ERROR_BUF_OFFSET_H),
+	HERMON_FLD(QUERY_FW_ST, ERROR_BUF_OFFSET_L), HERMON_FLD(QUERY_FW_ST, ERROR_BUF_SIZE),
+	HERMON_FLD(QUERY_FW_ST, ERROR_BUF_BAR),
+};
+
 int hermon_start_firmware(struct hermon *h)
 {
 	uint8_t *fw = kzalloc(HERMONPRM_QUERY_FW_ST_BYTES);
+	uint32_t v[ARRAY_SIZE(hermon_fw_fields)];
 	uint64_t va0 = 0;
 	int rc;
 
@@ -351,15 +374,15 @@ int hermon_start_firmware(struct hermon *h)
 		return -ENOMEM;
 	if ((rc = hermon_cmd_query_fw(h, fw)) != 0)
 		goto err_query_fw;
-	h->fw_major = (uint16_t)hermonprm_query_fw_st_get_fw_rev_major(fw);
-	h->fw_minor = (uint16_t)hermonprm_query_fw_st_get_fw_rev_minor(fw);
-	h->fw_subminor = (uint16_t)hermonprm_query_fw_st_get_fw_rev_subminor(fw);
-	h->cmd_if_rev = (uint16_t)hermonprm_query_fw_st_get_cmd_interface_rev(fw);
-	h->fw_pages = hermonprm_query_fw_st_get_fw_pages(fw);
-	h->err_buf_offset = (uint64_t)hermonprm_query_fw_st_get_error_buf_offset_h(fw) << 32 |
-			    hermonprm_query_fw_st_get_error_buf_offset_l(fw);
-	h->err_buf_size = hermonprm_query_fw_st_get_error_buf_size(fw);
-	h->err_buf_bar = hermonprm_query_fw_st_get_error_buf_bar(fw);
+	hermon_get_fields(fw, hermon_fw_fields, v, ARRAY_SIZE(v));
+	h->fw_major = (uint16_t)v[0];
+	h->fw_minor = (uint16_t)v[1];
+	h->fw_subminor = (uint16_t)v[2];
+	h->cmd_if_rev = (uint16_t)v[3];
+	h->fw_pages = v[4];
+	h->err_buf_offset = (uint64_t)v[5] << 32 | v[6];
+	h->err_buf_size = v[7];
+	h->err_buf_bar = v[8];
 	hermon_info(h, "firmware %u.%u.%u (command interface %u), firmware area %u KiB",
 		    h->fw_major, h->fw_minor, h->fw_subminor, h->cmd_if_rev, h->fw_pages * 4);
 	if (h->fw_pages == 0) {
