@@ -45,8 +45,7 @@ static int cmd_sleep(int argc, char **argv)
 	for (; *p >= '0' && *p <= '9'; p++)
 		ms = ms * 10 + (uint64_t)(*p - '0');
 	if (argc != 2 || *p || ms > 3600000) {
-		kprintf("usage: sleep MILLISECONDS (at most an hour)\n");
-		return -EINVAL;
+		return shell_usage(argv[0]);
 	}
 	for (uint64_t end = clock_ms() + ms; clock_ms() < end;) {
 		plat_poll();
@@ -55,7 +54,7 @@ static int cmd_sleep(int argc, char **argv)
 	}
 	return 0;
 }
-SHELL_COMMAND(sleep, CMD_ORDER_CORE, "MS: wait, keeping devices and the network running",
+SHELL_COMMAND(sleep, CMD_ORDER_CORE, "MS (at most 3600000): wait, the network running",
 	      cmd_sleep);
 
 /* Touches an address no platform maps, so the exception path can be tested end to end. */
@@ -66,7 +65,7 @@ static int cmd_fault(int argc __unused, char **argv __unused)
 	kprintf("reading %p, which is not mapped\n", (void *)(uintptr_t)p);
 	return (int)*p;
 }
-SHELL_COMMAND(fault, CMD_ORDER_CORE, "touch an unmapped address (tests the CPU exception report)",
+SHELL_COMMAND(fault, CMD_ORDER_CORE, "read an unmapped address (tests the exception report)",
 	      cmd_fault);
 
 static int cmd_reboot(int argc __unused, char **argv __unused)
@@ -89,5 +88,5 @@ static int cmd_poweroff(int argc, char **argv)
 	pci_remove_drivers();
 	plat_poweroff(status);
 }
-SHELL_COMMAND(poweroff, CMD_ORDER_CORE, "switch off (optional exit status for tests)",
+SHELL_COMMAND(poweroff, CMD_ORDER_CORE, "[STATUS]: switch off (STATUS for tests)",
 	      cmd_poweroff);

@@ -128,7 +128,7 @@ static int cmd_tftp(int argc, char **argv)
 	if (argc == 2 && !strncmp(argv[1], "tftp://", 7)) {
 		rc = tftp_url_split(argv[1], host, sizeof(host), &file);
 		if (rc < 0) {
-			kputs("tftp: URL must be tftp://HOST/PATH (port 69 only)\n");
+			kputs("tftp: expected tftp://HOST/PATH (port 69)\n");
 			return rc;
 		}
 	} else if (argc == 3 && strlen(argv[1]) < sizeof(host)) {
@@ -136,13 +136,12 @@ static int cmd_tftp(int argc, char **argv)
 		file = argv[2];
 	} else if (argc == 2) {
 		if (setting_get("next-server", host, sizeof(host)) < 0) {
-			kputs("tftp: no server given and no next-server from DHCP\n");
+			kputs("tftp: no server, and no next-server from DHCP\n");
 			return -EINVAL;
 		}
 		file = argv[1];
 	} else {
-		kputs("usage: tftp tftp://HOST/FILE | tftp [SERVER] FILE\n");
-		return -EINVAL;
+		return shell_usage(argv[0]);
 	}
 	rc = dns_resolve(nd, host, NULL, &server);
 	if (rc < 0)
@@ -186,8 +185,7 @@ static int cmd_nslookup(int argc, char **argv)
 	int rc;
 
 	if (argc != 2) {
-		kputs("usage: nslookup NAME\n");
-		return -EINVAL;
+		return shell_usage(argv[0]);
 	}
 	if (!nd)
 		return -ENODEV;
@@ -197,5 +195,5 @@ static int cmd_nslookup(int argc, char **argv)
 	kprintf("%s has address %s\n", argv[1], ipv4_ntoa(addr, a));
 	return 0;
 }
-SHELL_COMMAND(nslookup, CMD_ORDER_DHCP, "NAME: resolve a host name with the DHCP-given DNS",
+SHELL_COMMAND(nslookup, CMD_ORDER_DHCP, "NAME: resolve by DNS",
 	      cmd_nslookup);

@@ -34,14 +34,13 @@ static int cmd_http(int argc, char **argv)
 	long n;
 
 	if (argc < 2 || argc > 3) {
-		kputs("usage: http URL [DEV]\n");
-		return -EINVAL;
+		return shell_usage(argv[0]);
 	}
 	nd = argc == 3 ? netdev_find(argv[2]) : netdev_find("ib0");
 	if (!nd && argc == 2)
 		nd = netdev_first();
 	if (!nd) {
-		kputs("http: no network device (is there an InfiniBand adapter?)\n");
+		kputs("http: no network device\n");
 		return -ENODEV;
 	}
 	memset(&sink, 0, sizeof(sink));
@@ -67,4 +66,4 @@ static int cmd_http(int argc, char **argv)
 	return n < 0 ? (int)n : 0;
 }
 SHELL_COMMAND(http, CMD_ORDER_HTTP,
-	      "http URL [DEV]: HTTP/1.1 GET into memory; prints size and rate", cmd_http);
+	      "URL [DEV]: HTTP/1.1 GET into memory (size, rate, SHA-256)", cmd_http);

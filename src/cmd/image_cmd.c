@@ -115,8 +115,8 @@ static int cmd_kernel(int argc, char **argv)
 	fetch_cmd(argc, argv, IMAGE_ROLE_KERNEL, &rc);
 	return rc;
 }
-SHELL_COMMAND(kernel, CMD_ORDER_IMAGE,
-	      "[--name=N] [--sha256=HEX] URL [ARGS]: fetch the kernel to boot, with its command line", cmd_kernel);
+SHELL_COMMAND(kernel, CMD_ORDER_IMAGE, "[--name=N] [--sha256=HEX] URL [ARGS]: fetch the kernel",
+	      cmd_kernel);
 
 static int cmd_initrd(int argc, char **argv)
 {
@@ -126,7 +126,7 @@ static int cmd_initrd(int argc, char **argv)
 	return rc;
 }
 SHELL_COMMAND(initrd, CMD_ORDER_IMAGE,
-	      "[--name=N] [--sha256=HEX] URL: fetch an initrd (several are concatenated)", cmd_initrd);
+	      "[--name=N] [--sha256=HEX] URL: fetch an initrd (they concatenate)", cmd_initrd);
 
 static int cmd_imgfetch(int argc, char **argv)
 {
@@ -136,7 +136,7 @@ static int cmd_imgfetch(int argc, char **argv)
 	return rc;
 }
 SHELL_COMMAND(imgfetch, CMD_ORDER_IMAGE,
-	      "[--name=N] [--sha256=HEX] URL [ARGS]: fetch an image (tftp://, http://, module:N)",
+	      "[--name=N] [--sha256=HEX] URL [ARGS]: fetch (tftp://, http://, module:N)",
 	      cmd_imgfetch);
 
 /* chain URL: fetch, then run it (a script) or boot it (a kernel). */
@@ -149,8 +149,7 @@ static int cmd_chain(int argc, char **argv)
 		if (rc == -EPERM)   /* the trust policy said why */
 			kprintf("chain: nothing run\n");
 		else
-			kprintf("chain: nothing to run — check the URL (DHCP boot file: ${filename}) "
-				"and that the server has the file\n");
+			kprintf("chain: nothing to run: check the URL (DHCP's is ${filename})\n");
 		return rc;
 	}
 	/* A script is run, never selected: its own `boot` must find the kernel it fetches. */
@@ -159,31 +158,30 @@ static int cmd_chain(int argc, char **argv)
 	return image_boot(img);
 }
 SHELL_COMMAND(chain, CMD_ORDER_IMAGE,
-	      "[--sha256=HEX] URL [ARGS]: fetch and run a script, or boot a kernel", cmd_chain);
+	      "[--sha256=HEX] URL [ARGS]: fetch, then run or boot it", cmd_chain);
 
 static int cmd_imgargs(int argc, char **argv)
 {
 	struct image *img = argc >= 2 ? image_find(argv[1]) : NULL;
 
 	if (argc < 2) {
-		kprintf("usage: imgargs NAME [ARGS...]\n");
-		return -EINVAL;
+		return shell_usage(argv[0]);
 	}
 	if (!img) {
-		kprintf("imgargs: no image %s (see imgstat)\n", argv[1]);
+		kprintf("imgargs: no image %s\n", argv[1]);
 		return -ENOENT;
 	}
 	return image_set_cmdline(img, argc - 2, argv + 2);
 }
-SHELL_COMMAND(imgargs, CMD_ORDER_IMAGE, "NAME ARGS: set an image's command line", cmd_imgargs);
+SHELL_COMMAND(imgargs, CMD_ORDER_IMAGE, "NAME [ARGS...]: set an image's command line", cmd_imgargs);
 
 static int cmd_imgstat(int argc __unused, char **argv __unused)
 {
 	static const char *const roles[] = { "", " [kernel]", " [initrd]" };
 
 	kprintf("trust: %s\n", image_trust_enforcing() ?
-		"enforcing (only images pinned by SHA-256 before their fetch boot or run)" :
-		"permissive (pinned images must match; unpinned ones boot)");
+		"enforcing (only images pinned before their fetch)" :
+		"permissive (pins must match; unpinned images boot)");
 	if (!image_first())
 		kprintf("no images\n");
 	for (struct image *i = image_first(); i; i = i->next)
@@ -212,24 +210,23 @@ static int cmd_imgfree(int argc, char **argv)
 	}
 	return 0;
 }
-SHELL_COMMAND(imgfree, CMD_ORDER_IMAGE, "[NAME...]: free images (all without a name)", cmd_imgfree);
+SHELL_COMMAND(imgfree, CMD_ORDER_IMAGE, "[NAME...]: free images (no NAME: all)", cmd_imgfree);
 
 static int cmd_sha256(int argc, char **argv)
 {
 	struct image *img = argc == 3 ? image_find(argv[1]) : NULL;
 
 	if (argc != 3) {
-		kprintf("usage: sha256 NAME HEX  (refuses to boot NAME unless it hashes to HEX)\n");
-		return -EINVAL;
+		return shell_usage(argv[0]);
 	}
 	if (!img) {
-		kprintf("sha256: no image %s (see imgstat)\n", argv[1]);
+		kprintf("sha256: no image %s\n", argv[1]);
 		return -ENOENT;
 	}
 	return image_verify_sha256(img, argv[2]);
 }
 SHELL_COMMAND(sha256, CMD_ORDER_IMAGE,
-	      "NAME HEX: verify an image; a mismatch refuses to boot it", cmd_sha256);
+	      "NAME HEX: verify an image; a mismatch will not boot", cmd_sha256);
 
 /* imgtrust [--permanent]: enforcing mode for the rest of this boot, as iPXE's `imgtrust
  * --permanent` (there is no way back, so --allow is refused once it is on). */
@@ -242,33 +239,30 @@ static int cmd_imgtrust(int argc, char **argv)
 		return -EPERM;
 	}
 	if (argc > 2 || (argc == 2 && strcmp(argv[1], "--permanent"))) {
-		kprintf("usage: imgtrust [--permanent]  (enforce SHA-256 pins from now on; "
-			"cannot be undone)\n");
-		return -EINVAL;
+		return shell_usage(argv[0]);
 	}
 	image_trust_enforce();
 	return 0;
 }
 SHELL_COMMAND(imgtrust, CMD_ORDER_IMAGE,
-	      "[--permanent]: from now on boot/run only images pinned (--sha256) before their "
-	      "fetch; cannot be undone", cmd_imgtrust);
+	      "[--permanent]: boot/run only images pinned (--sha256) before their fetch, for good",
+	      cmd_imgtrust);
 
 static int cmd_boot(int argc, char **argv)
 {
 	struct image *img = NULL;
 
 	if (argc > 2) {
-		kprintf("usage: boot [NAME]\n");
-		return -EINVAL;
+		return shell_usage(argv[0]);
 	}
 	if (argc == 2 && !(img = image_find(argv[1]))) {
-		kprintf("boot: no image %s (see imgstat)\n", argv[1]);
+		kprintf("boot: no image %s\n", argv[1]);
 		return -ENOENT;
 	}
 	return image_boot(img);
 }
 SHELL_COMMAND(boot, CMD_ORDER_IMAGE,
-	      "[NAME]: boot the kernel (or run the script) fetched last", cmd_boot);
+	      "[NAME]: boot (or run) what was fetched last", cmd_boot);
 /* iPXE's other names for the same things */
 SHELL_COMMAND(imgselect, CMD_ORDER_IMAGE_ALIAS, "[--name=N] URL [ARGS]: as kernel", cmd_kernel);
 SHELL_COMMAND(imgload, CMD_ORDER_IMAGE_ALIAS, "[--name=N] URL [ARGS]: as kernel", cmd_kernel);

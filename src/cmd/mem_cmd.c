@@ -31,7 +31,7 @@ static int cmd_mem(int argc __unused, char **argv __unused)
 	print_memory_summary();
 	return 0;
 }
-SHELL_COMMAND(mem, CMD_ORDER_MEMORY, "show the firmware memory map and free buffer memory",
+SHELL_COMMAND(mem, CMD_ORDER_MEMORY, "memory map and free buffer memory",
 	      cmd_mem);
 
 static int cmd_memcheck(int argc __unused, char **argv __unused)
@@ -39,7 +39,7 @@ static int cmd_memcheck(int argc __unused, char **argv __unused)
 	return memcheck();
 }
 SHELL_COMMAND(memcheck, CMD_ORDER_MEMORY,
-	      "write and verify every chunk of buffer memory, then free it", cmd_memcheck);
+	      "write and verify all buffer memory", cmd_memcheck);
 
 /* What the boot loader brought along, with a byte sum so tests can see it was left intact. */
 static int cmd_modules(int argc __unused, char **argv __unused)
@@ -61,7 +61,7 @@ static int cmd_modules(int argc __unused, char **argv __unused)
 	return 0;
 }
 SHELL_COMMAND(modules, CMD_ORDER_MEMORY,
-	      "files the boot loader loaded alongside (initrd), with a byte sum", cmd_modules);
+	      "the boot loader's modules (initrd), with byte sums", cmd_modules);
 
 /* exec64 N [ARGS...]: the remaining words, joined by spaces, become the command line (cut at
  * what the zero page's command line holds). */
@@ -71,8 +71,7 @@ static int cmd_exec64(int argc, char **argv)
 	size_t len = 0;
 
 	if (argc < 2 || argv[1][0] < '0' || argv[1][0] > '9' || argv[1][1]) {
-		kprintf("usage: exec64 MODULE [COMMAND LINE...]\n");
-		return -EINVAL;
+		return shell_usage(argv[0]);
 	}
 	cmdline[0] = '\0';
 	for (int i = 2; i < argc; i++) {
@@ -88,4 +87,4 @@ static int cmd_exec64(int argc, char **argv)
 	return exec64_module((unsigned)(argv[1][0] - '0'), cmdline);
 }
 SHELL_COMMAND(exec64, CMD_ORDER_MEMORY,
-	      "N [ARGS]: enter boot module N by the Linux 64-bit boot protocol", cmd_exec64);
+	      "N [ARGS]: enter module N as a Linux 64-bit kernel", cmd_exec64);

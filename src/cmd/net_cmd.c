@@ -42,8 +42,7 @@ static int cmd_ipconfig(int argc, char **argv)
 	if (!nd)
 		return -ENODEV;
 	if (argc < 2) {
-		kputs("usage: ipconfig ADDRESS[/PREFIX] [GATEWAY]\n");
-		return -EINVAL;
+		return shell_usage(argv[0]);
 	}
 	slash = strchr(argv[1], '/');
 	if (slash) {
@@ -66,7 +65,7 @@ bad:
 	return -EINVAL;
 }
 SHELL_COMMAND(ipconfig, CMD_ORDER_NET,
-	      "ipconfig ADDRESS[/PREFIX] [GATEWAY]: static IPv4 address on ib0", cmd_ipconfig);
+	      "ADDRESS[/PREFIX] [GATEWAY]: static IPv4 on ib0", cmd_ipconfig);
 
 /* ping ADDR [COUNT] */
 static int cmd_ping(int argc, char **argv)
@@ -79,8 +78,7 @@ static int cmd_ping(int argc, char **argv)
 	if (!nd)
 		return -ENODEV;
 	if (argc < 2 || ipv4_aton(argv[1], &dst) < 0) {
-		kputs("usage: ping ADDRESS [COUNT]\n");
-		return -EINVAL;
+		return shell_usage(argv[0]);
 	}
 	if (argc > 2) {
 		count = 0;
@@ -99,4 +97,4 @@ static int cmd_ping(int argc, char **argv)
 	rc = net_ping(nd, dst, count, 1000);
 	return rc < 0 ? rc : 0;
 }
-SHELL_COMMAND(ping, CMD_ORDER_NET, "ping ADDRESS [COUNT]: ICMP echo over ib0", cmd_ping);
+SHELL_COMMAND(ping, CMD_ORDER_NET, "ADDRESS [COUNT]: ICMP echo over ib0", cmd_ping);

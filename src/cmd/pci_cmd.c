@@ -17,7 +17,7 @@ static int cmd_pci(int argc __unused, char **argv __unused)
 	kprintf("%d PCI functions\n", n);
 	return 0;
 }
-SHELL_COMMAND(pci, CMD_ORDER_PCI, "list PCI functions with their BARs and drivers", cmd_pci);
+SHELL_COMMAND(pci, CMD_ORDER_PCI, "PCI functions, BARs, drivers", cmd_pci);
 
 static bool parse_num(const char *s, uint64_t *v)
 {
@@ -74,14 +74,12 @@ static int cmd_mmio(int argc, char **argv)
 
 	if (argc < 3 || argc > 5 || !parse_bdf(argv[1], &bdf) || !parse_num(argv[2], &bar) ||
 	    (argc > 3 && !parse_num(argv[3], &off)) || (argc > 4 && !parse_num(argv[4], &val))) {
-		kprintf("usage: mmio BB:DD.F BAR [OFFSET [VALUE]]  (reads, or writes then reads, "
-			"32 bits little-endian)\n");
-		return -EINVAL;
+		return shell_usage(argv[0]);
 	}
 	for (d = pci_devices(); d && d->bdf != bdf; d = d->next)
 		;
 	if (!d) {
-		kprintf("mmio: no PCI function %s (see 'pci')\n", argv[1]);
+		kprintf("mmio: no PCI function %s\n", argv[1]);
 		return -ENODEV;
 	}
 	int rc = pci_map_bar(d, (unsigned)bar, &m);
@@ -94,4 +92,4 @@ static int cmd_mmio(int argc, char **argv)
 	return 0;
 }
 SHELL_COMMAND(mmio, CMD_ORDER_PCI,
-	      "BB:DD.F BAR [OFF [VAL]]: read (or write) a 32-bit register in a BAR", cmd_mmio);
+	      "BB:DD.F BAR [OFF [VAL]]: read (or write, then read) 32 bits of a BAR", cmd_mmio);

@@ -8,12 +8,12 @@
 static int cmd_report(int argc, char **argv)
 {
 	if (argc > 2) {
-		kputs("usage: report [URL]   (http://... POST or tftp://ADDRESS/NAME; default "
-		      "${" REPORT_URL_SETTING "}, else a TFTP write to the next-server)\n");
+		kputs("usage: report [URL]  (http:// POST or tftp:// write; default ${"
+		      REPORT_URL_SETTING "}, else TFTP to the next-server)\n");
 		return -EINVAL;
 	}
 	return report_send(argc == 2 ? argv[1] : NULL, "requested");
 }
 SHELL_COMMAND(report, CMD_ORDER_HTTP,
-	      "send the boot report (identity, ports, console, fwdump) to the boot server",
+	      "[URL]: send the boot report (identity, ports, console, fwdump)",
 	      cmd_report);

@@ -21,8 +21,7 @@ static int cmd_selftest(int argc, char **argv)
 	else if (argc == 2 && !strncmp(argv[1], "--port=", 7))
 		port = selftest_port_arg(argv[1] + 7);
 	if (argc != 1 && port == 0) {
-		kprintf("usage: selftest [--port N]   (N: the HCA's port, 1 or 2; default: the first "
-			"ACTIVE port, else 1)\n");
+		kprintf("usage: selftest [--port N]  (N: port 1 or 2; default: the first ACTIVE port, else 1)\n");
 		return -EINVAL;
 	}
 	return hermon_selftest_all(port);

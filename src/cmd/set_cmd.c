@@ -14,8 +14,7 @@ static int cmd_set(int argc, char **argv)
 	int rc;
 
 	if (argc != 2 && argc != 3) {
-		kprintf("usage: set NAME [VALUE]\n");
-		return -EINVAL;
+		return shell_usage(argv[0]);
 	}
 	rc = setting_set(argv[1], argc == 3 ? argv[2] : NULL);
 	if (rc)

@@ -69,28 +69,30 @@ static void emit_num(struct out *o, const struct spec *s, uint64_t v, unsigned b
 		pad(o, ' ', fill);
 }
 
-static uint64_t arg_unsigned(const struct spec *s, va_list *ap)
+/* The integer argument for `s`, as 64 bits: sign-extended for a signed conversion, else
+ * zero-extended. One va_arg per argument width (int, long, long long); char and short arrive
+ * promoted to int (C11 6.5.2.2) and are cut down here. On the LP64 targets ibboot is built for,
+ * size_t, ptrdiff_t and intmax_t are long, and a signed value read as its unsigned type keeps its
+ * bits (C11 7.16.1.1). */
+static uint64_t arg_int(const struct spec *s, va_list *ap, bool is_signed)
 {
-	switch (s->len) {
-	case -2: return (unsigned char)va_arg(*ap, unsigned int);
-	case -1: return (unsigned short)va_arg(*ap, unsigned int);
-	case 0:  return va_arg(*ap, unsigned int);
-	case 1:  return va_arg(*ap, unsigned long);
-	case 2:  return va_arg(*ap, unsigned long long);
-	default: return va_arg(*ap, size_t);
-	}
-}
+	unsigned bits = 64;
+	uint64_t v;
 
-static int64_t arg_signed(const struct spec *s, va_list *ap)
-{
-	switch (s->len) {
-	case -2: return (signed char)va_arg(*ap, int);
-	case -1: return (short)va_arg(*ap, int);
-	case 0:  return va_arg(*ap, int);
-	case 1:  return va_arg(*ap, long);
-	case 2:  return va_arg(*ap, long long);
-	default: return va_arg(*ap, ptrdiff_t);
+	if (s->len == 2)
+		v = va_arg(*ap, unsigned long long);
+	else if (s->len > 0)
+		v = va_arg(*ap, unsigned long);
+	else {
+		v = va_arg(*ap, unsigned int);
+		bits = s->len == -2 ? 8 : s->len == -1 ? 16 : 32;
 	}
+	if (bits < 64) {
+		v &= (1ull << bits) - 1;
+		if (is_signed && (v >> (bits - 1)))
+			v |= ~0ull << bits;
+	}
+	return v;
 }
 
 static const char *parse_spec(const char *p, struct spec *s, va_list *ap)
@@ -157,22 +159,22 @@ int kvformat(void (*sink)(void *ctx, char c), void *ctx, const char *fmt, va_lis
 		switch (*p) {
 		case 'd':
 		case 'i': {
-			int64_t v = arg_signed(&s, &ap);
+			int64_t v = (int64_t)arg_int(&s, &ap, true);
 			uint64_t mag = v < 0 ? -(uint64_t)v : (uint64_t)v;
 			emit_num(&o, &s, mag, 10, false,
 				 v < 0 ? "-" : s.plus ? "+" : s.space ? " " : "");
 			break;
 		}
 		case 'u':
-			emit_num(&o, &s, arg_unsigned(&s, &ap), 10, false, "");
+			emit_num(&o, &s, arg_int(&s, &ap, false), 10, false, "");
 			break;
 		case 'x':
 		case 'X':
-			emit_num(&o, &s, arg_unsigned(&s, &ap), 16, *p == 'X',
+			emit_num(&o, &s, arg_int(&s, &ap, false), 16, *p == 'X',
 				 s.alt ? (*p == 'X' ? "0X" : "0x") : "");
 			break;
 		case 'o':
-			emit_num(&o, &s, arg_unsigned(&s, &ap), 8, false, s.alt ? "0" : "");
+			emit_num(&o, &s, arg_int(&s, &ap, false), 8, false, s.alt ? "0" : "");
 			break;
 		case 'p':
 			emit_num(&o, &s, (uintptr_t)va_arg(ap, void *), 16, false, "0x");

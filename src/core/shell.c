@@ -40,13 +40,39 @@ int shell_run_line(char *line)
 		kprintf("too many arguments (at most %d)\n", SHELL_MAX_ARGS);
 		return argc;
 	}
-	if (argc == 0)
-		return 0;
+	return argc ? shell_run(argc, argv) : 0;
+}
+
+const struct shell_command *shell_find_command(const char *name)
+{
+	const struct shell_command *c;
+
+	table_for_each(c, shell_commands)
+		if (strcmp(c->name, name) == 0)
+			return c;
+	return NULL;
+}
+
+int shell_run(int argc, char **argv)
+{
 	const struct shell_command *c = shell_find_command(argv[0]);
+
 	if (c)
 		return c->run(argc, argv);
 	kprintf("%s: unknown command (try 'help')\n", argv[0]);
 	return -ENOENT;
+}
+
+int shell_usage(const char *name)
+{
+	const struct shell_command *c = shell_find_command(name);
+	const char *h = c ? c->help : "";
+	int n = 0;
+
+	while (h[n] && !(h[n] == ':' && h[n + 1] == ' '))
+		n++;
+	kprintf("usage: %s %.*s\n", name, n, h);
+	return -EINVAL;
 }
 
 int cmdline_get(const char *cmdline, const char *key, char *buf, size_t size)

@@ -20,6 +20,21 @@ static int refuse_unverified(const struct image *kernel)
 
 int (*image_linux_boot)(struct image *kernel);
 
+/* A device that did not reset may still write into memory the kernel would own: refused rather
+ * than fenced off in the memory map (src/image/README.md says why). */
+static int refuse_handoff(const char *what)
+{
+	kprintf("boot: refusing to start %s: a device could not be reset and may still write into "
+		"memory; power-cycle the machine\n", what);
+	return -EBUSY;
+}
+
+static void handoff_failed(int rc)
+{
+	kprintf("boot: handoff refused (%s); devices are shut down: reboot to use the network\n",
+		ib_strerror(rc));
+}
+
 static int boot_linux(struct image *img)
 {
 	struct bzimage_layout lay;
@@ -39,17 +54,12 @@ static int boot_linux(struct image *img)
 	boot_phase("starting Linux at %#llx; shutting down devices (HCA quiesced)",
 		   (unsigned long long)(lay.kernel_addr + 0x200));
 	if (pci_remove_drivers() != 0) {
-		/* A device that did not reset may still write into memory Linux would own: refused
-		 * rather than fenced off in the e820 map (src/image/README.md says why). */
-		kprintf("boot: refusing to start Linux: a device could not be reset and may still "
-			"write into memory (see above); power-cycle the machine and try again\n");
 		bzimage_unload(&lay);
-		return -EBUSY;
+		return refuse_handoff("Linux");
 	}
 	rc = (image_linux64_handoff ? image_linux64_handoff : plat_boot_linux64)(
 		lay.kernel_addr + 0x200, lay.zero_page);
-	kprintf("boot: the platform refused the handoff (%s); devices are shut down — reboot to "
-		"use the network again\n", ib_strerror(rc));
+	handoff_failed(rc);
 	bzimage_unload(&lay);
 	return rc;
 }
@@ -60,8 +70,8 @@ static int boot_multiboot(struct image *img)
 	int rc;
 
 	if (!image_multiboot_handoff) {
-		kprintf("boot: %s is a multiboot kernel; this platform cannot enter one (it needs "
-			"a bare-metal 32-bit handoff)\n", img->name);
+		kprintf("boot: %s is a multiboot kernel; this platform cannot enter one (no 32-bit "
+			"handoff)\n", img->name);
 		return -ENOTSUP;
 	}
 	rc = multiboot_load(img, &plan);
@@ -70,14 +80,11 @@ static int boot_multiboot(struct image *img)
 	boot_phase("starting multiboot kernel at %#x; shutting down devices (HCA quiesced)",
 		   plan.mb.entry);
 	if (pci_remove_drivers() != 0) {
-		kprintf("boot: refusing to start the multiboot kernel: a device could not be reset "
-			"and may still write into memory (see above); power-cycle the machine\n");
 		multiboot_unload(&plan);
-		return -EBUSY;
+		return refuse_handoff("the multiboot kernel");
 	}
 	rc = image_multiboot_handoff(plan.param);
-	kprintf("boot: multiboot handoff refused (%s); devices are shut down — reboot to use "
-		"the network again\n", ib_strerror(rc));
+	handoff_failed(rc);
 	multiboot_unload(&plan);
 	return rc;
 }
@@ -91,7 +98,7 @@ int image_boot(struct image *img)
 	if (!img)
 		img = image_selected();
 	if (!img) {
-		kprintf("boot: no kernel; fetch one with 'kernel URL [ARGS]' or 'chain URL'\n");
+		kprintf("boot: no kernel (fetch one: kernel URL, or chain URL)\n");
 		return -ENOENT;
 	}
 	rc = refuse_unverified(img);
@@ -99,8 +106,7 @@ int image_boot(struct image *img)
 		return rc;
 	if (script_is_script(img->data, img->len)) {
 		if (!image_run_script) {
-			kprintf("boot: %s is a script, and no script interpreter is built in\n",
-				img->name);
+			kprintf("boot: %s is a script; no interpreter is built in\n", img->name);
 			return -ENOTSUP;
 		}
 		rc = image_trust_check_data(img);   /* the bytes the interpreter will read */
@@ -117,7 +123,7 @@ int image_boot(struct image *img)
 		kprintf("boot: %s: %s\n", img->name, why);
 		return rc;
 	}
-	kprintf("boot: %s (%zu bytes) is neither a Linux bzImage, a multiboot kernel nor an "
-		"iPXE script — check the URL serves the file you meant\n", img->name, img->len);
+	kprintf("boot: %s (%zu bytes) is no bzImage, multiboot kernel or iPXE script: check the "
+		"URL\n", img->name, img->len);
 	return -ENOTSUP;
 }

@@ -67,10 +67,10 @@ int bzimage_parse(const uint8_t *d, size_t len, struct bzimage_info *o, const ch
 {
 	memset(o, 0, sizeof(*o));
 	if (len < HDR_VERSION + 2)
-		return image_fail(why, -EINVAL, "bzImage: file of %zu bytes is too short for a setup header",
+		return image_fail(why, -EINVAL, "bzImage: %zu bytes: too short for a setup header",
 			    len);
 	if (rd32(d + HDR_MAGIC) != HDR_MAGIC_VALUE)
-		return image_fail(why, -EINVAL, "bzImage: no \"HdrS\" magic at 0x202 (not a Linux kernel)");
+		return image_fail(why, -EINVAL, "bzImage: no HdrS at 0x202 (not Linux)");
 	if (rd16(d + HDR_BOOT_FLAG) != BOOT_FLAG_VALUE)
 		return image_fail(why, -EINVAL, "bzImage: boot_flag at 0x1fe is %#x, not 0xaa55",
 			    rd16(d + HDR_BOOT_FLAG));
@@ -81,27 +81,24 @@ int bzimage_parse(const uint8_t *d, size_t len, struct bzimage_info *o, const ch
 			    o->version >> 8, o->version & 0xff);
 	o->header_end = 0x202 + (size_t)d[HDR_JUMP_LEN];
 	if (o->header_end < HDR_MIN_END)
-		return image_fail(why, -EINVAL, "bzImage: setup header ends at %#zx, before init_size "
-			    "(0x260) that protocol %u.%02u has", o->header_end, o->version >> 8,
-			    o->version & 0xff);
+		return image_fail(why, -EINVAL, "bzImage: header (protocol %u.%02u) ends at %#zx, before "
+			    "init_size (0x260)", o->version >> 8, o->version & 0xff, o->header_end);
 	o->setup_sects = d[HDR_SETUP_SECTS] ? d[HDR_SETUP_SECTS] : 4;   /* 0 means 4 */
 	o->setup_len = ((size_t)o->setup_sects + 1) * 512;
 	if (o->header_end > o->setup_len || o->setup_len >= len)
 		return image_fail(why, -EINVAL, "bzImage: setup of %u sectors (%zu bytes, header to %#zx) "
-			    "does not fit a %zu-byte file", o->setup_sects, o->setup_len,
+			    "does not fit %zu bytes", o->setup_sects, o->setup_len,
 			    o->header_end, len);
 	o->kernel_len = len - o->setup_len;
 	if (o->kernel_len <= ENTRY_64_OFFSET)
-		return image_fail(why, -EINVAL, "bzImage: protected-mode kernel of %zu bytes has no "
-			    "64-bit entry at +0x200", o->kernel_len);
+		return image_fail(why, -EINVAL, "bzImage: kernel of %zu bytes: no 64-bit entry at +0x200", o->kernel_len);
 	o->loadflags = d[HDR_LOADFLAGS];
 	if (!(o->loadflags & LOADED_HIGH))
-		return image_fail(why, -ENOTSUP, "bzImage: a zImage (LOADED_HIGH clear) cannot be loaded "
-			    "high; need a bzImage");
+		return image_fail(why, -ENOTSUP, "bzImage: a zImage (LOADED_HIGH clear), not a bzImage");
 	o->xloadflags = rd16(d + HDR_XLOADFLAGS);
 	if (!(o->xloadflags & BZ_XLF_KERNEL_64))
-		return image_fail(why, -ENOTSUP, "bzImage: no 64-bit entry (XLF_KERNEL_64 clear): a "
-			    "32-bit kernel, which ibboot cannot enter from long mode");
+		return image_fail(why, -ENOTSUP, "bzImage: XLF_KERNEL_64 clear: a 32-bit kernel, which "
+			    "ibboot cannot enter");
 	o->code32_start = rd32(d + HDR_CODE32_START);
 	o->initrd_addr_max = rd32(d + HDR_INITRD_ADDR_MAX);
 	o->kernel_alignment = rd32(d + HDR_KERNEL_ALIGNMENT);
@@ -113,8 +110,8 @@ int bzimage_parse(const uint8_t *d, size_t len, struct bzimage_info *o, const ch
 	o->init_size = rd32(d + HDR_INIT_SIZE);
 	if (o->relocatable) {
 		if (!IS_POW2(o->kernel_alignment) || o->kernel_alignment > GiB(1))
-			return image_fail(why, -EINVAL, "bzImage: kernel_alignment %#x is not a power of "
-				    "two up to 1 GiB", o->kernel_alignment);
+			return image_fail(why, -EINVAL, "bzImage: kernel_alignment %#x: not a power of two "
+				    "<= 1 GiB", o->kernel_alignment);
 		if (o->min_alignment > 30 || (1u << o->min_alignment) > o->kernel_alignment)
 			return image_fail(why, -EINVAL, "bzImage: min_alignment 2^%u is above "
 				    "kernel_alignment %#x", o->min_alignment, o->kernel_alignment);
@@ -123,7 +120,7 @@ int bzimage_parse(const uint8_t *d, size_t len, struct bzimage_info *o, const ch
 			    (unsigned long long)o->pref_address);
 	}
 	if (o->init_size == 0 || o->init_size > GiB(1))
-		return image_fail(why, -EINVAL, "bzImage: init_size %#x is not between 1 byte and 1 GiB",
+		return image_fail(why, -EINVAL, "bzImage: init_size %#x: not 1 byte..1 GiB",
 			    o->init_size);
 	if (o->cmdline_size == 0)
 		return image_fail(why, -EINVAL, "bzImage: cmdline_size is 0");
@@ -184,8 +181,7 @@ static int load_initrds(const struct bzimage_info *bz, struct bzimage_layout *la
 	allocs.initrd_size = total;
 	allocs.initrd = dma_alloc(total, 4096);
 	if (!allocs.initrd) {
-		kprintf("bzImage: no memory for %zu bytes of initrd (imgfree what is not needed)\n",
-			total);
+		kprintf("bzImage: no memory for %zu bytes of initrd (imgfree?)\n", total);
 		return -ENOMEM;
 	}
 	size_t off = 0;
@@ -237,8 +233,8 @@ int bzimage_load(const struct image *kernel, struct bzimage_layout *lay)
 	}
 	high_ok = bz.xloadflags & BZ_XLF_CAN_BE_LOADED_ABOVE_4G;
 	if (!bz.relocatable) {
-		kprintf("bzImage: %s is not relocatable (it must sit at %#llx); ibboot places "
-			"kernels only where its allocator has room — build with CONFIG_RELOCATABLE\n",
+		kprintf("bzImage: %s is not relocatable (it must sit at %#llx): build it with "
+			"CONFIG_RELOCATABLE\n",
 			kernel->name, (unsigned long long)(bz.pref_address ? bz.pref_address :
 							   bz.code32_start));
 		return -ENOTSUP;
@@ -246,8 +242,8 @@ int bzimage_load(const struct image *kernel, struct bzimage_layout *lay)
 	allocs.kernel_size = MAX((size_t)bz.init_size, bz.kernel_len);
 	allocs.kernel = alloc_kernel(&bz, allocs.kernel_size, &align);
 	if (!allocs.kernel) {
-		kprintf("bzImage: no %zu MiB block aligned to %#x for the kernel (init_size) — give "
-			"the machine more memory or imgfree what is not needed\n",
+		kprintf("bzImage: no %zu MiB block aligned to %#x for the kernel (init_size); "
+			"imgfree?\n",
 			(allocs.kernel_size + (size_t)MiB(1) - 1) >> 20, bz.kernel_alignment);
 		rc = -ENOMEM;
 		goto fail;
@@ -265,8 +261,8 @@ int bzimage_load(const struct image *kernel, struct bzimage_layout *lay)
 		allocs.kernel_size = (size_t)end;   /* covers [load, end) wherever it lands */
 		allocs.kernel = alloc_kernel(&bz, allocs.kernel_size, &align);
 		if (!allocs.kernel) {
-			kprintf("bzImage: no %zu MiB block for the kernel and the room it runs in "
-				"(pref_address %#llx + init_size)\n",
+			kprintf("bzImage: no %zu MiB block for the kernel to run in (pref_address "
+				"%#llx + init_size)\n",
 				(allocs.kernel_size + (size_t)MiB(1) - 1) >> 20,
 				(unsigned long long)bz.pref_address);
 			rc = -ENOMEM;
@@ -275,8 +271,8 @@ int bzimage_load(const struct image *kernel, struct bzimage_layout *lay)
 		lay->kernel_addr = virt_to_bus(allocs.kernel);
 	}
 	if (!high_ok && !below_4g(lay->kernel_addr, allocs.kernel_size)) {
-		kprintf("bzImage: kernel placed at %#llx, above 4 GiB, and the kernel does not allow "
-			"that (XLF_CAN_BE_LOADED_ABOVE_4G clear)\n",
+		kprintf("bzImage: kernel at %#llx, above 4 GiB, without "
+			"XLF_CAN_BE_LOADED_ABOVE_4G\n",
 			(unsigned long long)lay->kernel_addr);
 		rc = -ERANGE;
 		goto fail;
@@ -304,7 +300,7 @@ int bzimage_load(const struct image *kernel, struct bzimage_layout *lay)
 
 	size_t clen = strlen(kernel->cmdline);
 	if (clen > bz.cmdline_size) {
-		kprintf("bzImage: command line of %zu characters; this kernel takes at most %u\n",
+		kprintf("bzImage: command line of %zu characters; the kernel takes %u\n",
 			clen, bz.cmdline_size);
 		rc = -ERANGE;
 		goto fail;
@@ -321,8 +317,7 @@ int bzimage_load(const struct image *kernel, struct bzimage_layout *lay)
 	lay->cmdline_addr = virt_to_bus(allocs.cmdline);
 	lay->zero_page_addr = virt_to_bus(lay->zero_page);
 	if (!high_ok && (!below_4g(lay->cmdline_addr, clen + 1) || lay->initrd_addr >= GiB(4))) {
-		kprintf("bzImage: command line or initrd above 4 GiB, which this kernel cannot "
-			"reach\n");
+		kprintf("bzImage: command line or initrd above 4 GiB, out of the kernel's reach\n");
 		rc = -ERANGE;
 		goto fail;
 	}

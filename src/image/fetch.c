@@ -39,11 +39,11 @@ static long fetch_module(const char *uri, uint8_t *buf, size_t size, fetch_progr
 		idx = idx * 10 + (unsigned)(*p - '0');
 	}
 	if (idx >= n) {
-		kprintf("%s: the boot loader brought %u module(s) (see 'modules')\n", uri, n);
+		kprintf("%s: the boot loader brought %u module(s)\n", uri, n);
 		return -ENOENT;
 	}
 	if (mods[idx].len > size) {
-		kprintf("%s: %llu bytes do not fit the %zu-byte buffer\n", uri,
+		kprintf("%s: %llu bytes do not fit %zu\n", uri,
 			(unsigned long long)mods[idx].len, size);
 		return -ENOSPC;
 	}
@@ -52,7 +52,7 @@ static long fetch_module(const char *uri, uint8_t *buf, size_t size, fetch_progr
 		progress(ctx, mods[idx].len, mods[idx].len);
 	return (long)mods[idx].len;
 bad:
-	kprintf("%s: expected module:N with N a module number\n", uri);
+	kprintf("%s: expected module:N\n", uri);
 	return -EINVAL;
 }
 
@@ -135,9 +135,8 @@ static int check_pin(struct image *img, const uint8_t *pin)
 	if (memcmp(got, pin, SHA256_DIGEST_LEN) != 0) {
 		sha256_to_hex(pin, want_hex);
 		kprintf("sha256: %s MISMATCH: pinned %s before the fetch\n"
-			"sha256:   but the %zu bytes fetched from %s hash to %s\n"
-			"sha256: %s discarded — the server or the network changed it, or the pin is "
-			"wrong\n", img->name, want_hex, img->len, img->uri, got_hex, img->name);
+			"sha256:   but the %zu bytes fetched from %s hash to %s: discarded (changed "
+			"on the way, or a wrong pin)\n", img->name, want_hex, img->len, img->uri, got_hex);
 		return -EPERM;
 	}
 	memcpy(img->pin, pin, SHA256_DIGEST_LEN);
@@ -157,7 +156,7 @@ struct image *fetch_image_pinned(const char *uri, const char *name, const uint8_
 	char resolved[IMAGE_URI_MAX];
 
 	if (!pin && image_trust_enforcing()) {
-		kprintf("trust: refusing to fetch %s: it has no SHA-256 pin (enforcing mode: give "
+		kprintf("trust: refusing to fetch %s: it has no SHA-256 pin (enforcing mode: "
 			"--sha256 HEX)\n", uri);
 		*rc = -EPERM;
 		return NULL;
@@ -177,8 +176,7 @@ struct image *fetch_image_pinned(const char *uri, const char *name, const uint8_
 	long n;
 
 	if (!s) {
-		kprintf("%s: no handler for this URL's scheme (have module:, tftp:, http: when "
-			"the network is built in)\n", uri);
+		kprintf("%s: unknown URL scheme (have module:, tftp:, http:)\n", uri);
 		*rc = -ENOTSUP;
 		return NULL;
 	}
@@ -193,7 +191,7 @@ struct image *fetch_image_pinned(const char *uri, const char *name, const uint8_
 	size &= ~(size_t)4095;
 	buf = size ? dma_alloc(size, 4096) : NULL;
 	if (!buf) {
-		kprintf("%s: no memory to download into (largest free block %llu KiB)\n", uri,
+		kprintf("%s: no memory to download into (largest block %llu KiB)\n", uri,
 			(unsigned long long)(st.largest >> 10));
 		*rc = -ENOMEM;
 		return NULL;

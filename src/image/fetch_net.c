@@ -22,8 +22,7 @@ static struct net_device *boot_netdev(const char *uri)
 	if (!nd)
 		nd = netdev_first();
 	if (!nd)
-		kprintf("%s: no network device — is the InfiniBand adapter there and its port "
-			"up? (try 'ibstat')\n", uri);
+		kprintf("%s: no network device (see ibstat)\n", uri);
 	return nd;
 }
 
@@ -43,7 +42,7 @@ static long fetch_tftp(const char *uri, uint8_t *buf, size_t size, fetch_progres
 		return -ENODEV;
 	rc = tftp_url_split(uri, host, sizeof(host), &path);
 	if (rc == -ENOTSUP)
-		kprintf("%s: TFTP on a port other than 69 is not supported\n", uri);
+		kprintf("%s: TFTP takes port 69 only\n", uri);
 	else if (rc < 0)
 		kprintf("%s: expected tftp://HOST/PATH\n", uri);
 	if (rc < 0)
@@ -79,8 +78,8 @@ static int relative_to_next_server(const char *name, char *out, size_t size)
 	char server[DHCP_NAME_MAX];
 
 	if (setting_get("next-server", server, sizeof(server)) <= 0) {
-		kprintf("%s: not a URL, and DHCP gave no next-server to fetch it from — use "
-			"tftp://HOST/%s or http://HOST/%s\n", name, name, name);
+		kprintf("%s: not a URL, and no next-server from DHCP: use tftp://HOST/%s\n", name,
+			name);
 		return -EINVAL;
 	}
 	while (*name == '/')

@@ -52,7 +52,7 @@ struct image *image_adopt(const char *name, uint8_t *buf, size_t len, size_t all
 	}
 	img = kzalloc(sizeof(*img));
 	if (!img) {
-		kprintf("image: out of memory for the image record of %s\n", name);
+		kprintf("image: no memory for %s\n", name);
 		return NULL;
 	}
 	old = image_find(name);
@@ -77,7 +77,7 @@ struct image *image_add(const char *name, const void *data, size_t len)
 	struct image *img;
 
 	if (!buf) {
-		kprintf("image: no memory for %s (%zu bytes); free images with imgfree\n", name, len);
+		kprintf("image: no memory for %s (%zu bytes); imgfree?\n", name, len);
 		return NULL;
 	}
 	memcpy(buf, data, len);
@@ -188,8 +188,7 @@ int image_verify_sha256(struct image *img, const char *hex)
 	if (memcmp(want, got, SHA256_DIGEST_LEN) != 0) {
 		img->verified = -1;
 		kprintf("sha256: %s MISMATCH: expected %s\n"
-			"sha256:   but the %zu bytes fetched from %s hash to %s\n"
-			"sha256: refusing to boot %s — check the URL and the pinned hash in the script\n",
+			"sha256:   but the %zu bytes fetched from %s hash to %s; %s will not boot\n",
 			img->name, hex, img->len, img->uri[0] ? img->uri : "(unknown)", got_hex,
 			img->name);
 		return -EPERM;
@@ -202,8 +201,8 @@ int image_verify_sha256(struct image *img, const char *hex)
 	img->verified = 1;
 	kprintf("sha256: %s OK (%s)\n", img->name, got_hex);
 	if (trust_enforcing && img->pinned != IMAGE_PINNED_BEFORE_FETCH)
-		kprintf("sha256: note: %s was pinned after its fetch, which enforcing mode does not "
-			"accept; pin it with --sha256 HEX on the fetch\n", img->name);
+		kprintf("sha256: note: %s was pinned after its fetch: enforcing mode needs --sha256 "
+			"HEX on the fetch\n", img->name);
 	return 0;
 }
 
@@ -217,21 +216,21 @@ bool image_trust_enforcing(void)
 void image_trust_enforce(void)
 {
 	if (!trust_enforcing)
-		kprintf("imgtrust: enforcing: from now on only images whose SHA-256 was pinned "
-			"before their fetch (--sha256 HEX) boot or run; this cannot be turned off\n");
+		kprintf("imgtrust: enforcing: only images pinned (--sha256 HEX) before their fetch "
+			"boot or run, for good\n");
 	trust_enforcing = true;
 }
 
 int image_trust_allowed(const struct image *img)
 {
 	if (img->verified < 0) {
-		kprintf("boot: refusing: %s failed its sha256 check (fetch it again from a good "
-			"source, or fix the pinned hash)\n", img->name);
+		kprintf("boot: refusing: %s failed its sha256 check (fetch it again, or fix the "
+			"pin)\n", img->name);
 		return -EPERM;
 	}
 	if (trust_enforcing && img->pinned != IMAGE_PINNED_BEFORE_FETCH) {
-		kprintf("trust: refusing %s: %s (enforcing mode: pin it with --sha256 HEX on its "
-			"fetch)\n", img->name, img->pinned == IMAGE_UNPINNED ?
+		kprintf("trust: refusing %s: %s (enforcing mode: --sha256 HEX on its fetch)\n",
+			img->name, img->pinned == IMAGE_UNPINNED ?
 			"it has no SHA-256 pin" : "its SHA-256 was pinned only after it was fetched");
 		return -EPERM;
 	}

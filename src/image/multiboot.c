@@ -45,27 +45,26 @@ static int parse_aout_kludge(const uint8_t *d, size_t len, struct multiboot_info
 
 	o->entry = rd32(h + 28);
 	if (load_addr > header_addr || header_addr - load_addr > o->header_off)
-		return image_fail(why, -EINVAL, "multiboot: load_addr %#x and header_addr %#x put the "
-			    "load start before the file's beginning", load_addr, header_addr);
+		return image_fail(why, -EINVAL, "multiboot: load_addr %#x, header_addr %#x: load starts "
+			    "before the file", load_addr, header_addr);
 	size_t file_off = o->header_off - (header_addr - load_addr);
 	size_t file_len = load_end ? (size_t)load_end - load_addr : len - file_off;
 	if (load_end && load_end <= load_addr)
 		return image_fail(why, -EINVAL, "multiboot: load_end_addr %#x is not above load_addr %#x",
 			    load_end, load_addr);
 	if (file_len > len - file_off)
-		return image_fail(why, -EINVAL, "multiboot: load_end_addr %#x asks for %zu bytes; the "
-			    "file has %zu from offset %#zx", load_end, file_len, len - file_off,
+		return image_fail(why, -EINVAL, "multiboot: load_end_addr %#x asks for %zu bytes; %zu "
+			    "from offset %#zx", load_end, file_len, len - file_off,
 			    file_off);
 	uint64_t end = (uint64_t)load_addr + file_len;
 	if (end > 0xffffffffull)
 		return image_fail(why, -EINVAL, "multiboot: segment at %#x of %zu bytes passes 4 GiB",
 			    load_addr, file_len);
 	if (bss_end && bss_end < end)
-		return image_fail(why, -EINVAL, "multiboot: bss_end_addr %#x is below the loaded end "
-			    "%#llx", bss_end, (unsigned long long)end);
+		return image_fail(why, -EINVAL, "multiboot: bss_end_addr %#x below the loaded end %#llx", bss_end, (unsigned long long)end);
 	uint64_t mem_end = bss_end ? bss_end : end;
 	if (o->entry < load_addr || o->entry >= mem_end)
-		return image_fail(why, -EINVAL, "multiboot: entry_addr %#x is outside the loaded "
+		return image_fail(why, -EINVAL, "multiboot: entry_addr %#x outside the loaded "
 			    "%#x..%#llx", o->entry, load_addr, (unsigned long long)mem_end);
 	o->seg[0] = (struct mb_segment){ load_addr, file_off, file_len,
 					 (uint32_t)(mem_end - load_addr) };
@@ -77,19 +76,18 @@ static int parse_elf32(const uint8_t *d, size_t len, struct multiboot_info_parse
 		       const char **why)
 {
 	if (len < ELF32_EHDR_LEN || memcmp(d, "\x7f" "ELF", 4) != 0)
-		return image_fail(why, -ENOTSUP, "multiboot: no a.out kludge (flag 16) and not an ELF "
-			    "file");
+		return image_fail(why, -ENOTSUP, "multiboot: no a.out kludge (flag 16), not ELF");
 	if (d[EI_CLASS] != ELFCLASS32 || d[EI_DATA] != ELFDATA2LSB || rd16(d + 16) != ET_EXEC ||
 	    rd16(d + 18) != EM_386)
-		return image_fail(why, -ENOTSUP, "multiboot: ELF is not a 32-bit little-endian i386 "
-			    "executable (class %u, data %u, type %u, machine %u)", d[EI_CLASS],
+		return image_fail(why, -ENOTSUP, "multiboot: ELF not 32-bit LE i386 executable (class %u, "
+			    "data %u, type %u, machine %u)", d[EI_CLASS],
 			    d[EI_DATA], rd16(d + 16), rd16(d + 18));
 	uint32_t phoff = rd32(d + 28);
 	unsigned phentsize = rd16(d + 42), phnum = rd16(d + 44);
 	if (phentsize < ELF32_PHDR_LEN || phnum == 0 || phoff > len ||
 	    (uint64_t)phentsize * phnum > len - phoff)
 		return image_fail(why, -EINVAL, "multiboot: ELF program headers (%u of %u bytes at %#x) "
-			    "do not fit the %zu-byte file", phnum, phentsize, phoff, len);
+			    "do not fit %zu bytes", phnum, phentsize, phoff, len);
 	o->entry = rd32(d + 24);
 	o->elf = true;
 	bool entry_inside = false;
@@ -105,7 +103,7 @@ static int parse_elf32(const uint8_t *d, size_t len, struct multiboot_info_parse
 				    MB_MAX_SEGMENTS);
 		if (filesz > memsz || off > len || filesz > len - off)
 			return image_fail(why, -EINVAL, "multiboot: ELF segment %u (offset %#x, %u bytes "
-				    "in file, %u in memory) lies outside the file or is inverted",
+				    "in file, %u in memory) outside the file or inverted",
 				    i, off, filesz, memsz);
 		if ((uint64_t)paddr + memsz > 0x100000000ull)
 			return image_fail(why, -EINVAL, "multiboot: ELF segment %u at %#x of %u bytes "
@@ -145,12 +143,12 @@ int multiboot_parse(const uint8_t *d, size_t len, struct multiboot_info_parsed *
 		o->header_off = off;
 		o->flags = flags;
 		if (flags & 0xffff & ~MB_FLAGS_UNDERSTOOD)
-			return image_fail(why, -ENOTSUP, "multiboot: kernel requires features %#x (bit 2 = "
-				    "a graphics mode) that ibboot does not provide",
+			return image_fail(why, -ENOTSUP, "multiboot: kernel requires features %#x (bit 2: "
+				    "graphics mode) ibboot lacks",
 				    flags & 0xffff & ~MB_FLAGS_UNDERSTOOD);
 		if (flags & MB_FLAG_AOUT_KLUDGE) {
 			if (off + MB_HDR_LEN_KLUDGE > len)
-				return image_fail(why, -EINVAL, "multiboot: header at %#zx is cut short by "
+				return image_fail(why, -EINVAL, "multiboot: header at %#zx cut short by "
 					    "the end of the file", off);
 			return parse_aout_kludge(d, len, o, why);
 		}

@@ -120,11 +120,7 @@ static int fw_run(void *ctx __unused, int argc, char **argv)
 		return argc == 2 ? setting_set(argv[1], NULL) : -EINVAL;
 	if (strcmp(argv[0], "sleep") == 0)
 		return script_sleep(argc, argv);
-	const struct shell_command *c = shell_find_command(argv[0]);
-	if (c)
-		return c->run(argc, argv);
-	kprintf("%s: unknown command (try 'help')\n", argv[0]);
-	return -ENOENT;
+	return shell_run(argc, argv);
 }
 
 static int fw_getvar(void *ctx __unused, const char *name, char *buf, size_t size)
@@ -139,8 +135,8 @@ int script_run_firmware(const char *text, size_t len)
 	int rc;
 
 	if (depth >= SCRIPT_MAX_DEPTH) {
-		kprintf("script: chained %d deep; refusing to go further (a script chaining "
-			"itself?)\n", SCRIPT_MAX_DEPTH);
+		kprintf("script: chained %d deep; refusing (a script chaining itself?)\n",
+			SCRIPT_MAX_DEPTH);
 		return -ERANGE;
 	}
 	depth++;
@@ -229,8 +225,8 @@ static int autoboot_preflight(void)
 	bool settled = false;
 
 	if (!ib_devices()) {
-		boot_phase("autoboot failed: no InfiniBand HCA found (no supported adapter on PCI; "
-			   "'pci' lists what is there). Dropping to the console");
+		boot_phase("autoboot failed: no InfiniBand HCA found on PCI ('pci' lists what is "
+			   "there); console");
 		return -ENODEV;
 	}
 	for (;;) {
@@ -277,14 +273,13 @@ static int autoboot_preflight(void)
 				kprintf("%s port %u: could not be opened (see above)\n", d->name,
 					p->num);
 			else
-				kprintf("%s port %u: no cable (physical state %s %u s after start: "
-					"nothing answers at the other end)\n", d->name, p->num,
+				kprintf("%s port %u: no cable (physical state %s %u s after start)\n",
+					d->name, p->num,
 					ib_phys_state_name(p->attr.phys_state),
 					AUTOBOOT_LINK_TRAIN_MS / 1000);
 		}
 	}
-	boot_phase("autoboot failed: no InfiniBand port has a link (no cable on any port). "
-		   "Dropping to the console");
+	boot_phase("autoboot failed: no InfiniBand port has a link (no cable); console");
 	return -ENODEV;
 }
 
@@ -318,8 +313,8 @@ static void autoboot_give_back(void)
 	/* Only a device proven stopped may be left to the next boot program (pci.h). */
 	int busy = pci_remove_drivers();
 	if (busy) {
-		kprintf("autoboot: %d device(s) could not be proven stopped; not returning to the "
-			"firmware while they may still DMA; console\n", busy);
+		kprintf("autoboot: %d device(s) not proven stopped (may still DMA): not returning "
+			"to the firmware; console\n", busy);
 		return;
 	}
 	int rc = plat_exit_to_firmware();
@@ -342,8 +337,8 @@ static void autoboot_start(void)
 	kprintf("Press any key within %u s for the ibboot console; otherwise: %s",
 		AUTOBOOT_WAIT_MS / 1000, &SCRIPT_DEFAULT[sizeof(SCRIPT_MAGIC)]);
 	if (key_pressed(AUTOBOOT_WAIT_MS)) {
-		kprintf("console: 'help' lists the commands; 'chain URL' or 'kernel URL' + 'boot' "
-			"start a system; ${name}, || and && work as in scripts\n");
+		kprintf("console: 'help' lists the commands; chain URL (or kernel URL, boot) "
+			"starts a system; ${name}, ||, && work\n");
 		script_console();
 		return;
 	}
@@ -354,9 +349,8 @@ static void autoboot_start(void)
 	}
 	boot_phase("autoboot: running the embedded script");
 	int rc = script_run_firmware(SCRIPT_DEFAULT, sizeof(SCRIPT_DEFAULT) - 1);
-	boot_phase("autoboot failed (%s): the line above says which step; check the port is "
-		   "ACTIVE (ibstat), the DHCP server offers a boot file, and the server has it. "
-		   "Dropping to the console ('help' lists the commands)", ib_strerror(rc));
+	boot_phase("autoboot failed (%s): the line above says which step; check ibstat (port "
+		   "ACTIVE), the DHCP boot file and the server; console", ib_strerror(rc));
 	/* Tell the boot server (bounded: a few seconds at most; report.h). */
 	report_send(NULL, "autoboot failed");
 	autoboot_give_back();

@@ -61,12 +61,14 @@ static const char *expand(struct parser *p, const char *s, const struct script_o
 	return s + 1;
 }
 
-int script_parse_line(const char *s, char *store, size_t store_size, char **argv, int max_args,
-		      int *argcs, char *ops_out, int max_cmds, const struct script_ops *ops,
-		      void *ctx, const char **why)
+/* The words of one command (split_commands has cut the line at its || and &&), ${...} expanded,
+ * quotes and backslashes taken off, into argv (pointing into `store`). Returns argc (0 for an
+ * empty command) or -EINVAL with *why. */
+static int parse_words(const char *s, char *store, size_t store_size, char **argv,
+		       const struct script_ops *ops, void *ctx, const char **why)
 {
 	struct parser p = { store, 0, store_size, NULL };
-	int ncmd = 0, nargs = 0, cmd_args = 0;
+	int nargs = 0;
 	bool in_word = false;
 	char quote = 0;
 
@@ -81,26 +83,10 @@ int script_parse_line(const char *s, char *store, size_t store_size, char **argv
 			s++;
 			continue;
 		}
-		if (!quote && ((c == '|' && s[1] == '|') || (c == '&' && s[1] == '&'))) {
-			if (in_word && !put(&p, '\0'))
-				goto fail;
-			in_word = false;
-			if (cmd_args == 0)
-				FAIL(c == '|' ? "'||' without a command before it" :
-					       "'&&' without a command before it");
-			if (ncmd == max_cmds)
-				FAIL("too many || and && on one line");
-			argcs[ncmd] = cmd_args;
-			ops_out[ncmd++] = c;
-			cmd_args = 0;
-			s += 2;
-			continue;
-		}
 		if (!in_word) {
-			if (nargs == max_args)
+			if (nargs == SCRIPT_MAX_ARGS)
 				FAIL("too many words on one line");
 			argv[nargs++] = p.out + p.used;
-			cmd_args++;
 			in_word = true;
 		}
 		if (quote != '\'' && c == '$' && s[1] == '{') {
@@ -127,16 +113,7 @@ int script_parse_line(const char *s, char *store, size_t store_size, char **argv
 		FAIL(quote == '"' ? "unterminated \"" : "unterminated '");
 	if (in_word && !put(&p, '\0'))
 		goto fail;
-	if (cmd_args == 0) {
-		if (ncmd > 0)
-			FAIL("'||' or '&&' at the end of the line");
-		return 0;
-	}
-	if (ncmd == max_cmds)
-		FAIL("too many || and && on one line");
-	argcs[ncmd] = cmd_args;
-	ops_out[ncmd++] = 0;
-	return ncmd;
+	return nargs;
 fail:
 	*why = p.why;
 	return -EINVAL;
@@ -277,15 +254,13 @@ int script_exec(const char *text, size_t len, const struct script_ops *ops, void
 			if (i > 0 && ((ops_after[i - 1] == '|' && rc == 0) ||
 				      (ops_after[i - 1] == '&' && rc != 0)))
 				continue;
-			char op;
-			int argc;
-			int k = script_parse_line(cmds[i], store, sizeof(store), argv, SCRIPT_MAX_ARGS,
-						  &argc, &op, 1, ops, ctx, &why);
-			if (k < 0) {
+			int argc = parse_words(cmds[i], store, sizeof(store), argv, ops, ctx, &why);
+
+			if (argc < 0) {
 				kprintf("script line %u: %s\n", lineno, why);
-				return k;
+				return argc;
 			}
-			if (k == 0)
+			if (argc == 0)
 				continue;   /* an empty line */
 			char **cmd = argv;
 			if (strcmp(cmd[0], "goto") == 0) {

@@ -35,15 +35,6 @@ bool script_is_script(const uint8_t *data, size_t len);
  * of the line that failed (printed with its line number) or the `exit N` status as -N. */
 int script_exec(const char *text, size_t len, const struct script_ops *ops, void *ctx,
 		const struct script_limits *lim);
-/*
- * Parses one line into commands: words into argv (pointing into `store`), `ops_out[i]` the
- * operator after command i ('|' for ||, '&' for &&, 0 at the end), argc of each in argcs.
- * Returns the number of commands (0 for an empty line) or -EINVAL with *why.
- */
-int script_parse_line(const char *line, char *store, size_t store_size, char **argv,
-		      int max_args, int *argcs, char *ops_out, int max_cmds,
-		      const struct script_ops *ops, void *ctx, const char **why);
-
 /* Prints "[   3.214] <message>" — seconds since ibboot started — on its own line. */
 void boot_phase(const char *fmt, ...) __printf(1, 2);
 

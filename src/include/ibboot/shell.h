@@ -54,15 +54,11 @@ enum shell_command_order {
 		shell_require_##id = &shell_command_##id
 
 /* The command called `name` among those linked in, or NULL. */
-static inline const struct shell_command *shell_find_command(const char *name)
-{
-	const struct shell_command *c;
-
-	table_for_each(c, shell_commands)
-		if (strcmp(c->name, name) == 0)
-			return c;
-	return NULL;
-}
+const struct shell_command *shell_find_command(const char *name);
+/* Runs command argv[0] with its words; -ENOENT (and says so) if there is no such command. */
+int shell_run(int argc, char **argv);
+/* Prints "usage: NAME SYNTAX", SYNTAX being the command's help up to its ": "; returns -EINVAL. */
+int shell_usage(const char *name);
 
 /* Runs one command line ("pci", "mem"); returns the command's result, -ENOENT if unknown. */
 int shell_run_line(char *line);
