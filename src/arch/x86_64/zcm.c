@@ -23,13 +23,13 @@
 #define MATCH_MAX_CHECK 48	/* bytes compared backwards to measure a new match */
 
 #ifndef ZCM_LR
-#define ZCM_LR 6		/* the mixer's learning rate, final */
+#define ZCM_LR 3		/* the mixer's learning rate, final */
 #endif
 #ifndef ZCM_LRS
 #define ZCM_LRS 12
 #endif
 #ifndef ZCM_LIMIT_LO
-#define ZCM_LIMIT_LO 30	/* adaptation limits of the counters (see counter_update) */
+#define ZCM_LIMIT_LO 6	/* adaptation limits of the counters (see counter_update) */
 #endif
 #ifndef ZCM_LIMIT_HI
 #define ZCM_LIMIT_HI 255
@@ -54,7 +54,9 @@ struct zcm {
 	uint32_t pos, c0, c4, c8, bitn, word;
 	uint32_t h[ZCM_NHASH], idx[ZCM_NHASH];
 	uint32_t mptr, mlen, mbit, mctx;
-	uint32_t role, left, op, prev_op, pfx, modrm, ops;	/* the x86 instruction walk */
+	uint32_t role, left, op, prev_op, pfx, modrm, ops;
+	uint32_t ins_start, ref;		/* this instruction's start, the last one's of its opcode */
+	uint32_t last_of_op[1024];	/* the x86 instruction walk */
 	int32_t x[NIN];
 	uint32_t set1, set2, sse1c, sse1i, sse2i, sse1w, sse2w;
 	int32_t pm1, pm2, pmix, ps1, ps2;
@@ -230,19 +232,13 @@ static int32_t zcm_p(struct zcm *m)
 	}
 	for (uint32_t i = 0; i < NIN; i++) {
 		dot1 += mul_shift(m->x[i], m->w[m->set1][i]);
-#ifndef ZCM_ONEMIX
 		dot2 += mul_shift(m->x[i], m->w2[m->set2][i]);
-#endif
 	}
 	dot1 >>= 6;
 	dot2 >>= 6;
 	m->pm1 = squash(dot1);
 	m->pm2 = squash(dot2);
-#ifndef ZCM_ONEMIX
 	m->pmix = squash((dot1 + dot2) >> 1);
-#else
-	m->pmix = m->pm1;
-#endif
 	/* SSE: by partial byte, then by partial byte and previous byte (hashed) */
 	{
 		int32_t s = m->stretch[m->pmix] + 2048, j = s >> 7;
@@ -259,7 +255,7 @@ static int32_t zcm_p(struct zcm *m)
 			  m->sse2[m->sse2i][j + 1] * (int32_t)m->sse1w) >> 11;
 	}
 	{
-		int32_t p = (2 * m->pmix + m->ps1 + m->ps2 + 2) >> 2;
+		int32_t p = (m->pmix + m->ps1 + 2 * m->ps2 + 2) >> 2;
 
 		if (p < 1)
 			p = 1;
@@ -292,7 +288,11 @@ HOT void mixer_update(int32_t *w, const int32_t *x, int32_t err)
 /* Learn from the bit y just coded (after zcm_p). */
 static void zcm_bit(struct zcm *m, uint32_t y)
 {
-	int32_t lr = ZCM_LR + (int32_t)(m->pos < 4096 ? 8 : m->pos < 32768 ? 3 : 0);
+#ifndef ZCM_LRA
+#define ZCM_LRA 8
+#define ZCM_LRB 3
+#endif
+	int32_t lr = ZCM_LR + (int32_t)(m->pos < 4096 ? ZCM_LRA : m->pos < 32768 ? ZCM_LRB : 0);
 
 	for (uint32_t i = 0; i < ZCM_NHASH; i++) {
 		uint32_t *c = &m->t[i][m->idx[i] & TMASK];
@@ -303,9 +303,7 @@ static void zcm_bit(struct zcm *m, uint32_t y)
 	if (m->mlen)
 		m->mm[m->mctx & 63] = counter_update(m, m->mm[m->mctx & 63], y, ZCM_LIMIT_HI);
 	mixer_update(m->w[m->set1 & 2047], m->x, ((int32_t)(y << 12) - m->pm1) * lr);
-#ifndef ZCM_ONEMIX
 	mixer_update(m->w2[m->set2 & 511], m->x, ((int32_t)(y << 12) - m->pm2) * lr);
-#endif
 	sse_update(&m->sse1[m->sse1c & 255][m->sse1i & 31], m->sse1w, y);
 	sse_update(&m->sse2[m->sse2i & ((1u << SSE2_BITS) - 1)][m->sse1i & 31], m->sse1w, y);
 	m->c0 = m->c0 << 1 | y;
@@ -326,58 +324,48 @@ static uint32_t is_word_byte(uint32_t b)
  */
 enum { R_OP, R_OP0F, R_OP38, R_OP3A, R_MODRM, R_SIB, R_DISP, R_IMM };
 
-/* Immediate bytes of a one-byte-map opcode (bit 7: has ModRM); 0x7f: 2/4 by operand size. */
-static uint32_t x86_op1(uint32_t op, uint32_t pfx)
+/*
+ * What follows each opcode of the one-byte map and of the 0F map, 4 bits per opcode (even
+ * opcodes in the low nibble): bit 3, a ModRM byte; bits 0-2, the immediate: 0 none, 1 one byte,
+ * 2 two, 3 z (two with a 66h prefix, else four), 4 v (z, or eight with REX.W: MOV r64, imm64),
+ * 5 three (ENTER), 6 eight (MOV with a 64-bit moffs), 7 four (Jcc rel32).
+ */
+static const uint8_t x86_maps[2][128] = {
+	{
+		0x88, 0x88, 0x31, 0x00, 0x88, 0x88, 0x31, 0x00, 0x88, 0x88, 0x31, 0x00,
+		0x88, 0x88, 0x31, 0x00, 0x88, 0x88, 0x31, 0x00, 0x88, 0x88, 0x31, 0x00,
+		0x88, 0x88, 0x31, 0x00, 0x88, 0x88, 0x31, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x88, 0x00, 0x00, 0xb3, 0x91, 0x00, 0x00, 0x11, 0x11, 0x11, 0x11,
+		0x11, 0x11, 0x11, 0x11, 0xb9, 0x99, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x66, 0x66, 0x00, 0x00,
+		0x31, 0x00, 0x00, 0x00, 0x11, 0x11, 0x11, 0x11, 0x44, 0x44, 0x44, 0x44,
+		0x99, 0x02, 0x88, 0xb9, 0x05, 0x02, 0x10, 0x00, 0x88, 0x88, 0x11, 0x00,
+		0x88, 0x88, 0x88, 0x88, 0x11, 0x11, 0x11, 0x11, 0x33, 0x10, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x88, 0x00, 0x00, 0x00, 0x88,
+	}, {
+		0x88, 0x88, 0x08, 0x00, 0x00, 0x00, 0x88, 0x80, 0x88, 0x88, 0x88, 0x88,
+		0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88,
+		0x00, 0x00, 0x00, 0x00, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88,
+		0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88,
+		0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x99, 0x99, 0x88, 0x08,
+		0x88, 0x88, 0x88, 0x88, 0x77, 0x77, 0x77, 0x77, 0x77, 0x77, 0x77, 0x77,
+		0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x00, 0x80, 0x89, 0x88,
+		0x00, 0x80, 0x89, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x89, 0x88, 0x88,
+		0x88, 0x89, 0x99, 0x89, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	},
+};
+
+/* The immediate's length after an opcode of map 0 or 1, plus 0x80 when a ModRM follows. */
+static uint32_t x86_op(uint32_t map, uint32_t op, uint32_t pfx)
 {
+	uint32_t c = x86_maps[map & 1][op >> 1 & 127] >> (op & 1) * 4 & 15, t = c & 7;
 	uint32_t z = (pfx & 1) ? 2 : 4;
+	uint32_t n = t == 3 ? z : t == 4 ? ((pfx & 8) ? 8 : z) : 0x48300210u >> t * 4 & 15;
 
-	if (op < 0x40) {
-		uint32_t lo = op & 7;
-
-		if (lo < 4)
-			return 0x80;
-		return lo == 4 ? 1 : lo == 5 ? z : 0;
-	}
-	if (op < 0x60)
-		return 0;
-	switch (op) {
-	case 0x63: case 0x62: case 0x8d: case 0x8f: return 0x80;
-	case 0x68: case 0xa9: case 0xe8: case 0xe9: return z;
-	case 0x69: case 0x81: case 0xc7: return 0x80 | z;
-	case 0x6a: case 0xa8: case 0xcd: case 0xeb: case 0xd4: case 0xd5: return 1;
-	case 0x6b: case 0x80: case 0x82: case 0x83: case 0xc0: case 0xc1: case 0xc6: return 0x81;
-	case 0xc2: case 0xca: return 2;
-	case 0xc8: return 3;
-	case 0xa0: case 0xa1: case 0xa2: case 0xa3: return 8;
-	}
-	if (op >= 0x70 && op < 0x80)
-		return 1;
-	if (op >= 0x84 && op < 0x90)
-		return 0x80;
-	if (op >= 0xb0 && op < 0xb8)
-		return 1;
-	if (op >= 0xb8 && op < 0xc0)
-		return (pfx & 8) ? 8 : z;
-	if ((op >= 0xd0 && op < 0xd4) || (op >= 0xd8 && op < 0xe0) || op >= 0xfe ||
-	    op == 0xf6 || op == 0xf7 || op == 0xc4 || op == 0xc5)
-		return 0x80;
-	if (op >= 0xe0 && op < 0xe8)
-		return 1;
-	return 0;
-}
-
-/* The same for the 0F map. */
-static uint32_t x86_op0f(uint32_t op)
-{
-	if (op >= 0x80 && op < 0x90)
-		return 4;
-	if ((op >= 0x70 && op < 0x74) || op == 0xa4 || op == 0xac || op == 0xba || op == 0xc2 ||
-	    (op >= 0xc4 && op < 0xc7))
-		return 0x81;
-	if ((op >= 0x05 && op < 0x0c) || op == 0x0e || (op >= 0x30 && op < 0x38) || op == 0x77 ||
-	    (op >= 0xa0 && op < 0xa3) || (op >= 0xa8 && op < 0xab) || op >= 0xc8)
-		return 0;
-	return 0x80;
+	return (c & 8) << 4 | n;
 }
 
 static void x86_walk(struct zcm *m, uint32_t b)
@@ -402,7 +390,7 @@ static void x86_walk(struct zcm *m, uint32_t b)
 			m->role = R_OP0F;
 			return;
 		}
-		d = x86_op1(b, m->pfx);
+		d = x86_op(0, b, m->pfx);
 		break;
 	case R_OP0F:
 		m->op = 0x100 | b;
@@ -410,7 +398,7 @@ static void x86_walk(struct zcm *m, uint32_t b)
 			m->role = b == 0x38 ? R_OP38 : R_OP3A;
 			return;
 		}
-		d = x86_op0f(b);
+		d = x86_op(1, b, m->pfx);
 		break;
 	case R_OP38:
 	case R_OP3A:
@@ -512,25 +500,36 @@ static void zcm_byte(struct zcm *m)
 		m->word = (m->word + (b | 0x20) + 1) * 0x2f0b4c3du;
 	else
 		m->word = 0;
-	x86_walk(m, b);
+	{
+		uint32_t was = m->role;
+
+		x86_walk(m, b);
+		if (was < R_MODRM && m->role >= R_MODRM) {
+			m->ref = m->last_of_op[m->op & 1023];
+			m->last_of_op[m->op & 1023] = m->ins_start;
+		}
+		if (m->role == R_OP && !m->pfx)
+			m->ins_start = pos;
+	}
 	m->h[1] = hash2(1, m->c4 & 0xffff);
 	m->h[2] = hash2(2, m->c4 & 0xffffff);
 	m->h[3] = hash2(3, m->c4);
 	m->h[4] = hash2(m->c4 + 4, m->c8 & 0xffff);
-#ifdef ZCM_NOWORD
-	m->h[5] = hash2(5, m->c8);
-#else
 	m->h[5] = hash2(m->word + 5, m->c4 & 0xff);
-#endif
-#ifdef ZCM_NOSPARSE
-	m->h[6] = 0;
-#else
 	m->h[6] = hash2(6, m->c4 & 0xffff00);
-#endif
 	if (m->role == R_OP)
 		m->h[7] = hash2(7 + (m->pfx << 4), m->op << 12 | m->prev_op);
 	else
 		m->h[7] = hash2(7 + (m->role << 4) + (m->left << 8), m->op << 8 | (m->c4 & 0xff));
+	if (m->role < R_MODRM) {
+		m->h[10] = hash2(10 + (m->pfx << 4), m->op << 8 | m->modrm);
+	} else {
+		uint32_t off = pos - m->ins_start, r = m->ref + off, pred = 0x100;
+
+		if (m->ref < m->ins_start && r < m->ins_start)
+			pred = m->buf[r];
+		m->h[10] = hash2(10 + (off << 4) + (m->role << 8), m->op << 12 | pred);
+	}
 	if (m->role == R_OP) {
 		m->h[8] = hash2(8, m->ops & 0xffffff);
 		m->h[9] = hash2(9 + (m->pfx << 4), m->op << 8 | (m->c4 & 0xff));

@@ -22,9 +22,7 @@
 #ifndef ZCM_TBITS
 #define ZCM_TBITS 16		/* log2 of each hashed model's counters */
 #endif
-#ifndef ZCM_NHASH
-#define ZCM_NHASH 10		/* hashed context models */
-#endif
+#define ZCM_NHASH 11		/* hashed context models (zcm_byte sets h[0..10]) */
 #ifndef ZCM_MBITS
 #define ZCM_MBITS 16		/* log2 of the match model's position table */
 #endif
