@@ -127,15 +127,14 @@ static int ib_local_get(struct ib_port *port, uint16_t attr_id, uint32_t attr_mo
 	put_be32(in + 20, attr_mod);
 	rc = dev->ops->mad(dev, port->num, in, out);
 	if (rc < 0) {
-		kprintf("%s port %u: local MAD (attribute 0x%04x) failed: %s\n", dev->name,
-			port->num, attr_id, ib_strerror(rc));
+		ib_port_log(port, "local MAD (attribute 0x%04x) failed: %s\n", attr_id,
+			    ib_strerror(rc));
 		return rc;
 	}
 	rc = ib_smp_check_response(out, sizeof(out), attr_id);
 	if (rc < 0) {
-		kprintf("%s port %u: bad local MAD response for attribute 0x%04x (method 0x%02x, "
-			"status 0x%04x)\n", dev->name, port->num, attr_id, out[3],
-			get_be16(out + 4));
+		ib_port_log(port, "bad local MAD response for attribute 0x%04x (method 0x%02x, "
+			    "status 0x%04x)\n", attr_id, out[3], get_be16(out + 4));
 		return rc;
 	}
 	memcpy(data, out + IBLIB_SMP_DATA_OFF, IBLIB_SMP_DATA_BYTES);
@@ -161,6 +160,16 @@ static void ib_portinfo_decode(const uint8_t *pi, struct ib_port_attr *a)
 }
 
 /* What differs between two snapshots, as IB_MGMT_* flags. */
+void ib_port_log(const struct ib_port *port, const char *fmt, ...)
+{
+	va_list ap;
+
+	kprintf("%s port %u: ", port->dev->name, port->num);
+	va_start(ap, fmt);
+	kvprintf(fmt, ap);
+	va_end(ap);
+}
+
 uint32_t ib_port_query_changes(struct ib_port *port, const struct ib_port_attr *old)
 {
 	const struct ib_port_attr *a = &port->attr;
@@ -422,7 +431,7 @@ struct ib_qp *ib_create_qp(struct ib_port *port, const struct ib_qp_config *cfg)
 
 	if (cfg->send_bufs > 32 || !cfg->send_wqes || !cfg->recv_wqes || !cfg->send_cq ||
 	    !cfg->recv_cq || cfg->type == IB_QPT_RC) {
-		kprintf("%s port %u: invalid queue pair configuration\n", dev->name, port->num);
+		ib_port_log(port, "invalid queue pair configuration\n");
 		return NULL;
 	}
 	qp = kzalloc(sizeof(*qp));
@@ -457,8 +466,7 @@ struct ib_qp *ib_create_qp(struct ib_port *port, const struct ib_qp_config *cfg)
 	}
 	rc = dev->ops->create_qp(dev, qp);
 	if (rc < 0) {
-		kprintf("%s port %u: cannot create a queue pair: %s\n", dev->name, port->num,
-			ib_strerror(rc));
+		ib_port_log(port, "cannot create a queue pair: %s\n", ib_strerror(rc));
 		ib_qp_free_memory(qp);
 		return NULL;
 	}
@@ -470,7 +478,7 @@ struct ib_qp *ib_create_qp(struct ib_port *port, const struct ib_qp_config *cfg)
 err_free:
 	ib_qp_free_memory(qp);
 err_nomem:
-	kprintf("%s port %u: out of memory for a queue pair\n", dev->name, port->num);
+	ib_port_log(port, "out of memory for a queue pair\n");
 	return NULL;
 }
 
@@ -532,8 +540,8 @@ int ib_modify_qkey(struct ib_qp *qp, uint32_t qkey)
 	rc = qp->dev->ops->modify_qp(qp->dev, qp, IB_QP_MOD_QKEY);
 	if (rc < 0) {
 		qp->qkey = old;
-		kprintf("%s port %u: cannot set Q_Key 0x%08x on QP 0x%06x: %s\n", qp->dev->name,
-			qp->port->num, qkey, qp->qpn, ib_strerror(rc));
+		ib_port_log(qp->port, "cannot set Q_Key 0x%08x on QP 0x%06x: %s\n", qkey, qp->qpn,
+			    ib_strerror(rc));
 	}
 	return rc;
 }
@@ -593,8 +601,8 @@ int ib_mcast_attach(struct ib_qp *qp, const union ib_gid *mgid)
 	char g[48];
 
 	if (rc < 0)
-		kprintf("%s port %u: cannot attach QP 0x%06x to group %s: %s\n", qp->dev->name,
-			qp->port->num, qp->qpn, ib_gid_format(mgid, g, sizeof(g)), ib_strerror(rc));
+		ib_port_log(qp->port, "cannot attach QP 0x%06x to group %s: %s\n", qp->qpn,
+			    ib_gid_format(mgid, g, sizeof(g)), ib_strerror(rc));
 	return rc;
 }
 
@@ -619,15 +627,14 @@ static void ib_complete_send(struct ib_qp *qp, const struct ib_wc *wc)
 	int status = 0;
 
 	if (qp->send.posted == qp->send.completed || !buf || idx != expect) {
-		kprintf("%s port %u: QP 0x%06x: send completion for WQE %u that is not "
-			"outstanding (expected %u) - ignored\n", qp->dev->name, qp->port->num,
-			qp->qpn, idx, expect);
+		ib_port_log(qp->port, "QP 0x%06x: send completion for WQE %u that is not "
+			    "outstanding (expected %u) - ignored\n", qp->qpn, idx, expect);
 		return;
 	}
 	if (wc->status != IB_WC_SUCCESS) {
-		kprintf("%s port %u: QP 0x%06x send WQE %u failed: %s (syndrome 0x%02x, vendor "
-			"syndrome 0x%02x)\n", qp->dev->name, qp->port->num, qp->qpn, idx,
-			ib_wc_status_name(wc->status), wc->syndrome, wc->vendor_syndrome);
+		ib_port_log(qp->port, "QP 0x%06x send WQE %u failed: %s (syndrome 0x%02x, vendor "
+			    "syndrome 0x%02x)\n", qp->qpn, idx, ib_wc_status_name(wc->status),
+			    wc->syndrome, wc->vendor_syndrome);
 		status = -EIO;
 	}
 	slot->buf = NULL;
@@ -645,9 +652,8 @@ static void ib_complete_recv(struct ib_qp *qp, const struct ib_wc *wc)
 	uint8_t *va;
 
 	if (qp->recv.posted == qp->recv.completed || !buf || idx != expect) {
-		kprintf("%s port %u: QP 0x%06x: receive completion for WQE %u that is not "
-			"outstanding (expected %u) - ignored\n", qp->dev->name, qp->port->num,
-			qp->qpn, idx, expect);
+		ib_port_log(qp->port, "QP 0x%06x: receive completion for WQE %u that is not "
+			    "outstanding (expected %u) - ignored\n", qp->qpn, idx, expect);
 		return;
 	}
 	qp->recv.slot[idx].buf = NULL;
@@ -655,14 +661,14 @@ static void ib_complete_recv(struct ib_qp *qp, const struct ib_wc *wc)
 	va = buf->va;
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			kprintf("%s port %u: QP 0x%06x receive WQE %u failed: %s (syndrome "
-				"0x%02x, vendor syndrome 0x%02x)\n", qp->dev->name, qp->port->num,
-				qp->qpn, idx, ib_wc_status_name(wc->status), wc->syndrome,
-				wc->vendor_syndrome);
+			ib_port_log(qp->port, "QP 0x%06x receive WQE %u failed: %s (syndrome "
+				    "0x%02x, vendor syndrome 0x%02x)\n", qp->qpn, idx,
+				    ib_wc_status_name(wc->status), wc->syndrome,
+				    wc->vendor_syndrome);
 	} else if (wc->byte_len < IB_GRH_LEN || wc->byte_len > buf->len) {
-		kprintf("%s port %u: QP 0x%06x: receive of %u bytes does not fit a %zu-byte "
-			"buffer with its GRH slot - dropped\n", qp->dev->name, qp->port->num,
-			qp->qpn, (unsigned)wc->byte_len, buf->len);
+		ib_port_log(qp->port, "QP 0x%06x: receive of %u bytes does not fit a %zu-byte "
+			    "buffer with its GRH slot - dropped\n", qp->qpn,
+			    (unsigned)wc->byte_len, buf->len);
 	} else if (qp->owner && qp->owner->recv) {
 		qp->owner->recv(qp, wc, wc->grh_present ? va : NULL, va + IB_GRH_LEN,
 				wc->byte_len - IB_GRH_LEN);
@@ -814,8 +820,7 @@ int ib_device_register(struct ib_device *dev)
 
 		rc = dev->ops->open(dev, port->num);
 		if (rc < 0) {
-			kprintf("%s port %u: cannot open: %s\n", dev->name, port->num,
-				ib_strerror(rc));
+			ib_port_log(port, "cannot open: %s\n", ib_strerror(rc));
 			continue;
 		}
 		port->open = true;
@@ -836,8 +841,7 @@ int ib_device_register(struct ib_device *dev)
 		 * SMA's QP is ready to receive (its first SMPs are retried by the SM). */
 		if (ib_mad_agent_create(port) < 0 || ib_sma_create(port, port->mad->cq) < 0 ||
 		    ib_sa_client_create(port) < 0 || ib_policy_create(port) < 0) {
-			kprintf("%s port %u: out of memory for the port's agents\n", dev->name,
-				port->num);
+			ib_port_log(port, "out of memory for the port's agents\n");
 			ib_port_teardown(port);
 			continue;
 		}

@@ -19,6 +19,8 @@ void ib_sma_destroy(struct ib_port *port);
 
 /* ib_core.c */
 uint32_t ib_port_query_changes(struct ib_port *port, const struct ib_port_attr *old);
+/* A console message about a port: "<device> port <n>: " and the rest. */
+void ib_port_log(const struct ib_port *port, const char *fmt, ...) __printf(2, 3);
 
 /* ib_mad.c: one agent (GSI QP + transactions) per port. */
 int ib_mad_agent_create(struct ib_port *port);

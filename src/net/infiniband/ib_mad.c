@@ -104,11 +104,11 @@ static void drop_forged(struct ib_mad_agent *a, const struct ib_mad_txn *t,
 	a->stats.forged++;
 	if (a->stats.forged > IB_MAD_FORGED_LOG)
 		return;
-	kprintf("%s port %u: dropped a MAD response for TID %#llx from LID %#06x QP %u "
-		"(method %#04x attribute %#06x): %s; expected LID %#06x QP %u%s\n",
-		port->dev->name, port->num, (unsigned long long)t->tid, wc->slid, wc->src_qpn,
-		data[3], get_be16(data + 16), why, t->av.lid, t->av.qpn,
-		a->stats.forged == IB_MAD_FORGED_LOG ? " (further drops are only counted)" : "");
+	ib_port_log(port, "dropped a MAD response for TID %#llx from LID %#06x QP %u (method "
+		    "%#04x attribute %#06x): %s; expected LID %#06x QP %u%s\n",
+		    (unsigned long long)t->tid, wc->slid, wc->src_qpn, data[3],
+		    get_be16(data + 16), why, t->av.lid, t->av.qpn,
+		    a->stats.forged == IB_MAD_FORGED_LOG ? " (further drops are only counted)" : "");
 }
 
 static void mad_recv(struct ib_qp *qp, const struct ib_wc *wc, const uint8_t *grh, uint8_t *data,

@@ -108,7 +108,7 @@ static void choose_port(void)
 
 			if (port->policy && port->attr.state == IB_PORT_ACTIVE) {
 				chosen_port = port;
-				kprintf("%s port %u: using this port\n", dev->name, port->num);
+				ib_port_log(port, "using this port\n");
 				notify_up(port);
 				return;
 			}
@@ -118,7 +118,7 @@ static void choose_port(void)
 
 static void port_rereg(struct ib_port *port, const char *why)
 {
-	kprintf("%s port %u: %s - joining groups again\n", port->dev->name, port->num, why);
+	ib_port_log(port, "%s - joining groups again\n", why);
 	ib_sa_reregister(port);
 	if (port == chosen_port)
 		notify_rereg(port);
@@ -137,17 +137,17 @@ static void became_active(struct ib_port *port)
 {
 	char rate[32];
 
-	kprintf("%s port %u: ACTIVE, LID 0x%04x, SM LID 0x%04x, %s (%u ms after start)\n",
-		port->dev->name, port->num, port->attr.lid, port->attr.sm_lid,
-		ib_port_rate_string(&port->attr, rate, sizeof(rate)), (unsigned)ib_now_ms(port->dev));
+	ib_port_log(port, "ACTIVE, LID 0x%04x, SM LID 0x%04x, %s (%u ms after start)\n",
+		    port->attr.lid, port->attr.sm_lid,
+		    ib_port_rate_string(&port->attr, rate, sizeof(rate)),
+		    (unsigned)ib_now_ms(port->dev));
 	ib_sa_port_up(port);
 	choose_port();
 }
 
 static void left_active(struct ib_port *port)
 {
-	kprintf("%s port %u: no longer ACTIVE (now %s)\n", port->dev->name, port->num,
-		ib_port_state_name(port->attr.state));
+	ib_port_log(port, "no longer ACTIVE (now %s)\n", ib_port_state_name(port->attr.state));
 	ib_sa_port_down(port);
 	if (port == chosen_port) {
 		notify_down(port);
@@ -176,14 +176,14 @@ static void sm_wait_report(struct ib_port *port, uint64_t now)
 	if ((int64_t)(now - pol->next_sm_report_ms) < 0)
 		return;
 	if (!pol->sm_warned) {
-		kprintf("%s port %u: link up but no subnet manager after %u s (port state %s) "
-			"— is OpenSM running?\n", port->dev->name, port->num,
-			(unsigned)(waited / 1000), ib_port_state_name(port->attr.state));
+		ib_port_log(port, "link up but no subnet manager after %u s (port state %s) — is "
+			    "OpenSM running?\n", (unsigned)(waited / 1000),
+			    ib_port_state_name(port->attr.state));
 		pol->sm_warned = true;
 	} else {
-		kprintf("%s port %u: still waiting for a subnet manager (%u s, port state %s, "
-			"SM LID 0x%04x)\n", port->dev->name, port->num, (unsigned)(waited / 1000),
-			ib_port_state_name(port->attr.state), port->attr.sm_lid);
+		ib_port_log(port, "still waiting for a subnet manager (%u s, port state %s, SM "
+			    "LID 0x%04x)\n", (unsigned)(waited / 1000),
+			    ib_port_state_name(port->attr.state), port->attr.sm_lid);
 	}
 	pol->next_sm_report_ms = now + IB_SM_PROGRESS_MS;
 }
@@ -217,9 +217,8 @@ void ib_policy_tick(struct ib_port *port, uint64_t now)
 			pol->sm_warned = false;
 			pol->next_sm_report_ms = now + IB_SM_WAIT_WARN_MS;
 			if (st != IB_PORT_ACTIVE)
-				kprintf("%s port %u: link up, %s; waiting for the subnet manager\n",
-					port->dev->name, port->num,
-					ib_port_rate_string(&port->attr, rate, sizeof(rate)));
+				ib_port_log(port, "link up, %s; waiting for the subnet manager\n",
+					    ib_port_rate_string(&port->attr, rate, sizeof(rate)));
 		}
 		if (old.state != IB_PORT_ACTIVE && st == IB_PORT_ACTIVE)
 			became_active(port);
@@ -230,7 +229,7 @@ void ib_policy_tick(struct ib_port *port, uint64_t now)
 			port_rereg(port, (changes & IB_MGMT_SM) ? "the subnet manager changed" :
 					 "the port's address changed");
 		if (st == IB_PORT_DOWN && old.state != IB_PORT_DOWN)
-			kprintf("%s port %u: link down\n", port->dev->name, port->num);
+			ib_port_log(port, "link down\n");
 		/* A management event that changed nothing one can read since the previous port
 		 * event: the SM set ClientReregister (IBA 14.4.11), the usual cause. A needless
 		 * rejoin costs one SA round trip, a missed one the multicast groups. */
@@ -248,9 +247,9 @@ void ib_policy_tick(struct ib_port *port, uint64_t now)
 		sm_wait_report(port, now);
 	if (port->attr.state == IB_PORT_DOWN && !pol->nolink_warned && !chosen_port &&
 	    now - pol->created_ms >= IB_SM_WAIT_WARN_MS) {
-		kprintf("%s port %u: no link after %u s (physical state %s) — is a cable connected "
-			"to a switch?\n", port->dev->name, port->num, IB_SM_WAIT_WARN_MS / 1000,
-			ib_phys_state_name(port->attr.phys_state));
+		ib_port_log(port, "no link after %u s (physical state %s) — is a cable connected "
+			    "to a switch?\n", IB_SM_WAIT_WARN_MS / 1000,
+			    ib_phys_state_name(port->attr.phys_state));
 		pol->nolink_warned = true;
 	}
 	ib_sa_tick(port, now);

@@ -244,9 +244,9 @@ static void path_done(void *ctx, int status, const uint8_t *resp)
 	} else {
 		sa->stats.path_failures++;
 		if (rc != -ECANCELED)
-			kprintf("%s port %u: no path to %s: %s\n", sa->port->dev->name,
-				sa->port->num, ib_gid_format(&e->info.dgid, g, sizeof(g)),
-				rc == -ETIMEDOUT ? "the SA did not answer" : why);
+			ib_port_log(sa->port, "no path to %s: %s\n",
+				    ib_gid_format(&e->info.dgid, g, sizeof(g)),
+				    rc == -ETIMEDOUT ? "the SA did not answer" : why);
 		e->state = IB_PATH_FREE;
 	}
 	path_notify(e, rc);
@@ -408,9 +408,9 @@ static void group_done(void *ctx, int status, const uint8_t *resp)
 		g->state = IB_GROUP_FAILED;
 		g->retry_at = ib_now_ms(port->dev) + IB_SA_GROUP_RETRY_MS;
 		sa->stats.join_failures++;
-		kprintf("%s port %u: joining multicast group %s failed: %s; retrying in %u s\n",
-			port->dev->name, port->num, ib_gid_format(&g->info.mgid, mg, sizeof(mg)),
-			why, IB_SA_GROUP_RETRY_MS / 1000);
+		ib_port_log(port, "joining multicast group %s failed: %s; retrying in %u s\n",
+			    ib_gid_format(&g->info.mgid, mg, sizeof(mg)), why,
+			    IB_SA_GROUP_RETRY_MS / 1000);
 	}
 	if (g->cb)
 		g->cb(g->ctx, g, rc);
@@ -480,7 +480,7 @@ struct ib_mcast_group *ib_sa_join(struct ib_port *port, const union ib_gid *mgid
 		group_send_join(g);
 		return g;
 	}
-	kprintf("%s port %u: too many multicast groups\n", port->dev->name, port->num);
+	ib_port_log(port, "too many multicast groups\n");
 	return NULL;
 }
 
