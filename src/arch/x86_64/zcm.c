@@ -5,9 +5,10 @@
  * this same file; the stub's link drops the encoder.
  *
  * Per bit: each model looks its context up (hashed with the bits of the current byte seen so
- * far) in a table of adaptive probabilities; a logistic mixer, whose weight set is chosen by the
- * partial byte, adds their predictions in the stretched (log-odds) domain and learns online from
- * its error; two SSE stages (secondary estimation: a probability interpolated from a table
+ * far) in a table of adaptive probabilities; two logistic mixers, whose weight sets are chosen by
+ * small contexts (the x86 role of the byte with the partial byte; the role with the match length
+ * and bit position), add their predictions in the stretched (log-odds) domain and learn online
+ * from their errors; two SSE stages (secondary estimation: a probability interpolated from a table
  * indexed by a small context and the quantised input probability) refine the result. The coder
  * is the carryless binary arithmetic coder of the PAQ family: a 32-bit interval [x1, x2] split in
  * proportion to the 12-bit probability, the common top bytes shifted out.
@@ -34,6 +35,15 @@
 #ifndef ZCM_LIMIT_HI
 #define ZCM_LIMIT_HI 255
 #endif
+#ifndef ZCM_LRA
+#define ZCM_LRA 8		/* added to the mixers' rate over the first 4 KiB */
+#endif
+#ifndef ZCM_LRB
+#define ZCM_LRB 3		/* ... and up to 32 KiB */
+#endif
+#ifndef ZCM_ERRMIN
+#define ZCM_ERRMIN 100		/* a mixer whose error was below this (of 4096, x6) learns nothing */
+#endif
 
 #define HOT static inline __attribute__((always_inline))
 
@@ -42,8 +52,8 @@ struct zcm {
 	uint32_t mt[1u << ZCM_MBITS];		/* position after a MATCH_MIN-byte context */
 	uint32_t o0[256];
 	uint32_t mm[64];			/* match model: length bucket and expected bit */
-	int32_t w[2048][NIN];			/* mixer weights by partial byte (16.16) */
-	int32_t w2[512][NIN];			/* second mixer: match length and bit position */
+	int32_t w[2048][NIN];			/* mixer weights (16.16) by x86 role, partial byte */
+	int32_t w2[512][NIN];			/* by role, match length, bit position */
 	uint16_t sse1[256][33];
 	uint16_t sse2[1u << SSE2_BITS][33];
 	int16_t stretch[4096];
@@ -54,9 +64,9 @@ struct zcm {
 	uint32_t pos, c0, c4, c8, bitn, word;
 	uint32_t h[ZCM_NHASH], idx[ZCM_NHASH];
 	uint32_t mptr, mlen, mbit, mctx;
-	uint32_t role, left, op, prev_op, pfx, modrm, ops;
+	uint32_t role, left, op, prev_op, pfx, modrm, ops;	/* the x86 instruction walk */
 	uint32_t ins_start, ref;		/* this instruction's start, the last one's of its opcode */
-	uint32_t last_of_op[1024];	/* the x86 instruction walk */
+	uint32_t last_of_op[1024];		/* where each opcode's last instruction started */
 	int32_t x[NIN];
 	uint32_t set1, set2, sse1c, sse1i, sse2i, sse1w, sse2w;
 	int32_t pm1, pm2, pmix, ps1, ps2;
@@ -203,7 +213,7 @@ static int32_t zcm_p(struct zcm *m)
 	m->x[ZCM_NHASH] = m->stretch[counter_p(m->o0[c0 & 255])];
 	/* the match model: the bit the byte after the longest recent match of the context holds */
 	if (m->mlen) {
-		uint32_t e = m->buf[m->mptr] | 256u;
+		uint32_t e = m->mptr < m->pos ? m->buf[m->mptr] | 256u : 0;	/* (always below) */
 
 		if (e >> (8 - m->bitn) != c0) {
 			m->mlen = 0;
@@ -217,7 +227,7 @@ static int32_t zcm_p(struct zcm *m)
 	if (m->mlen) {
 		int32_t l = m->mlen > 32 ? 32 : (int32_t)m->mlen;
 
-		m->x[ZCM_NHASH + 1] = m->stretch[counter_p(m->mm[m->mctx])];
+		m->x[ZCM_NHASH + 1] = m->stretch[counter_p(m->mm[m->mctx & 63])];
 		m->x[ZCM_NHASH + 2] = m->mbit ? l * 32 : -l * 32;
 	} else {
 		m->x[ZCM_NHASH + 1] = 0;
@@ -273,9 +283,6 @@ HOT void sse_update(uint16_t *t, uint32_t w, uint32_t y)
 	t[1] = (uint16_t)(t[1] + (((target - t[1]) * (int32_t)w) >> 13));
 }
 
-#ifndef ZCM_ERRMIN
-#define ZCM_ERRMIN 100
-#endif
 HOT void mixer_update(int32_t *w, const int32_t *x, int32_t err)
 {
 	if (err < ZCM_ERRMIN * 6 && err > -ZCM_ERRMIN * 6)
@@ -288,10 +295,6 @@ HOT void mixer_update(int32_t *w, const int32_t *x, int32_t err)
 /* Learn from the bit y just coded (after zcm_p). */
 static void zcm_bit(struct zcm *m, uint32_t y)
 {
-#ifndef ZCM_LRA
-#define ZCM_LRA 8
-#define ZCM_LRB 3
-#endif
 	int32_t lr = ZCM_LR + (int32_t)(m->pos < 4096 ? ZCM_LRA : m->pos < 32768 ? ZCM_LRB : 0);
 
 	for (uint32_t i = 0; i < ZCM_NHASH; i++) {
@@ -511,6 +514,13 @@ static void zcm_byte(struct zcm *m)
 		if (m->role == R_OP && !m->pfx)
 			m->ins_start = pos;
 	}
+	/* h[0] is order 1, indexed directly; orders 2, 3, 4, 6; the current word (letters) with the
+	 * byte before; bytes 2-3 back (sparse). Then the x86 contexts: the opcode with the one before
+	 * it, or an operand byte's field and opcode with the byte before; the last three opcodes, or
+	 * the field with the opcode and ModRM; the opcode with the byte before, or the field with the
+	 * opcode and two bytes before; the last opcode and ModRM, or the byte at the same place in
+	 * the last instruction of the same opcode (an operand column: displacements and immediates
+	 * repeat per opcode). */
 	m->h[1] = hash2(1, m->c4 & 0xffff);
 	m->h[2] = hash2(2, m->c4 & 0xffffff);
 	m->h[3] = hash2(3, m->c4);

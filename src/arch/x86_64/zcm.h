@@ -28,8 +28,8 @@
 #endif
 
 /* The arena: counters (4 bytes each), match positions, mixer weights, SSE and lookup tables. */
-#define ZCM_ARENA_BYTES ((size_t)4 * ZCM_NHASH << ZCM_TBITS) + ((size_t)4 << ZCM_MBITS) + \
-	(size_t)1024 * 1024
+#define ZCM_ARENA_BYTES (((size_t)4 * ZCM_NHASH << ZCM_TBITS) + ((size_t)4 << ZCM_MBITS) + \
+	(size_t)512 * 1024)
 
 enum zcm_status {
 	ZCM_OK = 0,

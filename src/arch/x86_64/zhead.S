@@ -40,9 +40,9 @@ zmultiboot_header:
 
 /*
  * Multiboot (eax = magic, ebx = info). The a.out kludge above loads file offset 0 at
- * IMAGE_LOAD_ADDR and claims the body's whole run-time extent (the stub's place is inside it),
- * so the loader keeps its modules out of it; the stub runs _setup_size above IMAGE_LOAD_ADDR
- * here and moves itself as on the Linux path.
+ * IMAGE_LOAD_ADDR and claims the body's whole run-time extent (the stub's place is inside it)
+ * and the decoder's tables above it, so the loader keeps its modules out of both; the stub
+ * runs _setup_size above IMAGE_LOAD_ADDR here and moves itself as on the Linux path.
  */
 	.globl	zmultiboot_entry
 zmultiboot_entry:
