@@ -132,6 +132,7 @@ static struct pkt_event *event_new(struct fabric *f, struct port *dst, const uin
 	e->next = NULL;
 	e->dst = dst;
 	e->wire = true;
+	e->checked = false;
 	e->len = len;
 	memcpy(e->data, pkt, len);
 	return e;
@@ -210,6 +211,10 @@ void port_transmit(struct fabric *f, struct port *from, const uint8_t *pkt, size
 
 		e->data[r % len] ^= (uint8_t)(1u << ((r >> 32) % 8));
 		l->cnt.corrupted++;
+	} else {
+		/* A switch forwards only what passed its ingress check (or what it built and sealed
+		 * itself): the same bytes pass again, so an HCA port's check may be skipped. */
+		e->checked = from->node->kind == NODE_SWITCH;
 	}
 	if (l->fault.delay_ms) {
 		due += (uint64_t)l->fault.delay_ms * 1000000ull;
@@ -223,6 +228,8 @@ void port_transmit(struct fabric *f, struct port *from, const uint8_t *pkt, size
 	if (chance(l, l->fault.dup)) {
 		/* Copied before the original is queued (an overflowing queue frees what it refuses). */
 		dup = event_new(f, dst, e->data, len);
+		if (dup)
+			dup->checked = e->checked;
 		l->cnt.duplicated++;
 		if (!dup)
 			f->dropped_total++;
@@ -250,12 +257,20 @@ void port_deliver_local(struct fabric *f, struct port *to, const uint8_t *pkt, s
 	queue_insert(f, e, fabsim_now_ns());
 }
 
-static void port_receive(struct fabric *f, struct port *p, uint8_t *pkt, size_t len)
+static void port_receive(struct fabric *f, struct port *p, uint8_t *pkt, size_t len, bool checked)
 {
 	struct pkt_hdrs h;
-	enum pkt_status st = pkt_parse(pkt, len, &h);
+	enum pkt_status st;
 
 	p->cnt.rx++;
+	/* Every receiver checks both CRCs (IBA 7.8). An HCA port only hands the packet to its model
+	 * (which checks them again): for bytes a switch checked and the cable left alone, the
+	 * verdict is known. */
+	if (checked && p->node->kind == NODE_HCAPORT) {
+		hca_server_deliver(f, p->node, pkt, len);
+		return;
+	}
+	st = pkt_parse(pkt, len, &h);
 	if (st != PKT_OK) {
 		if (st == PKT_MALFORMED)
 			p->cnt.malformed++;
@@ -307,7 +322,7 @@ int fabric_run_queue(struct fabric *f)
 					if (f->pcap)
 						pcap_write(f, e->data, e->len);
 				}
-				port_receive(f, e->dst, e->data, e->len);
+				port_receive(f, e->dst, e->data, e->len, e->wire && e->checked);
 			}
 			event_free(f, e);
 		}

@@ -107,6 +107,8 @@ struct pkt_event {
 	uint64_t seq;              /* FIFO order among equal due times */
 	struct port *dst;
 	bool wire;                 /* crossed a cable (false: loopback inside an SM host) */
+	bool checked;              /* a switch sent these bytes after its own CRC check (or built
+				    * them) and the cable did not corrupt them */
 	size_t len;
 	uint8_t data[];
 };

@@ -15,13 +15,14 @@ SN_HDRS  := $(wildcard $(SN_DIR)/*.h $(SN_TESTS)/*.h) $(WIRE_HDRS) \
 	    util/hcasim/sma.h util/fabsim/fabsim_client.h util/fabsim/fabsim_wire.h
 
 # The IPoIB host core shared by the server node and the test client.
-SN_CORE := ipoib_wire ud_pkt sa_msg sn_sma ipoib_node
+SN_CORE := ipoib_wire ud_pkt sa_msg sn_sma ipoib_node tun_gso
 # What it borrows from its neighbours: iblib (wire formats), the HCA model's firmware SMA and
 # fabsim's attachment client. Compiled here again so that the sanitizer builds cover them too.
 SN_EXT_SRCS := $(WIRE_SRCS) util/hcasim/sma.c \
 	       util/fabsim/fabsim_client.c
 
-SN_UNIT_TESTS := test_ipoib_wire test_ud_pkt test_sa_msg test_netboot_proto test_ipoib_node
+SN_UNIT_TESTS := test_ipoib_wire test_ud_pkt test_sa_msg test_netboot_proto test_ipoib_node \
+	test_tun_gso
 
 # Objects: build/servernode/<flavour>/<source dir tag>/<name>.o (opt: -O2; san: ASan/UBSan).
 SN_SRC_DIRS := sn:$(SN_DIR) tests:$(SN_TESTS) iblib:src/net/infiniband/wire hcasim:util/hcasim fabsim:util/fabsim

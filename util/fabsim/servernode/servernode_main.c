@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,6 +26,7 @@
 #include "fabsim_wire.h"
 #include "ipoib_node.h"
 #include "tun.h"
+#include "tun_gso.h"
 
 /* Packets to fabsim leave in batches: one sendmmsg per turn of the loop (or per TX_BATCH). */
 #define TX_BATCH 32
@@ -38,7 +40,9 @@ struct servernode {
 	struct fabsim_client *fab;
 	struct ipoib_node *node;
 	int tun_fd;
+	bool offload;              /* the TUN has a virtio-net header and TSO (tun_gso.h) */
 	bool verbose;
+	uint64_t tun_split_errors;
 	uint64_t tun_write_errors;
 	unsigned ntx;
 	struct tx_slot tx[TX_BATCH];
@@ -126,8 +130,23 @@ static void deliver_ipv4(void *ctx, const uint8_t *dgram, size_t len)
 	struct servernode *sn = ctx;
 	if (sn->verbose)
 		trace_ipv4("fabric->tun", dgram, len);
-	if (write(sn->tun_fd, dgram, len) != (ssize_t)len && sn->tun_write_errors++ == 0)
+	/* With offloads a zeroed virtio-net header goes first: no offload asked, the kernel checks
+	 * every checksum the client computed. */
+	static const uint8_t vnet[TUN_VNET_HDR_LEN];
+	struct iovec iov[2] = { { (void *)vnet, sizeof vnet }, { (void *)dgram, len } };
+	size_t want = len + (sn->offload ? sizeof vnet : 0);
+	if (writev(sn->tun_fd, iov + !sn->offload, 1 + sn->offload) != (ssize_t)want &&
+	    sn->tun_write_errors++ == 0)
 		fprintf(stderr, "servernode: write to TUN failed: %s (further errors counted)\n", strerror(errno));
+}
+
+/* One IPv4 datagram from the TUN onto the fabric. */
+static void from_tun(void *ctx, const uint8_t *dgram, size_t len)
+{
+	struct servernode *sn = ctx;
+	if (sn->verbose)
+		trace_ipv4("tun->fabric", dgram, len);
+	ipoib_node_send_ipv4(sn->node, dgram, len, now_ms());
 }
 
 static int parse_u64(const char *s, uint64_t *out)
@@ -248,7 +267,8 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	sn.tun_fd = tun_open(tun, err, sizeof err);
+	sn.offload = !getenv("SERVERNODE_NO_OFFLOAD");
+	sn.tun_fd = tun_open(tun, &sn.offload, err, sizeof err);
 	if (sn.tun_fd < 0) {
 		fprintf(stderr, "servernode: %s\n", err);
 		return 1;
@@ -272,10 +292,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fprintf(stderr, "servernode: attached to fabsim at %s as port GUID 0x%016" PRIx64
-		", QPN 0x%06" PRIx64 ", %s on TUN %s\n", sock, guid, qpn, ip, tun);
+		", QPN 0x%06" PRIx64 ", %s on TUN %s%s\n", sock, guid, qpn, ip, tun,
+		sn.offload ? " (TCP segmentation offload)" : "");
 
 	static struct fabsim_msg msg;
-	static uint8_t dgram[65536];
+	static uint8_t dgram[TUN_VNET_HDR_LEN + 65536];
 	int rc = 0;
 	while (!stop_signal) {
 		struct pollfd pfd[2] = {
@@ -310,12 +331,21 @@ int main(int argc, char **argv)
 				ssize_t n = read(sn.tun_fd, dgram, sizeof dgram);
 				if (n <= 0)
 					break;
-				/* IPv6 from the kernel (RS, MLD) has no place on this IPv4-only link. */
-				if ((dgram[0] >> 4) != 4)
+				const uint8_t *ip = dgram + (sn.offload ? TUN_VNET_HDR_LEN : 0);
+				if ((size_t)n <= (size_t)(ip - dgram))
 					continue;
-				if (sn.verbose)
-					trace_ipv4("tun->fabric", dgram, (size_t)n);
-				ipoib_node_send_ipv4(sn.node, dgram, (size_t)n, now_ms());
+				/* IPv6 from the kernel (RS, MLD) has no place on this IPv4-only link. */
+				if ((ip[0] >> 4) != 4)
+					continue;
+				if (!sn.offload) {
+					from_tun(&sn, dgram, (size_t)n);
+					continue;
+				}
+				const char *why = "";
+				if (tun_gso_split(dgram, (size_t)n, from_tun, &sn, &why) < 0 &&
+				    sn.tun_split_errors++ == 0)
+					fprintf(stderr, "servernode: dropped a %zd-byte TUN read: %s (further drops counted)\n",
+						n, why);
 			}
 		}
 	}

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "tun.h"
+#include "tun_gso.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +11,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-int tun_open(const char *name, char *err, size_t errlen)
+int tun_open(const char *name, bool *offload, char *err, size_t errlen)
 {
 	struct ifreq ifr;
 
@@ -26,8 +27,9 @@ int tun_open(const char *name, char *err, size_t errlen)
 		return -e;
 	}
 	memset(&ifr, 0, sizeof ifr);
-	/* No offloads and no virtio header: the kernel then hands over complete checksums. */
-	ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
+	/* With *offload: a virtio-net header on every read and write, so that TCP segmentation and
+	 * checksums can be left to us (tun_gso.c). Without: bare datagrams, complete checksums. */
+	ifr.ifr_flags = IFF_TUN | IFF_NO_PI | (*offload ? IFF_VNET_HDR : 0);
 	memcpy(ifr.ifr_name, name, strlen(name));
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
 		int e = errno;
@@ -35,6 +37,17 @@ int tun_open(const char *name, char *err, size_t errlen)
 			 strerror(e));
 		close(fd);
 		return -e;
+	}
+	if (*offload) {
+		int hdr = TUN_VNET_HDR_LEN;
+
+		if (ioctl(fd, TUNSETVNETHDRSZ, &hdr) < 0 ||
+		    ioctl(fd, TUNSETOFFLOAD, (unsigned long)(TUN_F_CSUM | TUN_F_TSO4)) < 0) {
+			/* Without the offloads the header stays but carries nothing: drop it too. */
+			close(fd);
+			*offload = false;
+			return tun_open(name, offload, err, errlen);
+		}
 	}
 	return fd;
 }
