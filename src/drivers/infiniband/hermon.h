@@ -459,17 +459,6 @@ static inline unsigned hermon_log2_roundup(uint64_t x)   /* smallest n with 2^n 
 	return x <= 1 ? 0 : hermon_fls(x - 1);
 }
 int hermon_bitmap_alloc(uint8_t *map, unsigned max, unsigned count);
-
-/* A PRM field as the generated layout gives it (hermon_prm.h's _OFFSET and _BITS, offsets of
- * nested structures added), for code that sets or reads many fields of one structure in a row:
- * one table and one loop over the generated hermonprm_put_bits/get_bits, not a call per field. */
-struct hermon_field { uint16_t bit; uint8_t width; };
-#define HERMON_FLD(st, f) { HERMONPRM_##st##_##f##_OFFSET, HERMONPRM_##st##_##f##_BITS }
-#define HERMON_FLD_AT(base, st, f) \
-	{ (base) + HERMONPRM_##st##_##f##_OFFSET, HERMONPRM_##st##_##f##_BITS }
-/* buf's fields f[i] = v[i] (i < n) / v[i] = buf's field f[i]. */
-void hermon_put_fields(void *buf, const struct hermon_field *f, const uint32_t *v, unsigned n);
-void hermon_get_fields(const void *buf, const struct hermon_field *f, uint32_t *v, unsigned n);
 void hermon_bitmap_free(uint8_t *map, unsigned first, unsigned count);
 
 #endif

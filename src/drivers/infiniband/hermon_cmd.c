@@ -66,18 +66,6 @@ const char *hermon_opcode_name(unsigned opcode)
 		"SET_ICM_SIZE\0UNMAP_FA\0MAP_FA", opcode, "command");
 }
 
-void hermon_put_fields(void *buf, const struct hermon_field *f, const uint32_t *v, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		hermonprm_put_bits(buf, f[i].bit, f[i].width, v[i]);
-}
-
-void hermon_get_fields(const void *buf, const struct hermon_field *f, uint32_t *v, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		v[i] = (uint32_t)hermonprm_get_bits(buf, f[i].bit, f[i].width);
-}
-
 /* Firmware status → our error code. */
 static int hermon_status_errno(unsigned status)
 {

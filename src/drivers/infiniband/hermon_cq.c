@@ -88,26 +88,19 @@ int hermon_create_cq(struct hermon *h, unsigned num_cqes, struct hermon_cq **out
 	if ((rc = hermon_alloc_mtt(h, cq->cqe, cq->cqe_len, &cq->mtt)) != 0)
 		goto err_mtt;
 
-	static const struct hermon_field cqc_fields[] = {
-		HERMON_FLD(COMPLETION_QUEUE_CONTEXT_ST, ST),
-		HERMON_FLD(COMPLETION_QUEUE_CONTEXT_ST, PAGE_OFFSET),
-		HERMON_FLD(COMPLETION_QUEUE_CONTEXT_ST, USR_PAGE),
-		HERMON_FLD(COMPLETION_QUEUE_CONTEXT_ST, LOG_CQ_SIZE),
-		HERMON_FLD(COMPLETION_QUEUE_CONTEXT_ST, C_EQN),
-		HERMON_FLD(COMPLETION_QUEUE_CONTEXT_ST, MTT_BASE_ADDR_H),
-		HERMON_FLD(COMPLETION_QUEUE_CONTEXT_ST, MTT_BASE_ADDR_L),
-		HERMON_FLD(COMPLETION_QUEUE_CONTEXT_ST, DB_RECORD_ADDR_H),
-		HERMON_FLD(COMPLETION_QUEUE_CONTEXT_ST, DB_RECORD_ADDR_L),
-	};
-	uint64_t db = virt_to_bus(cq->doorbell);
-	const uint32_t v[] = {
-		HERMON_CQ_ST_FIRED, cq->mtt.page_offset >> 5, HERMON_UAR_NON_EQ_PAGE,
-		hermon_log2_roundup(num_cqes), h->eq.eqn, (uint32_t)(cq->mtt.mtt_base_addr >> 32),
-		(uint32_t)cq->mtt.mtt_base_addr >> 3, (uint32_t)(db >> 32), (uint32_t)db >> 3,
-	};
-
 	memset(cqc, 0, sizeof(cqc));
-	hermon_put_fields(cqc, cqc_fields, v, ARRAY_SIZE(v));
+	hermonprm_completion_queue_context_st_set_st(cqc, HERMON_CQ_ST_FIRED);
+	hermonprm_completion_queue_context_st_set_page_offset(cqc, cq->mtt.page_offset >> 5);
+	hermonprm_completion_queue_context_st_set_usr_page(cqc, HERMON_UAR_NON_EQ_PAGE);
+	hermonprm_completion_queue_context_st_set_log_cq_size(cqc, hermon_log2_roundup(num_cqes));
+	hermonprm_completion_queue_context_st_set_c_eqn(cqc, h->eq.eqn);
+	hermonprm_completion_queue_context_st_set_mtt_base_addr_h(cqc,
+		(uint32_t)(cq->mtt.mtt_base_addr >> 32));
+	hermonprm_completion_queue_context_st_set_mtt_base_addr_l(cqc,
+		(uint32_t)cq->mtt.mtt_base_addr >> 3);
+	uint64_t db = virt_to_bus(cq->doorbell);
+	hermonprm_completion_queue_context_st_set_db_record_addr_h(cqc, (uint32_t)(db >> 32));
+	hermonprm_completion_queue_context_st_set_db_record_addr_l(cqc, (uint32_t)db >> 3);
 	if ((rc = hermon_cmd_sw2hw_cq(h, cq->cqn, cqc)) != 0)
 		goto err_sw2hw;
 

@@ -44,20 +44,14 @@ int hermon_create_eq(struct hermon *h)
 	if ((rc = hermon_alloc_mtt(h, eq->eqe, eq->eqe_len, &eq->mtt)) != 0)
 		goto err_mtt;
 
-	static const struct hermon_field eqc_fields[] = {
-		HERMON_FLD(EQC_ST, ST), HERMON_FLD(EQC_ST, OI), HERMON_FLD(EQC_ST, PAGE_OFFSET),
-		HERMON_FLD(EQC_ST, LOG_EQ_SIZE), HERMON_FLD(EQC_ST, MTT_BASE_ADDR_H),
-		HERMON_FLD(EQC_ST, MTT_BASE_ADDR_L),
-	};
-	/* oi, overrun ignore: a slow poller must not kill the HCA; intr stays 0 (polled). */
-	const uint32_t v[] = {
-		HERMON_EQ_ST_FIRED, 1, eq->mtt.page_offset >> 5,
-		hermon_log2_roundup(HERMON_NUM_EQES), (uint32_t)(eq->mtt.mtt_base_addr >> 32),
-		(uint32_t)eq->mtt.mtt_base_addr >> 3,
-	};
-
 	memset(eqc, 0, sizeof(eqc));
-	hermon_put_fields(eqc, eqc_fields, v, ARRAY_SIZE(v));
+	hermonprm_eqc_st_set_st(eqc, HERMON_EQ_ST_FIRED);
+	hermonprm_eqc_st_set_oi(eqc, 1);   /* overrun ignore: a slow poller must not kill the HCA */
+	hermonprm_eqc_st_set_page_offset(eqc, eq->mtt.page_offset >> 5);
+	hermonprm_eqc_st_set_log_eq_size(eqc, hermon_log2_roundup(HERMON_NUM_EQES));
+	hermonprm_eqc_st_set_intr(eqc, 0);
+	hermonprm_eqc_st_set_mtt_base_addr_h(eqc, (uint32_t)(eq->mtt.mtt_base_addr >> 32));
+	hermonprm_eqc_st_set_mtt_base_addr_l(eqc, (uint32_t)eq->mtt.mtt_base_addr >> 3);
 	if ((rc = hermon_cmd_sw2hw_eq(h, eq->eqn, eqc)) != 0)
 		goto err_sw2hw;
 	eq->sw2hw = true;

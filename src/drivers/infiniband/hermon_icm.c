@@ -20,26 +20,10 @@
 
 #define HERMON_VPM_PER_MBOX (HERMON_MBOX_SIZE / HERMONPRM_VIRTUAL_PHYSICAL_MAPPING_ST_BYTES)
 
-/* QUERY_DEV_CAP fields, in struct hermon_caps order (see hermon_read_caps). */
-static const struct hermon_field hermon_cap_fields[] = {
-	HERMON_FLD(QUERY_DEV_CAP_ST, LOG2_RSVD_QPS), HERMON_FLD(QUERY_DEV_CAP_ST, LOG2_RSVD_SRQS),
-	HERMON_FLD(QUERY_DEV_CAP_ST, LOG2_RSVD_CQS), HERMON_FLD(QUERY_DEV_CAP_ST, NUM_RSVD_EQS),
-	HERMON_FLD(QUERY_DEV_CAP_ST, LOG2_RSVD_MTTS), HERMON_FLD(QUERY_DEV_CAP_ST, LOG2_RSVD_MRWS),
-	HERMON_FLD(QUERY_DEV_CAP_ST, NUM_RSVD_UARS), HERMON_FLD(QUERY_DEV_CAP_ST, QPC_ENTRY_SZ),
-	HERMON_FLD(QUERY_DEV_CAP_ST, ALTC_ENTRY_SZ), HERMON_FLD(QUERY_DEV_CAP_ST, AUX_ENTRY_SZ),
-	HERMON_FLD(QUERY_DEV_CAP_ST, SRQ_ENTRY_SZ), HERMON_FLD(QUERY_DEV_CAP_ST, CQC_ENTRY_SZ),
-	HERMON_FLD(QUERY_DEV_CAP_ST, EQC_ENTRY_SZ), HERMON_FLD(QUERY_DEV_CAP_ST, C_MPT_ENTRY_SZ),
-	HERMON_FLD(QUERY_DEV_CAP_ST, D_MPT_ENTRY_SZ), HERMON_FLD(QUERY_DEV_CAP_ST, MTT_ENTRY_SZ),
-	HERMON_FLD(QUERY_DEV_CAP_ST, NUM_PORTS), HERMON_FLD(QUERY_DEV_CAP_ST, LOG_MAX_QP_SZ),
-	HERMON_FLD(QUERY_DEV_CAP_ST, LOG_MAX_CQ_SZ), HERMON_FLD(QUERY_DEV_CAP_ST, DPDP),
-	HERMON_FLD(QUERY_DEV_CAP_ST, PORT_MNG_CHG_EV), HERMON_FLD(QUERY_DEV_CAP_ST, LOG2_RSVD_EQS),
-};
-
 int hermon_read_caps(struct hermon *h)
 {
 	uint8_t *cap = kzalloc(HERMONPRM_QUERY_DEV_CAP_ST_BYTES);
 	struct hermon_caps *c = &h->caps;
-	uint32_t v[ARRAY_SIZE(hermon_cap_fields)];
 	int rc;
 
 	if (!cap)
@@ -48,31 +32,31 @@ int hermon_read_caps(struct hermon *h)
 		kfree(cap);
 		return rc;
 	}
-	hermon_get_fields(cap, hermon_cap_fields, v, ARRAY_SIZE(v));
-	kfree(cap);
-	c->reserved_qps = 1u << v[0];
-	c->reserved_srqs = 1u << v[1];
-	c->reserved_cqs = 1u << v[2];
-	/* older firmware reports only the log2 form */
-	c->reserved_eqs = v[3] ? v[3] : 1u << v[21];
-	c->reserved_mtts = 1u << v[4];
-	c->reserved_mrws = 1u << v[5];
-	c->reserved_uars = v[6];
-	c->qpc_entry_size = v[7];
-	c->altc_entry_size = v[8];
-	c->auxc_entry_size = v[9];
-	c->srqc_entry_size = v[10];
-	c->cqc_entry_size = v[11];
-	c->eqc_entry_size = v[12];
-	c->cmpt_entry_size = v[13];
-	c->dmpt_entry_size = v[14];
-	c->mtt_entry_size = v[15];
-	c->num_ports = v[16];
+	c->reserved_qps = 1u << hermonprm_query_dev_cap_st_get_log2_rsvd_qps(cap);
+	c->reserved_srqs = 1u << hermonprm_query_dev_cap_st_get_log2_rsvd_srqs(cap);
+	c->reserved_cqs = 1u << hermonprm_query_dev_cap_st_get_log2_rsvd_cqs(cap);
+	c->reserved_eqs = hermonprm_query_dev_cap_st_get_num_rsvd_eqs(cap);
+	if (c->reserved_eqs == 0)   /* older firmware reports only the log2 form */
+		c->reserved_eqs = 1u << hermonprm_query_dev_cap_st_get_log2_rsvd_eqs(cap);
+	c->reserved_mtts = 1u << hermonprm_query_dev_cap_st_get_log2_rsvd_mtts(cap);
+	c->reserved_mrws = 1u << hermonprm_query_dev_cap_st_get_log2_rsvd_mrws(cap);
+	c->reserved_uars = hermonprm_query_dev_cap_st_get_num_rsvd_uars(cap);
+	c->qpc_entry_size = hermonprm_query_dev_cap_st_get_qpc_entry_sz(cap);
+	c->altc_entry_size = hermonprm_query_dev_cap_st_get_altc_entry_sz(cap);
+	c->auxc_entry_size = hermonprm_query_dev_cap_st_get_aux_entry_sz(cap);
+	c->srqc_entry_size = hermonprm_query_dev_cap_st_get_srq_entry_sz(cap);
+	c->cqc_entry_size = hermonprm_query_dev_cap_st_get_cqc_entry_sz(cap);
+	c->eqc_entry_size = hermonprm_query_dev_cap_st_get_eqc_entry_sz(cap);
+	c->cmpt_entry_size = hermonprm_query_dev_cap_st_get_c_mpt_entry_sz(cap);
+	c->dmpt_entry_size = hermonprm_query_dev_cap_st_get_d_mpt_entry_sz(cap);
+	c->mtt_entry_size = hermonprm_query_dev_cap_st_get_mtt_entry_sz(cap);
+	c->num_ports = hermonprm_query_dev_cap_st_get_num_ports(cap);
 	/* Clamped: these only bound our ring sizes, and a shift must stay defined. */
-	c->log_max_qp_sz = MIN(v[17], 16u);
-	c->log_max_cq_sz = MIN(v[18], 22u);
-	c->dpdp = v[19];
-	c->port_mgmt_events = v[20];
+	c->log_max_qp_sz = MIN(hermonprm_query_dev_cap_st_get_log_max_qp_sz(cap), 16u);
+	c->log_max_cq_sz = MIN(hermonprm_query_dev_cap_st_get_log_max_cq_sz(cap), 22u);
+	c->dpdp = hermonprm_query_dev_cap_st_get_dpdp(cap);
+	c->port_mgmt_events = hermonprm_query_dev_cap_st_get_port_mng_chg_ev(cap);
+	kfree(cap);
 
 	if (c->num_ports == 0) {
 		hermon_err(h, "QUERY_DEV_CAP reports no ports — firmware not configured for IB?");
@@ -185,54 +169,52 @@ int hermon_icm_plan(const struct hermon_caps *c, struct hermon_icm_plan *p)
 	return 0;
 }
 
-#define INIT_Q(f) HERMON_FLD_AT(HERMONPRM_INIT_HCA_ST_QPC_EEC_CQC_EQC_RDB_PARAMETERS_OFFSET, \
-			     QPCBASEADDR_ST, f)
-#define INIT_MC(f) HERMON_FLD_AT(HERMONPRM_INIT_HCA_ST_MULTICAST_PARAMETERS_OFFSET, \
-				 MULTICASTPARAM_ST, f)
-#define INIT_TPT(f) HERMON_FLD_AT(HERMONPRM_INIT_HCA_ST_TPT_PARAMETERS_OFFSET, TPTPARAMS_ST, f)
-#define INIT_UAR(f) HERMON_FLD_AT(HERMONPRM_INIT_HCA_ST_UAR_PARAMETERS_OFFSET, UAR_PARAMS_ST, f)
-
-static const struct hermon_field hermon_init_hca_fields[] = {
-	HERMON_FLD(INIT_HCA_ST, VERSION), HERMON_FLD(INIT_HCA_ST, UDP),
-	INIT_Q(QPC_BASE_ADDR_H), INIT_Q(QPC_BASE_ADDR_L), INIT_Q(LOG_NUM_OF_QP),
-	INIT_Q(SRQC_BASE_ADDR_H), INIT_Q(SRQC_BASE_ADDR_L), INIT_Q(LOG_NUM_OF_SRQ),
-	INIT_Q(CQC_BASE_ADDR_H), INIT_Q(CQC_BASE_ADDR_L), INIT_Q(LOG_NUM_OF_CQ),
-	INIT_Q(ALTC_BASE_ADDR_H), INIT_Q(ALTC_BASE_ADDR_L),
-	INIT_Q(AUXC_BASE_ADDR_H), INIT_Q(AUXC_BASE_ADDR_L),
-	INIT_Q(EQC_BASE_ADDR_H), INIT_Q(EQC_BASE_ADDR_L), INIT_Q(LOG_NUM_OF_EQ),
-	INIT_MC(MC_BASE_ADDR_H), INIT_MC(MC_BASE_ADDR_L), INIT_MC(LOG_MC_TABLE_ENTRY_SZ),
-	INIT_MC(LOG_MC_TABLE_HASH_SZ), INIT_MC(LOG_MC_TABLE_SZ),
-	INIT_TPT(DMPT_BASE_ADR_H), INIT_TPT(DMPT_BASE_ADR_L), INIT_TPT(LOG_DMPT_SZ),
-	INIT_TPT(MTT_BASE_ADDR_H), INIT_TPT(MTT_BASE_ADDR_L),
-	INIT_TPT(CMPT_BASE_ADR_H), INIT_TPT(CMPT_BASE_ADR_L),
-	INIT_UAR(UAR_PAGE_SZ), INIT_UAR(LOG_MAX_UARS),
-};
-
 void hermon_icm_fill_init_hca(const struct hermon_icm_plan *p, void *init_hca)
 {
-	/* In hermon_init_hca_fields' order. Context bases: the low fields of the QPC, SRQC, CQC
-	 * and EQC bases hold address bits 31..5 (those tables are 32-byte aligned). */
-	const uint32_t v[] = {
-		2,   /* version: PRM, must be 2 */
-		1,   /* udp: UD port check */
-		(uint32_t)(p->qpc.base >> 32), (uint32_t)p->qpc.base >> 5, p->qpc.log_num,
-		(uint32_t)(p->srqc.base >> 32), (uint32_t)p->srqc.base >> 5, p->srqc.log_num,
-		(uint32_t)(p->cqc.base >> 32), (uint32_t)p->cqc.base >> 5, p->cqc.log_num,
-		(uint32_t)(p->altc.base >> 32), (uint32_t)p->altc.base,
-		(uint32_t)(p->auxc.base >> 32), (uint32_t)p->auxc.base,
-		(uint32_t)(p->eqc.base >> 32), (uint32_t)p->eqc.base >> 5, p->eqc.log_num,
-		(uint32_t)(p->mcg.base >> 32), (uint32_t)p->mcg.base,
-		hermon_log2_roundup(HERMON_MCG_ENTRY_SIZE), p->log_mcg_hash, p->log_mcg_table,
-		(uint32_t)(p->dmpt.base >> 32), (uint32_t)p->dmpt.base, p->dmpt.log_num,
-		(uint32_t)(p->mtt.base >> 32), (uint32_t)p->mtt.base,
-		(uint32_t)(p->region[0].base >> 32), (uint32_t)p->region[0].base,
-		0,   /* uar_page_sz: 4 KiB UAR pages */
-		HERMON_LOG_MAX_UARS,
-	};
+	void *q = hermonprm_init_hca_st_qpc_eec_cqc_eqc_rdb_parameters(init_hca);
+	void *mc = hermonprm_init_hca_st_multicast_parameters(init_hca);
+	void *tpt = hermonprm_init_hca_st_tpt_parameters(init_hca);
+	void *uar = hermonprm_init_hca_st_uar_parameters(init_hca);
 
-	_Static_assert(ARRAY_SIZE(v) == ARRAY_SIZE(hermon_init_hca_fields), "one value a field");
 	memset(init_hca, 0, HERMONPRM_INIT_HCA_ST_BYTES);
-	hermon_put_fields(init_hca, hermon_init_hca_fields, v, ARRAY_SIZE(v));
+	hermonprm_init_hca_st_set_version(init_hca, 2);   /* PRM: must be 2 */
+	hermonprm_init_hca_st_set_udp(init_hca, 1);       /* UD port check */
+
+	/* Context bases: the low fields hold address bits 31..5 (tables are 32-byte aligned). */
+	hermonprm_qpcbaseaddr_st_set_qpc_base_addr_h(q, (uint32_t)(p->qpc.base >> 32));
+	hermonprm_qpcbaseaddr_st_set_qpc_base_addr_l(q, (uint32_t)p->qpc.base >> 5);
+	hermonprm_qpcbaseaddr_st_set_log_num_of_qp(q, p->qpc.log_num);
+	hermonprm_qpcbaseaddr_st_set_srqc_base_addr_h(q, (uint32_t)(p->srqc.base >> 32));
+	hermonprm_qpcbaseaddr_st_set_srqc_base_addr_l(q, (uint32_t)p->srqc.base >> 5);
+	hermonprm_qpcbaseaddr_st_set_log_num_of_srq(q, p->srqc.log_num);
+	hermonprm_qpcbaseaddr_st_set_cqc_base_addr_h(q, (uint32_t)(p->cqc.base >> 32));
+	hermonprm_qpcbaseaddr_st_set_cqc_base_addr_l(q, (uint32_t)p->cqc.base >> 5);
+	hermonprm_qpcbaseaddr_st_set_log_num_of_cq(q, p->cqc.log_num);
+	hermonprm_qpcbaseaddr_st_set_altc_base_addr_h(q, (uint32_t)(p->altc.base >> 32));
+	hermonprm_qpcbaseaddr_st_set_altc_base_addr_l(q, (uint32_t)p->altc.base);
+	hermonprm_qpcbaseaddr_st_set_auxc_base_addr_h(q, (uint32_t)(p->auxc.base >> 32));
+	hermonprm_qpcbaseaddr_st_set_auxc_base_addr_l(q, (uint32_t)p->auxc.base);
+	hermonprm_qpcbaseaddr_st_set_eqc_base_addr_h(q, (uint32_t)(p->eqc.base >> 32));
+	hermonprm_qpcbaseaddr_st_set_eqc_base_addr_l(q, (uint32_t)p->eqc.base >> 5);
+	hermonprm_qpcbaseaddr_st_set_log_num_of_eq(q, p->eqc.log_num);
+
+	hermonprm_multicastparam_st_set_mc_base_addr_h(mc, (uint32_t)(p->mcg.base >> 32));
+	hermonprm_multicastparam_st_set_mc_base_addr_l(mc, (uint32_t)p->mcg.base);
+	hermonprm_multicastparam_st_set_log_mc_table_entry_sz(mc,
+		hermon_log2_roundup(HERMON_MCG_ENTRY_SIZE));
+	hermonprm_multicastparam_st_set_log_mc_table_hash_sz(mc, p->log_mcg_hash);
+	hermonprm_multicastparam_st_set_log_mc_table_sz(mc, p->log_mcg_table);
+
+	hermonprm_tptparams_st_set_dmpt_base_adr_h(tpt, (uint32_t)(p->dmpt.base >> 32));
+	hermonprm_tptparams_st_set_dmpt_base_adr_l(tpt, (uint32_t)p->dmpt.base);
+	hermonprm_tptparams_st_set_log_dmpt_sz(tpt, p->dmpt.log_num);
+	hermonprm_tptparams_st_set_mtt_base_addr_h(tpt, (uint32_t)(p->mtt.base >> 32));
+	hermonprm_tptparams_st_set_mtt_base_addr_l(tpt, (uint32_t)p->mtt.base);
+	hermonprm_tptparams_st_set_cmpt_base_adr_h(tpt, (uint32_t)(p->region[0].base >> 32));
+	hermonprm_tptparams_st_set_cmpt_base_adr_l(tpt, (uint32_t)p->region[0].base);
+
+	hermonprm_uar_params_st_set_uar_page_sz(uar, 0);   /* 4 KiB UAR pages */
+	hermonprm_uar_params_st_set_log_max_uars(uar, HERMON_LOG_MAX_UARS);
 }
 
 /* ---- mapping host memory ---- */
@@ -355,18 +337,9 @@ static int hermon_map_areas(struct hermon *h, hermon_map_cmd_fn map, const uint6
 	return rc;
 }
 
-static const struct hermon_field hermon_fw_fields[] = {
-	HERMON_FLD(QUERY_FW_ST, FW_REV_MAJOR), HERMON_FLD(QUERY_FW_ST, FW_REV_MINOR),
-	HERMON_FLD(QUERY_FW_ST, FW_REV_SUBMINOR), HERMON_FLD(QUERY_FW_ST, CMD_INTERFACE_REV),
-	HERMON_FLD(QUERY_FW_ST, FW_PAGES), HERMON_FLD(QUERY_FW_ST, ERROR_BUF_OFFSET_H),
-	HERMON_FLD(QUERY_FW_ST, ERROR_BUF_OFFSET_L), HERMON_FLD(QUERY_FW_ST, ERROR_BUF_SIZE),
-	HERMON_FLD(QUERY_FW_ST, ERROR_BUF_BAR),
-};
-
 int hermon_start_firmware(struct hermon *h)
 {
 	uint8_t *fw = kzalloc(HERMONPRM_QUERY_FW_ST_BYTES);
-	uint32_t v[ARRAY_SIZE(hermon_fw_fields)];
 	uint64_t va0 = 0;
 	int rc;
 
@@ -374,15 +347,15 @@ int hermon_start_firmware(struct hermon *h)
 		return -ENOMEM;
 	if ((rc = hermon_cmd_query_fw(h, fw)) != 0)
 		goto err_query_fw;
-	hermon_get_fields(fw, hermon_fw_fields, v, ARRAY_SIZE(v));
-	h->fw_major = (uint16_t)v[0];
-	h->fw_minor = (uint16_t)v[1];
-	h->fw_subminor = (uint16_t)v[2];
-	h->cmd_if_rev = (uint16_t)v[3];
-	h->fw_pages = v[4];
-	h->err_buf_offset = (uint64_t)v[5] << 32 | v[6];
-	h->err_buf_size = v[7];
-	h->err_buf_bar = v[8];
+	h->fw_major = (uint16_t)hermonprm_query_fw_st_get_fw_rev_major(fw);
+	h->fw_minor = (uint16_t)hermonprm_query_fw_st_get_fw_rev_minor(fw);
+	h->fw_subminor = (uint16_t)hermonprm_query_fw_st_get_fw_rev_subminor(fw);
+	h->cmd_if_rev = (uint16_t)hermonprm_query_fw_st_get_cmd_interface_rev(fw);
+	h->fw_pages = hermonprm_query_fw_st_get_fw_pages(fw);
+	h->err_buf_offset = (uint64_t)hermonprm_query_fw_st_get_error_buf_offset_h(fw) << 32 |
+			    hermonprm_query_fw_st_get_error_buf_offset_l(fw);
+	h->err_buf_size = hermonprm_query_fw_st_get_error_buf_size(fw);
+	h->err_buf_bar = hermonprm_query_fw_st_get_error_buf_bar(fw);
 	hermon_info(h, "firmware %u.%u.%u (command interface %u), firmware area %u KiB",
 		    h->fw_major, h->fw_minor, h->fw_subminor, h->cmd_if_rev, h->fw_pages * 4);
 	if (h->fw_pages == 0) {

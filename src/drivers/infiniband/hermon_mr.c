@@ -45,18 +45,20 @@ void hermon_bitmap_free(uint8_t *map, unsigned first, unsigned count)
  * {key[7:0], key[31:8]}. */
 void hermon_fill_mpt(void *mpt, uint32_t mem_key, uint32_t pd)
 {
-	static const struct hermon_field f[] = {
-		HERMON_FLD(MPT_ST, R_W), HERMON_FLD(MPT_ST, PA), HERMON_FLD(MPT_ST, LR),
-		HERMON_FLD(MPT_ST, LW), HERMON_FLD(MPT_ST, LEN64), HERMON_FLD(MPT_ST, MEM_KEY),
-		HERMON_FLD(MPT_ST, PD),
-	};
-	/* A region, not a window (r_w); physical addresses, no MTT walk (pa); local read and
-	 * write; 2^64 bytes from address 0: all of memory (len64). rr, rw, atomic, eb and the
-	 * start address stay 0 from the memset: no remote access, no binding. */
-	const uint32_t v[] = { 1, 1, 1, 1, 1, mem_key, pd };
-
 	memset(mpt, 0, HERMONPRM_MPT_ST_BYTES);
-	hermon_put_fields(mpt, f, v, ARRAY_SIZE(v));
+	hermonprm_mpt_st_set_r_w(mpt, 1);      /* a region, not a window */
+	hermonprm_mpt_st_set_pa(mpt, 1);       /* physical addresses, no MTT walk */
+	hermonprm_mpt_st_set_lr(mpt, 1);
+	hermonprm_mpt_st_set_lw(mpt, 1);
+	hermonprm_mpt_st_set_rr(mpt, 0);
+	hermonprm_mpt_st_set_rw(mpt, 0);
+	hermonprm_mpt_st_set_atomic(mpt, 0);
+	hermonprm_mpt_st_set_eb(mpt, 0);
+	hermonprm_mpt_st_set_mem_key(mpt, mem_key);
+	hermonprm_mpt_st_set_pd(mpt, pd);
+	hermonprm_mpt_st_set_start_addr_h(mpt, 0);
+	hermonprm_mpt_st_set_start_addr_l(mpt, 0);
+	hermonprm_mpt_st_set_len64(mpt, 1);    /* 2^64 bytes: all of memory */
 }
 
 int hermon_setup_mpt(struct hermon *h)

@@ -135,43 +135,45 @@ static void hermon_qp_free_buffers(struct hermon_qp *qp)
 		dma_free(qp->wqe, qp->wqe_len);
 }
 
-/* The QPC inside the state-transition mailbox, and the primary path inside the QPC. */
-#define QPC_BIT HERMONPRM_QP_EE_STATE_TRANSITIONS_ST_QPC_EEC_DATA_OFFSET
-#define PATH_BIT (QPC_BIT + HERMONPRM_QUEUE_PAIR_EE_CONTEXT_ENTRY_ST_PRIMARY_ADDRESS_PATH_OFFSET)
-#define QPC_FLD(f) HERMON_FLD_AT(QPC_BIT, QUEUE_PAIR_EE_CONTEXT_ENTRY_ST, f)
-#define PATH_FLD(f) HERMON_FLD_AT(PATH_BIT, ADDRESS_PATH_ST, f)
-
-static const struct hermon_field rst2init_fields[] = {
-	QPC_FLD(PM_STATE), QPC_FLD(ST), QPC_FLD(PD), QPC_FLD(LOG_RQ_SIZE), QPC_FLD(LOG_RQ_STRIDE),
-	QPC_FLD(LOG_SQ_SIZE), QPC_FLD(LOG_SQ_STRIDE), QPC_FLD(USR_PAGE), PATH_FLD(SCHED_QUEUE),
-	PATH_FLD(PKEY_INDEX), QPC_FLD(CQN_SND), QPC_FLD(CQN_RCV), QPC_FLD(PAGE_OFFSET),
-	QPC_FLD(DB_RECORD_ADDR_H), QPC_FLD(DB_RECORD_ADDR_L), QPC_FLD(Q_KEY),
-	QPC_FLD(MTT_BASE_ADDR_H), QPC_FLD(MTT_BASE_ADDR_L),
-};
-
 static int hermon_rst2init(struct hermon *h, struct hermon_qp *qp)
 {
 	uint8_t *ctx = kzalloc(HERMONPRM_QP_EE_STATE_TRANSITIONS_ST_BYTES);
+	void *qpc, *path;
 	uint64_t db = virt_to_bus(qp->recv.doorbell);
 	int rc;
 
-	/* In rst2init_fields' order. No remote read/write/atomic on any QP of ours (rre = rwe =
-	 * rae = 0). UD: the partition of its sends and receives (IBA 10.9.2); QP0/QP1 stay on
-	 * P_Key entry 0. */
-	const uint32_t v[] = {
-		HERMON_PM_STATE_MIGRATED, qp->type == IB_QPT_UD ? HERMON_ST_UD : HERMON_ST_MLX,
-		HERMON_GLOBAL_PD, hermon_log2_roundup(qp->recv.num_wqes),
-		hermon_log2_roundup(HERMON_RECV_WQE_SIZE) - 4, hermon_log2_roundup(qp->send.num_wqes),
-		hermon_log2_roundup(HERMON_SEND_WQE_SIZE) - 4, HERMON_UAR_NON_EQ_PAGE,
-		hermon_sched_queue(qp), qp->type == IB_QPT_UD && qp->ibqp ? qp->ibqp->pkey_index : 0,
-		qp->send_cq->cqn, qp->recv_cq->cqn, qp->mtt.page_offset >> 6, (uint32_t)(db >> 32),
-		(uint32_t)db >> 2, qp->qkey, (uint32_t)(qp->mtt.mtt_base_addr >> 32),
-		(uint32_t)qp->mtt.mtt_base_addr >> 3,
-	};
-
 	if (!ctx)
 		return -ENOMEM;
-	hermon_put_fields(ctx, rst2init_fields, v, ARRAY_SIZE(v));
+	qpc = hermonprm_qp_ee_state_transitions_st_qpc_eec_data(ctx);
+	path = hermonprm_queue_pair_ee_context_entry_st_primary_address_path(qpc);
+	hermonprm_queue_pair_ee_context_entry_st_set_pm_state(qpc, HERMON_PM_STATE_MIGRATED);
+	hermonprm_queue_pair_ee_context_entry_st_set_st(qpc, qp->type == IB_QPT_UD ?
+							HERMON_ST_UD : HERMON_ST_MLX);
+	hermonprm_queue_pair_ee_context_entry_st_set_pd(qpc, HERMON_GLOBAL_PD);
+	hermonprm_queue_pair_ee_context_entry_st_set_log_rq_size(qpc,
+		hermon_log2_roundup(qp->recv.num_wqes));
+	hermonprm_queue_pair_ee_context_entry_st_set_log_rq_stride(qpc,
+		hermon_log2_roundup(HERMON_RECV_WQE_SIZE) - 4);
+	hermonprm_queue_pair_ee_context_entry_st_set_log_sq_size(qpc,
+		hermon_log2_roundup(qp->send.num_wqes));
+	hermonprm_queue_pair_ee_context_entry_st_set_log_sq_stride(qpc,
+		hermon_log2_roundup(HERMON_SEND_WQE_SIZE) - 4);
+	hermonprm_queue_pair_ee_context_entry_st_set_usr_page(qpc, HERMON_UAR_NON_EQ_PAGE);
+	hermonprm_address_path_st_set_sched_queue(path, hermon_sched_queue(qp));
+	/* UD: the partition of its sends and receives (IBA 10.9.2); QP0/QP1 stay on entry 0. */
+	hermonprm_address_path_st_set_pkey_index(path, qp->type == IB_QPT_UD && qp->ibqp ?
+						 qp->ibqp->pkey_index : 0);
+	hermonprm_queue_pair_ee_context_entry_st_set_cqn_snd(qpc, qp->send_cq->cqn);
+	hermonprm_queue_pair_ee_context_entry_st_set_cqn_rcv(qpc, qp->recv_cq->cqn);
+	/* No remote read/write/atomic on any QP of ours (rre = rwe = rae = 0). */
+	hermonprm_queue_pair_ee_context_entry_st_set_page_offset(qpc, qp->mtt.page_offset >> 6);
+	hermonprm_queue_pair_ee_context_entry_st_set_db_record_addr_h(qpc, (uint32_t)(db >> 32));
+	hermonprm_queue_pair_ee_context_entry_st_set_db_record_addr_l(qpc, (uint32_t)db >> 2);
+	hermonprm_queue_pair_ee_context_entry_st_set_q_key(qpc, qp->qkey);
+	hermonprm_queue_pair_ee_context_entry_st_set_mtt_base_addr_h(qpc,
+		(uint32_t)(qp->mtt.mtt_base_addr >> 32));
+	hermonprm_queue_pair_ee_context_entry_st_set_mtt_base_addr_l(qpc,
+		(uint32_t)qp->mtt.mtt_base_addr >> 3);
 	rc = hermon_cmd_rst2init_qp(h, qp->qpn, ctx);
 	kfree(ctx);
 	if (rc == 0)

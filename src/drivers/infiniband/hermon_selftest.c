@@ -350,22 +350,18 @@ static void st_cmd_timing(struct selftest *t, struct hermon_selftest_step *s)
 static void st_fill_mpt(uint8_t mpt[HERMONPRM_MPT_ST_BYTES], uint32_t mem_key, const void *page,
 			const struct hermon_mtt *mtt)
 {
-	static const struct hermon_field f[] = {
-		HERMON_FLD(MPT_ST, R_W), HERMON_FLD(MPT_ST, LR), HERMON_FLD(MPT_ST, MEM_KEY),
-		HERMON_FLD(MPT_ST, PD), HERMON_FLD(MPT_ST, START_ADDR_H),
-		HERMON_FLD(MPT_ST, START_ADDR_L), HERMON_FLD(MPT_ST, LEN_L),
-		HERMON_FLD(MPT_ST, MTT_ADR_H), HERMON_FLD(MPT_ST, MTT_ADR_L),
-		HERMON_FLD(MPT_ST, MTT_SIZE), HERMON_FLD(MPT_ST, ENTITY_SIZE),
-	};
-	uint64_t bus = virt_to_bus(page);
-	const uint32_t v[] = {
-		1, 1, mem_key, HERMON_GLOBAL_PD, (uint32_t)(bus >> 32), (uint32_t)bus,
-		HERMON_PAGE_SIZE, (uint32_t)(mtt->mtt_base_addr >> 32),
-		(uint32_t)mtt->mtt_base_addr, 1, HERMON_PAGE_SHIFT,
-	};
-
 	memset(mpt, 0, HERMONPRM_MPT_ST_BYTES);
-	hermon_put_fields(mpt, f, v, ARRAY_SIZE(v));
+	hermonprm_mpt_st_set_r_w(mpt, 1);
+	hermonprm_mpt_st_set_lr(mpt, 1);
+	hermonprm_mpt_st_set_mem_key(mpt, mem_key);
+	hermonprm_mpt_st_set_pd(mpt, HERMON_GLOBAL_PD);
+	hermonprm_mpt_st_set_start_addr_h(mpt, (uint32_t)(virt_to_bus(page) >> 32));
+	hermonprm_mpt_st_set_start_addr_l(mpt, (uint32_t)virt_to_bus(page));
+	hermonprm_mpt_st_set_len_l(mpt, HERMON_PAGE_SIZE);
+	hermonprm_mpt_st_set_mtt_adr_h(mpt, (uint32_t)(mtt->mtt_base_addr >> 32));
+	hermonprm_mpt_st_set_mtt_adr_l(mpt, (uint32_t)mtt->mtt_base_addr);
+	hermonprm_mpt_st_set_mtt_size(mpt, 1);
+	hermonprm_mpt_st_set_entity_size(mpt, HERMON_PAGE_SHIFT);
 }
 
 static void st_mpt(struct selftest *t, struct hermon_selftest_step *s)
