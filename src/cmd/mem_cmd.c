@@ -68,22 +68,11 @@ SHELL_COMMAND(modules, CMD_ORDER_MEMORY,
 static int cmd_exec64(int argc, char **argv)
 {
 	static char cmdline[2048];
-	size_t len = 0;
 
 	if (argc < 2 || argv[1][0] < '0' || argv[1][0] > '9' || argv[1][1]) {
 		return shell_usage(argv[0]);
 	}
-	cmdline[0] = '\0';
-	for (int i = 2; i < argc; i++) {
-		size_t l = strlen(argv[i]);
-
-		if (len + l + 2 > sizeof(cmdline))
-			break;
-		if (len)
-			cmdline[len++] = ' ';
-		memcpy(cmdline + len, argv[i], l + 1);
-		len += l;
-	}
+	shell_join(argc - 2, argv + 2, cmdline, sizeof(cmdline));   /* cut if too long */
 	return exec64_module((unsigned)(argv[1][0] - '0'), cmdline);
 }
 SHELL_COMMAND(exec64, CMD_ORDER_MEMORY,

@@ -3,6 +3,7 @@
 #include <ibboot/shell.h>
 #include <ibboot/console.h>
 #include <ibboot/errno.h>
+#include <ibboot/hex.h>
 #include <ibboot/mmio.h>
 #include <ibboot/pci.h>
 #include <ibboot/string.h>
@@ -31,12 +32,11 @@ static bool parse_num(const char *s, uint64_t *v)
 	if (!*s)
 		return false;
 	for (; *s; s++) {
-		unsigned d = *s >= '0' && *s <= '9' ? (unsigned)(*s - '0') :
-			     *s >= 'a' && *s <= 'f' ? (unsigned)(*s - 'a' + 10) :
-			     *s >= 'A' && *s <= 'F' ? (unsigned)(*s - 'A' + 10) : 99;
-		if (d >= base)
+		int d = hex_digit(*s);
+
+		if (d < 0 || (unsigned)d >= base)
 			return false;
-		*v = *v * base + d;
+		*v = *v * base + (unsigned)d;
 	}
 	return true;
 }
@@ -44,24 +44,17 @@ static bool parse_num(const char *s, uint64_t *v)
 /* "bb:dd.f" in hex, as the PCI listing prints it. */
 static bool parse_bdf(const char *s, uint32_t *bdf)
 {
-	char part[3][3] = { { 0 } };
-	uint64_t v[3];
+	static const uint8_t at[5] = { 0, 1, 3, 4, 6 };
+	int d[5];
 
 	if (strlen(s) != 7 || s[2] != ':' || s[5] != '.')
 		return false;
-	memcpy(part[0], s, 2);
-	memcpy(part[1], s + 3, 2);
-	part[2][0] = s[6];
-	for (int i = 0; i < 3; i++) {
-		char hex[6] = "0x";
-
-		memcpy(hex + 2, part[i], 3);
-		if (!parse_num(hex, &v[i]))
+	for (int i = 0; i < 5; i++)
+		if ((d[i] = hex_digit(s[at[i]])) < 0)
 			return false;
-	}
-	if (v[1] > 31 || v[2] > 7)
+	if (d[2] * 16 + d[3] > 31 || d[4] > 7)
 		return false;
-	*bdf = PCI_BDF(v[0], v[1], v[2]);
+	*bdf = PCI_BDF(d[0] * 16 + d[1], d[2] * 16 + d[3], d[4]);
 	return true;
 }
 

@@ -63,6 +63,24 @@ int shell_run(int argc, char **argv)
 	return -ENOENT;
 }
 
+int shell_join(int argc, char **argv, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < argc; i++) {
+		size_t l = strlen(argv[i]);
+
+		if (len + (len ? 1 : 0) + l >= size)
+			return -ERANGE;
+		if (len)
+			buf[len++] = ' ';
+		memcpy(buf + len, argv[i], l + 1);
+		len += l;
+	}
+	return 0;
+}
+
 int shell_usage(const char *name)
 {
 	const struct shell_command *c = shell_find_command(name);

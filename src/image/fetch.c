@@ -127,22 +127,11 @@ void fetch_progress_show(void *ctx, uint64_t bytes, uint64_t total)
 /* The pin is compared with the image's own buffer (what boots), not with the staging copy. */
 static int check_pin(struct image *img, const uint8_t *pin)
 {
-	uint8_t got[SHA256_DIGEST_LEN];
-	char want_hex[2 * SHA256_DIGEST_LEN + 1], got_hex[2 * SHA256_DIGEST_LEN + 1];
-
-	sha256(img->data, img->len, got);
-	sha256_to_hex(got, got_hex);
-	if (memcmp(got, pin, SHA256_DIGEST_LEN) != 0) {
-		sha256_to_hex(pin, want_hex);
-		kprintf("sha256: %s MISMATCH: pinned %s before the fetch\n"
-			"sha256:   but the %zu bytes fetched from %s hash to %s: discarded (changed "
-			"on the way, or a wrong pin)\n", img->name, want_hex, img->len, img->uri, got_hex);
+	if (image_sha256_match(img, pin, true))
 		return -EPERM;
-	}
 	memcpy(img->pin, pin, SHA256_DIGEST_LEN);
 	img->pinned = IMAGE_PINNED_BEFORE_FETCH;
 	img->verified = 1;
-	kprintf("sha256: %s OK (%s, pinned before the fetch)\n", img->name, got_hex);
 	return 0;
 }
 

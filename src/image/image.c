@@ -5,6 +5,7 @@
 #include <ibboot/console.h>
 #include <ibboot/dma.h>
 #include <ibboot/errno.h>
+#include <ibboot/shell.h>
 #include <ibboot/string.h>
 
 static struct image *images;
@@ -128,24 +129,14 @@ void image_free_all(void)
 
 int image_set_cmdline(struct image *img, int argc, char **argv)
 {
-	size_t len = 0;
 	char buf[IMAGE_CMDLINE_MAX];
 
-	for (int i = 0; i < argc; i++) {
-		size_t l = strlen(argv[i]);
-
-		if (len + l + (len ? 1 : 0) >= sizeof(buf)) {
-			kprintf("%s: command line longer than %d characters\n", img->name,
-				IMAGE_CMDLINE_MAX - 1);
-			return -ERANGE;
-		}
-		if (len)
-			buf[len++] = ' ';
-		memcpy(buf + len, argv[i], l);
-		len += l;
+	if (shell_join(argc, argv, buf, sizeof(buf))) {
+		kprintf("%s: command line longer than %d characters\n", img->name,
+			IMAGE_CMDLINE_MAX - 1);
+		return -ERANGE;
 	}
-	buf[len] = '\0';
-	memcpy(img->cmdline, buf, len + 1);
+	memcpy(img->cmdline, buf, strlen(buf) + 1);
 	return 0;
 }
 
@@ -176,21 +167,37 @@ int image_pin_parse(const char *who, const char *hex, uint8_t pin[SHA256_DIGEST_
 	return 0;
 }
 
-int image_verify_sha256(struct image *img, const char *hex)
+int image_sha256_match(const struct image *img, const uint8_t want[SHA256_DIGEST_LEN],
+		       bool before_fetch)
 {
-	uint8_t want[SHA256_DIGEST_LEN], got[SHA256_DIGEST_LEN];
-	char got_hex[2 * SHA256_DIGEST_LEN + 1];
+	uint8_t got[SHA256_DIGEST_LEN];
+	char want_hex[2 * SHA256_DIGEST_LEN + 1], got_hex[2 * SHA256_DIGEST_LEN + 1];
 
-	if (image_pin_parse("sha256", hex, want))
-		return -EINVAL;
 	sha256(img->data, img->len, got);
 	sha256_to_hex(got, got_hex);
 	if (memcmp(want, got, SHA256_DIGEST_LEN) != 0) {
+		sha256_to_hex(want, want_hex);
+		kprintf("sha256: %s MISMATCH: %s %s%s\n"
+			"sha256:   but the %zu bytes fetched from %s hash to %s: %s\n", img->name,
+			before_fetch ? "pinned" : "expected", want_hex,
+			before_fetch ? " before the fetch" : "", img->len,
+			img->uri[0] ? img->uri : "(unknown)", got_hex, before_fetch ?
+			"discarded (changed on the way, or a wrong pin)" : "it will not boot");
+		return -EPERM;
+	}
+	kprintf("sha256: %s OK (%s%s)\n", img->name, got_hex,
+		before_fetch ? ", pinned before the fetch" : "");
+	return 0;
+}
+
+int image_verify_sha256(struct image *img, const char *hex)
+{
+	uint8_t want[SHA256_DIGEST_LEN];
+
+	if (image_pin_parse("sha256", hex, want))
+		return -EINVAL;
+	if (image_sha256_match(img, want, false)) {
 		img->verified = -1;
-		kprintf("sha256: %s MISMATCH: expected %s\n"
-			"sha256:   but the %zu bytes fetched from %s hash to %s; %s will not boot\n",
-			img->name, hex, img->len, img->uri[0] ? img->uri : "(unknown)", got_hex,
-			img->name);
 		return -EPERM;
 	}
 	/* A pin given before the fetch stays the stronger kind when this line agrees with it. */
@@ -199,7 +206,6 @@ int image_verify_sha256(struct image *img, const char *hex)
 		img->pinned = IMAGE_PINNED_AFTER_FETCH;
 	}
 	img->verified = 1;
-	kprintf("sha256: %s OK (%s)\n", img->name, got_hex);
 	if (trust_enforcing && img->pinned != IMAGE_PINNED_BEFORE_FETCH)
 		kprintf("sha256: note: %s was pinned after its fetch: enforcing mode needs --sha256 "
 			"HEX on the fetch\n", img->name);

@@ -23,24 +23,6 @@
 
 static unsigned depth;
 
-static int join_args(int argc, char **argv, char *buf, size_t size)
-{
-	size_t len = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < argc; i++) {
-		size_t l = strlen(argv[i]);
-
-		if (len + l + 2 > size)
-			return -ERANGE;
-		if (len)
-			buf[len++] = ' ';
-		memcpy(buf + len, argv[i], l + 1);
-		len += l;
-	}
-	return 0;
-}
-
 static int script_set(int argc, char **argv)
 {
 	char value[SETTING_VALUE_MAX];
@@ -50,7 +32,7 @@ static int script_set(int argc, char **argv)
 		kprintf("usage: set NAME [VALUE...]\n");
 		return -EINVAL;
 	}
-	rc = join_args(argc - 2, argv + 2, value, sizeof(value));
+	rc = shell_join(argc - 2, argv + 2, value, sizeof(value));
 	if (!rc)
 		rc = setting_set(argv[1], argc > 2 ? value : NULL);
 	if (rc)

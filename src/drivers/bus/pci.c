@@ -76,8 +76,7 @@ static int size_one_bar(uint32_t bdf, unsigned i, unsigned n_bars, struct pci_ba
 		uint32_t orig_hi, mask_hi;
 
 		if (i + 1 >= n_bars) {
-			kprintf("pci %02x:%02x.%x: BAR%u claims 64 bits but is the last BAR\n",
-				PCI_BUS(bdf), PCI_DEV(bdf), PCI_FN(bdf), i);
+			pci_say(bdf, "BAR%u claims 64 bits but is the last BAR\n", i);
 			*bar = (struct pci_bar){ .kind = PCI_BAR_NONE };
 			return -EINVAL;
 		}
@@ -90,8 +89,8 @@ static int size_one_bar(uint32_t bdf, unsigned i, unsigned n_bars, struct pci_ba
 	}
 	bar->size = ~addr_mask + 1;
 	if (addr_mask == 0 || !IS_POW2(bar->size)) {
-		kprintf("pci %02x:%02x.%x: BAR%u reads back %#llx, not a power-of-two size\n",
-			PCI_BUS(bdf), PCI_DEV(bdf), PCI_FN(bdf), i, (unsigned long long)addr_mask);
+		pci_say(bdf, "BAR%u reads back %#llx, not a power-of-two size\n", i,
+			(unsigned long long)addr_mask);
 		*bar = (struct pci_bar){ .kind = PCI_BAR_NONE };
 		return -EINVAL;
 	}
@@ -237,19 +236,16 @@ int pci_map_bar(struct pci_device *pdev, unsigned bar, struct mmio *m)
 		return -EINVAL;
 	b = &pdev->bar[bar];
 	if (b->kind != PCI_BAR_MEM32 && b->kind != PCI_BAR_MEM64) {
-		kprintf("pci %02x:%02x.%x: BAR%u is not a memory BAR\n", PCI_BUS(pdev->bdf),
-			PCI_DEV(pdev->bdf), PCI_FN(pdev->bdf), bar);
+		pci_say(pdev->bdf, "BAR%u is not a memory BAR\n", bar);
 		return -EINVAL;
 	}
 	if (b->addr == 0) {
-		kprintf("pci %02x:%02x.%x: BAR%u was never assigned an address by firmware\n",
-			PCI_BUS(pdev->bdf), PCI_DEV(pdev->bdf), PCI_FN(pdev->bdf), bar);
+		pci_say(pdev->bdf, "BAR%u was never assigned an address by firmware\n", bar);
 		return -EINVAL;
 	}
 	int rc = plat_mmio_map(pdev->bdf, bar, b->addr, b->size, m);
 	if (rc)
-		kprintf("pci %02x:%02x.%x: cannot map BAR%u at %#llx (%#llx bytes): %s\n",
-			PCI_BUS(pdev->bdf), PCI_DEV(pdev->bdf), PCI_FN(pdev->bdf), bar,
+		pci_say(pdev->bdf, "cannot map BAR%u at %#llx (%#llx bytes): %s\n", bar,
 			(unsigned long long)b->addr, (unsigned long long)b->size, ib_strerror(rc));
 	return rc;
 }

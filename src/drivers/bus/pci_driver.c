@@ -50,13 +50,11 @@ int pci_probe_drivers(void)
 		drv = pci_match_driver(NULL, 0, d, &id);
 		if (!drv)
 			continue;
-		kprintf("pci %02x:%02x.%x: %s (%s)\n", PCI_BUS(d->bdf), PCI_DEV(d->bdf),
-			PCI_FN(d->bdf), id->name, drv->name);
+		pci_say(d->bdf, "%s (%s)\n", id->name, drv->name);
 		pci_enable_device(d);
 		int rc = drv->probe(d, id);
 		if (rc) {
-			kprintf("pci %02x:%02x.%x: %s probe failed: %s\n", PCI_BUS(d->bdf),
-				PCI_DEV(d->bdf), PCI_FN(d->bdf), drv->name, ib_strerror(rc));
+			pci_say(d->bdf, "%s probe failed: %s\n", drv->name, ib_strerror(rc));
 			continue;
 		}
 		d->driver = drv;
@@ -77,8 +75,8 @@ int pci_remove_drivers(void)
 			/* The driver's reset failed. Clearing bus master enable is all that is left;
 			 * a device that ignores config cycles may ignore that too. */
 			pci_set_bus_master(d, false);
-			kprintf("pci %02x:%02x.%x: could not be stopped; bus mastering cleared as a "
-				"last resort\n", PCI_BUS(d->bdf), PCI_DEV(d->bdf), PCI_FN(d->bdf));
+			pci_say(d->bdf, "could not be stopped; bus mastering cleared as a last "
+				"resort\n");
 			not_stopped++;
 		}
 	}

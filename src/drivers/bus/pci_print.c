@@ -2,32 +2,35 @@
 /* Human-readable PCI listings for the banner and the `pci` command. */
 #include <ibboot/pci.h>
 #include <ibboot/console.h>
+#include <ibboot/string.h>
 
 const char *pci_class_name(uint32_t class_code)
 {
-	static const char *const base_names[] = {
-		"unclassified", "storage", "network", "display", "multimedia", "memory",
-		"bridge", "communication", "system", "input", "docking", "processor",
-		"serial bus", "wireless", "intelligent I/O", "satellite", "crypto",
-		"signal processing",
-	};
+	/* PCI Code and ID Assignment spec, base classes 0x00..0x11, as one string (no pointers). */
+	static const char names[] =
+		"unclassified\0storage\0network\0display\0multimedia\0memory\0bridge\0"
+		"communication\0system\0input\0docking\0processor\0serial bus\0wireless\0"
+		"intelligent I/O\0satellite\0crypto\0signal processing";
 	unsigned base = class_code >> 16;
+	const char *n = names;
 
 	if (class_code >> 8 == 0x0207)
 		return "InfiniBand";
-	return base < ARRAY_SIZE(base_names) ? base_names[base] : "other";
+	if (base > 0x11)
+		return "other";
+	while (base--)
+		n += strlen(n) + 1;
+	return n;
 }
 
 static void print_size(uint64_t size)
 {
-	if (size >= GiB(1) && size % GiB(1) == 0)
-		kprintf("%llu GiB", (unsigned long long)(size >> 30));
-	else if (size >= MiB(1) && size % MiB(1) == 0)
-		kprintf("%llu MiB", (unsigned long long)(size >> 20));
-	else if (size >= KiB(1) && size % KiB(1) == 0)
-		kprintf("%llu KiB", (unsigned long long)(size >> 10));
-	else
-		kprintf("%llu B", (unsigned long long)size);
+	for (unsigned shift = 30; shift; shift -= 10)
+		if (size >= 1ull << shift && !(size & ((1ull << shift) - 1))) {
+			kprintf("%llu %ciB", (unsigned long long)(size >> shift), "KMG"[shift / 10 - 1]);
+			return;
+		}
+	kprintf("%llu B", (unsigned long long)size);
 }
 
 void pci_print_device(const struct pci_device *d)
@@ -46,4 +49,14 @@ void pci_print_device(const struct pci_device *d)
 		kprintf("%s%s\n", b->prefetch ? " prefetchable" : "",
 			b->addr ? "" : " (unassigned)");
 	}
+}
+
+void pci_say(uint32_t bdf, const char *fmt, ...)
+{
+	va_list ap;
+
+	kprintf("pci %02x:%02x.%x: ", PCI_BUS(bdf), PCI_DEV(bdf), PCI_FN(bdf));
+	va_start(ap, fmt);
+	kvprintf(fmt, ap);
+	va_end(ap);
 }

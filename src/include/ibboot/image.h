@@ -59,6 +59,11 @@ void image_name_from_uri(const char *uri, char *name, size_t size);
 /* `sha256 NAME HEX`: 0 on a match; -EPERM (and the image marked so `boot` refuses it) on a
  * mismatch, both with a message. */
 int image_verify_sha256(struct image *img, const char *hex);
+/* Hashes img's bytes and compares them with `want`, printing "sha256: NAME OK (...)" or the
+ * MISMATCH lines; before_fetch says whether `want` is a pin given before the fetch (a mismatch
+ * then discards the download) or a `sha256` line's (the image will not boot). 0 or -EPERM. */
+int image_sha256_match(const struct image *img, const uint8_t want[SHA256_DIGEST_LEN],
+		       bool before_fetch);
 
 /*
  * Trust policy (image.c), as iPXE's `imgtrust --permanent` but with SHA-256 pins. Permissive

@@ -148,6 +148,8 @@ int pci_remove_drivers(void);
 
 /* "bb:dd.f vvvv:dddd class cccccc" + BAR lines, as the banner and the `pci` command print. */
 void pci_print_device(const struct pci_device *pdev);
+/* kprintf with "pci BB:DD.F: " in front. */
+void pci_say(uint32_t bdf, const char *fmt, ...) __printf(2, 3);
 const char *pci_class_name(uint32_t class_code);
 
 #endif

@@ -57,6 +57,9 @@ enum shell_command_order {
 const struct shell_command *shell_find_command(const char *name);
 /* Runs command argv[0] with its words; -ENOENT (and says so) if there is no such command. */
 int shell_run(int argc, char **argv);
+/* argv[0..argc) joined by single spaces into buf; -ERANGE when they do not fit (buf then holds
+ * the words that did). */
+int shell_join(int argc, char **argv, char *buf, size_t size);
 /* Prints "usage: NAME SYNTAX", SYNTAX being the command's help up to its ": "; returns -EINVAL. */
 int shell_usage(const char *name);
 
