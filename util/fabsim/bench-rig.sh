@@ -125,7 +125,10 @@ if [ -n "$QEMU" ] && [ -x "$QEMU" ]; then
 	}
 	for _ in $(seq 1 600); do grep -q 'bound to\|lease' "$B/ibboot-qemu.log" 2>/dev/null && break; sleep 0.1; done
 	q0=${EPOCHREALTIME/./}
-	vcpu=${vcpu%% *}; vcpu=${vcpu:-${qpid%% *}}; vcpu=$(echo $vcpu)   # the first vCPU thread
+	vcpu=$(echo $vcpu); vcpu=${vcpu%% *}   # the first vCPU thread (QEMU names them with debug-threads)
+	if [ -z "$vcpu" ]; then
+		for p in $qpid; do case "$(cat /proc/$p/comm 2>/dev/null)" in qemu*) vcpu=/proc/$p;; esac; done
+	fi
 	f0=$(ticks $FABSIM) s0=$(ticks $SN) n0=$(ticks $NGINX) c0=$(ticks $qpid) c1=$c0
 	read -r r0 w0 <<< "$(sched "$vcpu")"; r1=$r0 w1=$w0
 	while kill -0 $qpid 2>/dev/null; do
@@ -155,8 +158,11 @@ if [ -n "$sink_kbs" ] && [ -n "$ib_kbs" ] && [ "$ib_kbs" -gt 0 ]; then
 	# (guest-bound) rate, i.e. when ibboot stops following the sink.
 	awk -v a="$sink_kbs" -v b="$ib_kbs" -v w="${vcpu_wait:-0}" 'BEGIN {
 		r = a / b
+		note = ""
+		if (w + 0 >= 20)
+			note = sprintf("; its vCPU also waited for a CPU %d%% of the time: the machine is loaded", w)
 		if (r < 1.5)
-			printf "INFO: bench-rig: ratio %.2f: ibboot in QEMU ran at the rig ceiling of this run (rig-bound%s), so the ratio cannot reach 3 here; the goal needs a rig that outruns ibboot-in-QEMU'"'"'s guest-bound rate\n", r, w >= 20 ? sprintf("; its vCPU also waited for a CPU %d%% of the time: the machine is loaded", w) : ""
+			printf "INFO: bench-rig: ratio %.2f: ibboot in QEMU ran at the rig ceiling of this run (rig-bound%s), so the ratio cannot reach 3 here; the goal needs a rig that outruns ibboot-in-QEMU'"'"'s guest-bound rate\n", r, note
 		else
 			printf "INFO: bench-rig: ratio %.2f: ibboot in QEMU ran below the rig ceiling (guest-bound)\n", r }'
 fi

@@ -30,6 +30,12 @@ struct fabsim_client {
 	unsigned port;
 	unsigned rx_next, rx_count;   /* slots [rx_next, rx_count) hold messages not yet returned */
 	struct rx_slot rx[RX_BATCH];
+	/* recvmmsg's vectors, built once at connect (a caller that polls an idle socket in a loop
+	 * pays only the system call): message 0 goes to rx_h0 + the caller's buffer, message i >= 1
+	 * to rx[i]. */
+	struct fabsim_wire_hdr rx_h0;
+	struct iovec rx_iov[RX_BATCH][2];
+	struct mmsghdr rx_mm[RX_BATCH];
 };
 
 /* How long connect waits for fabsim's HELLO_ACK before giving up (fabsim answers at once; this
@@ -166,6 +172,13 @@ struct fabsim_client *fabsim_client_connect_flags(const char *path, uint64_t por
 	c->fd = fd;
 	c->guid = port_guid;
 	c->port = port_num;
+	c->rx_iov[0][0] = (struct iovec){ &c->rx_h0, sizeof(c->rx_h0) };
+	for (unsigned i = 1; i < RX_BATCH; i++) {
+		c->rx_iov[i][0] = (struct iovec){ &c->rx[i].h, sizeof(c->rx[i].h) };
+		c->rx_iov[i][1] = (struct iovec){ c->rx[i].data, sizeof(c->rx[i].data) };
+	}
+	for (unsigned i = 0; i < RX_BATCH; i++)
+		c->rx_mm[i].msg_hdr = (struct msghdr){ .msg_iov = c->rx_iov[i], .msg_iovlen = 2 };
 	return c;
 fail:
 	close(fd);
@@ -211,9 +224,7 @@ static int rx_finish(const struct fabsim_wire_hdr *h, size_t n, bool trunc, stru
 
 int fabsim_client_recv(struct fabsim_client *c, struct fabsim_msg *out)
 {
-	struct mmsghdr mm[RX_BATCH];
-	struct iovec iov[RX_BATCH][2];
-	struct fabsim_wire_hdr h0;
+	struct mmsghdr *mm = c->rx_mm;
 	int got;
 
 	if (c->rx_next < c->rx_count) {
@@ -224,14 +235,7 @@ int fabsim_client_recv(struct fabsim_client *c, struct fabsim_msg *out)
 		return rx_finish(&s->h, s->n, s->trunc, out);
 	}
 	c->rx_next = c->rx_count = 0;
-	iov[0][0] = (struct iovec){ &h0, sizeof(h0) };
-	iov[0][1] = (struct iovec){ out->data, sizeof(out->data) };
-	for (unsigned i = 1; i < RX_BATCH; i++) {
-		iov[i][0] = (struct iovec){ &c->rx[i].h, sizeof(c->rx[i].h) };
-		iov[i][1] = (struct iovec){ c->rx[i].data, sizeof(c->rx[i].data) };
-	}
-	for (unsigned i = 0; i < RX_BATCH; i++)
-		mm[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = iov[i], .msg_iovlen = 2 } };
+	c->rx_iov[0][1] = (struct iovec){ out->data, sizeof(out->data) };
 	do
 		got = recvmmsg(c->fd, mm, RX_BATCH, MSG_DONTWAIT, NULL);
 	while (got < 0 && errno == EINTR);
@@ -245,7 +249,7 @@ int fabsim_client_recv(struct fabsim_client *c, struct fabsim_msg *out)
 	}
 	c->rx_next = 1;
 	c->rx_count = (unsigned)got;
-	return rx_finish(&h0, mm[0].msg_len, mm[0].msg_hdr.msg_flags & MSG_TRUNC, out);
+	return rx_finish(&c->rx_h0, mm[0].msg_len, mm[0].msg_hdr.msg_flags & MSG_TRUNC, out);
 }
 
 void fabsim_client_close(struct fabsim_client *c)
