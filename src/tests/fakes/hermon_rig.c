@@ -48,6 +48,9 @@ int kvprintf(const char *fmt, va_list ap)
 /* kprintf and ksnprintf are the library's (src/core/fmt.c), over the kvprintf above. */
 void kputs(const char *s) { kprintf("%s", s); }
 void kputc(char c) { kprintf("%c", c); }
+/* No console input here (the shell and the script code reference it). */
+int console_getline(char *buf, size_t size) { (void)buf; (void)size; return -1; }
+bool console_input_closed(void) { return true; }
 
 const char *ib_strerror(int err)
 {

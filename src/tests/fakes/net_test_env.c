@@ -66,6 +66,19 @@ int kvprintf(const char *fmt, va_list ap)
 
 /* kprintf, ksnprintf and kvsnprintf are the library's (src/core/fmt.c), over the kvprintf above. */
 
+/* No console input here (the shell and the script code reference it). */
+int console_getline(char *buf, size_t size)
+{
+	(void)buf;
+	(void)size;
+	return -1;
+}
+
+bool console_input_closed(void)
+{
+	return true;
+}
+
 const char *test_console(void)
 {
 	return console_buf;
