@@ -86,7 +86,8 @@ fuzz-zcm: $(if $(HAVE_CLANG),build/tests/fuzz-zcm)
 # make bench's size row: the compressed image against the goal (64 KiB: an option ROM that fits
 # every BIOS's ROM space) and iPXE's hermon-only x86_64 lkrn (95,155 B), with where the bytes go.
 .PHONY: bench-size
-bench-size: bin/ibboot.lkrn bin/ibboot-raw.lkrn build/tests/zcm-speed
+bench-size: bin/ibboot.lkrn bin/ibboot-raw.lkrn build/tests/zcm-speed bin/ibboot.rom bin/ibboot.pxe \
+		bin/ibboot.efi
 	@lkrn=$$(stat -c %s bin/ibboot.lkrn); ibz=$$(stat -c %s build/zimage/body.ibz); \
 	printf 'bench-size: %-28s %7d B  goal %d B (%+d)  iPXE hermon-only lkrn %d B (ratio %.2f)\n' \
 		bin/ibboot.lkrn $$lkrn 65536 $$((lkrn - 65536)) 95155 $$(echo "95155 / $$lkrn" | bc -l); \
@@ -95,6 +96,13 @@ bench-size: bin/ibboot.lkrn bin/ibboot-raw.lkrn build/tests/zcm-speed
 	printf 'bench-size: %-28s %7d B  (body as objcopy writes it; compresses to %d%%)\n' \
 		bin/ibboot-raw.lkrn $$(stat -c %s bin/ibboot-raw.lkrn) \
 		$$((100 * ibz / $$(stat -c %s build/zimage/body.bin))); \
+	rom=$$(stat -c %s bin/ibboot.rom); \
+	printf 'bench-size: %-28s %7d B  goal %d B (%+d): this lkrn behind the real-mode front end\n' \
+		bin/ibboot.rom $$rom 65536 $$((rom - 65536)); \
+	printf 'bench-size: %-28s %7d B  (NBP: the same front end and lkrn)\n' bin/ibboot.pxe \
+		$$(stat -c %s bin/ibboot.pxe); \
+	printf 'bench-size: %-28s %7d B  (PE32+, not compressed)\n' bin/ibboot.efi \
+		$$(stat -c %s bin/ibboot.efi); \
 	printf 'bench-size: %-28s native %s; QEMU TCG boot CPU to poweroff, packed - raw: %s\n' \
 		'  unpack time' "$$(build/tests/zcm-speed build/zimage/body.ibz)" \
 		"$$(util/zimage/unpack-time bin/ibboot-raw.lkrn bin/ibboot.lkrn)"
