@@ -75,12 +75,14 @@ static void *alloc_clear(const struct multiboot_info_parsed *mb, size_t size, si
 		if (!overlaps_targets(mb, a, size))
 			break;
 		/* Hold the rest of the segment's stretch if it is free in one piece, else just
-		 * this block (a small hole below the segment's end gets filled that way). */
+		 * this block (a small hole below the segment's end gets filled that way). The
+		 * stretch may land below `a` (a free extent that starts unaligned, just under
+		 * the aligned block): that is the same piece, held a little lower. */
 		size_t hold = (size_t)(overlap_end(mb, a, size) - a);
 		dma_free(p, size);
 		p = NULL;
 		held[n] = dma_alloc(hold, 64);
-		if (held[n] && virt_to_bus(held[n]) != a) {
+		if (held[n] && virt_to_bus(held[n]) > a) {
 			dma_free(held[n], hold);
 			held[n] = NULL;
 		}
