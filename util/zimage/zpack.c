@@ -14,12 +14,6 @@
 #include <time.h>
 #include "zcm.h"
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 int main(int argc, char **argv)
 {
 	int x86 = 1, a = 1;
@@ -66,13 +60,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "zpack: output buffer too small\n");
 		return 1;
 	}
-	memcpy(z, "IBZ2", 4);
-	z[4] = ZCM_VERSION;
-	z[5] = x86 ? IBZ_FILTER_X86 : 0;
-	z[6] = z[7] = 0;
-	put32(z + 8, (uint32_t)len);
-	put32(z + 12, (uint32_t)zlen);
-	put32(z + 16, zcm_crc32(body, len));
+	ibz_put_header(z, (uint32_t)len, (uint32_t)zlen, zcm_crc32(body, len), x86);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int rc = ibz_unpack(z, IBZ_HEADER_LEN + zlen, back, len, arena, &got);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

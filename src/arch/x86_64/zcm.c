@@ -689,6 +689,15 @@ static uint32_t le32(const uint8_t *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+void ibz_put_header(uint8_t *z, uint32_t out_len, uint32_t in_len, uint32_t crc, int x86)
+{
+	const uint32_t w[5] = { IBZ2_MAGIC, ZCM_VERSION | (x86 ? IBZ_FILTER_X86 : 0u) << 8,
+				out_len, in_len, crc };
+
+	for (int i = 0; i < IBZ_HEADER_LEN; i++)
+		z[i] = (uint8_t)(w[i / 4] >> (8 * (i % 4)));
+}
+
 int ibz_unpack(const uint8_t *z, size_t z_len, uint8_t *out, size_t out_cap, void *arena,
 	       size_t *out_len)
 {

@@ -63,6 +63,8 @@ void zcm_x86_decode(uint8_t *buf, size_t len);
 
 /* CRC-32 (reflected 0xedb88320, initial and final inversion: the zlib value). */
 uint32_t zcm_crc32(const uint8_t *p, size_t len);
+/* The 20-byte IBZ2 header above, as the packer writes it (the reader is ibz_unpack). */
+void ibz_put_header(uint8_t *z, uint32_t out_len, uint32_t in_len, uint32_t crc, int x86);
 /* An IBZ2 container into out[0, out_cap): header checks, ZCM, the transform, the CRC. */
 int ibz_unpack(const uint8_t *z, size_t z_len, uint8_t *out, size_t out_cap, void *arena,
 	       size_t *out_len);

@@ -39,13 +39,7 @@ static uint8_t *pack(const uint8_t *body, size_t n, int x86, size_t *len)
 		zcm_x86_encode(work, n);
 	zlen = zcm_encode(work, n, z + IBZ_HEADER_LEN, cap, arena);
 	CHECK(zlen >= 4);
-	memcpy(z, "IBZ2", 4);
-	z[4] = ZCM_VERSION;
-	z[5] = x86 ? IBZ_FILTER_X86 : 0;
-	z[6] = z[7] = 0;
-	put32(z + 8, (uint32_t)n);
-	put32(z + 12, (uint32_t)zlen);
-	put32(z + 16, zcm_crc32(body, n));
+	ibz_put_header(z, (uint32_t)n, (uint32_t)zlen, zcm_crc32(body, n), x86);
 	*len = IBZ_HEADER_LEN + zlen;
 	c = malloc(*len);
 	memcpy(c, z, *len);
