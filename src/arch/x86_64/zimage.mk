@@ -48,8 +48,8 @@ build/zimage/ibboot-z.elf: $(ZIMG_OBJS) src/arch/x86_64/ibboot-z.ld build/zimage
 bin/ibboot-z.lkrn: build/zimage/ibboot-z.elf
 	@mkdir -p $(@D)
 	$(IMG_OBJCOPY) -O binary $< $@
-	@echo "$@: $$(stat -c %s $@) bytes (stub $$(size -A build/zimage/zcm.o build/zimage/zstub.o \
-		build/zimage/zhead.o | awk '/^\.text|^\.rodata/ { s += $$2 } END { print s }') bytes of code)"
+	@echo "$@: $$(stat -c %s $@) bytes (stub $$(($$(size -A $< | awk '$$1 == ".text" { print $$2 }') - \
+		$$(stat -c %s build/zimage/body.ibz))) bytes of code and data as linked, payload beside it)"
 
 -include $(ZIMG_OBJS:.o=.d)
 
