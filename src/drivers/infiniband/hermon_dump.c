@@ -4,7 +4,7 @@
  * register (HCR), the catastrophic-error buffer (location from QUERY_FW), the memory handed to
  * the HCA, and every queue's driver view beside the hardware's context (QUERY_EQ / QUERY_CQ /
  * QUERY_QP), so a stuck queue shows where the two disagree. The same lines go to the console and
- * into the boot report; util/fwdump decodes them. '#' lines repeat the essentials in words.
+ * into the boot report; util/fwdump decodes them (and names every field and word).
  */
 #include <ibboot/byteorder.h>
 #include <ibboot/console.h>
@@ -98,16 +98,12 @@ static void dump_catas(struct hermon *h, struct dump *d)
 	uint32_t w[CATAS_MAX_DWORDS];
 	unsigned n = h->err_buf_size;
 	char attrs[96];
-	bool any = false;
 
 	if (h->stage == HERMON_STAGE_RESET || n == 0) {
-		emit(d, "# catastrophic error buffer: not available (firmware not running)");
 		segment(d, "catas", NULL, 0, "available=no");
 		return;
 	}
 	if (h->err_buf_bar != 0 || h->err_buf_offset + 4ull * n > h->config.size) {
-		emit(d, "# catastrophic error buffer: BAR %u offset 0x%llx size %u - outside BAR0",
-		     h->err_buf_bar, (unsigned long long)h->err_buf_offset, n);
 		ksnprintf(attrs, sizeof(attrs), "available=no bar=%u offset=0x%llx size=%u",
 			  h->err_buf_bar, (unsigned long long)h->err_buf_offset, n);
 		segment(d, "catas", NULL, 0, attrs);
@@ -115,16 +111,8 @@ static void dump_catas(struct hermon *h, struct dump *d)
 	}
 	if (n > CATAS_MAX_DWORDS)
 		n = CATAS_MAX_DWORDS;
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0; i < n; i++)
 		w[i] = readl_be(&h->config, h->err_buf_offset + 4 * i);
-		if (w[i]) {
-			emit(d, "# catas[%02u] 0x%08x", i, w[i]);
-			any = true;
-		}
-	}
-	if (!any)
-		emit(d, "# catastrophic error buffer (%u dwords at 0x%llx): all zero",
-		     h->err_buf_size, (unsigned long long)h->err_buf_offset);
 	ksnprintf(attrs, sizeof(attrs), "available=yes bar=0 offset=0x%llx size=%u catastrophic=%u",
 		  (unsigned long long)h->err_buf_offset, h->err_buf_size, h->catastrophic);
 	segment(d, "catas", w, n, attrs);
@@ -137,11 +125,6 @@ static void dump_queues(struct hermon *h, struct dump *d, uint8_t *ctx)
 	bool ok;
 
 	ok = hermon_cmd_query_eq(h, h->eq.eqn, ctx) == 0;
-	emit(d, "# EQ %u: %u entries, driver consumer %u | hw producer %u consumer %u; %u events "
-	     "(%u unknown), last type 0x%02x", h->eq.eqn, HERMON_NUM_EQES, h->eq.next,
-	     ok ? hermonprm_eqc_st_get_producer_counter(ctx) : 0,
-	     ok ? hermonprm_eqc_st_get_consumer_counter(ctx) : 0, h->eq.events,
-	     h->eq.unknown_events, h->eq.last_type);
 	ksnprintf(attrs, sizeof(attrs), "eqn=%u entries=%u consumer=%u events=%u unknown=%u "
 		  "last_type=0x%02x context=%s", h->eq.eqn, HERMON_NUM_EQES, h->eq.next,
 		  h->eq.events, h->eq.unknown_events, h->eq.last_type, ok ? "QUERY_EQ" : "none");
@@ -151,11 +134,6 @@ static void dump_queues(struct hermon *h, struct dump *d, uint8_t *ctx)
 	for (struct hermon_cq *cq = h->cqs; cq; cq = cq->next_cq) {
 		memset(ctx, 0, HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES);
 		ok = hermon_cmd_query_cq(h, cq->cqn, ctx) == 0;
-		emit(d, "# CQ 0x%x: %u entries, driver consumer %u | hw producer %u consumer %u "
-		     "state 0x%x; %u error CQEs", cq->cqn, cq->num_cqes, cq->next,
-		     ok ? hermonprm_completion_queue_context_st_get_producer_counter(ctx) : 0,
-		     ok ? hermonprm_completion_queue_context_st_get_consumer_counter(ctx) : 0,
-		     ok ? hermonprm_completion_queue_context_st_get_st(ctx) : 0, cq->errors);
 		ksnprintf(attrs, sizeof(attrs), "cqn=0x%x entries=%u consumer=%u errors=%u "
 			  "context=%s", cq->cqn, cq->num_cqes, cq->next, cq->errors,
 			  ok ? "QUERY_CQ" : "none");
@@ -165,7 +143,6 @@ static void dump_queues(struct hermon *h, struct dump *d, uint8_t *ctx)
 	for (unsigned i = 0; i < ARRAY_SIZE(h->qp_table); i++) {
 		const struct hermon_qp *qp = h->qp_table[i];
 		const uint8_t *qpc;
-		unsigned hw_state = 0xf;
 
 		if (!qp)
 			continue;
@@ -173,13 +150,6 @@ static void dump_queues(struct hermon *h, struct dump *d, uint8_t *ctx)
 		ok = hermon_cmd_query_qp(h, qp->qpn, ctx) == 0;
 		/* QUERY_QP's mailbox is the QP state-transition layout: the QPC sits inside it. */
 		qpc = hermonprm_qp_ee_state_transitions_st_qpc_eec_data(ctx);
-		if (ok)
-			hw_state = hermonprm_queue_pair_ee_context_entry_st_get_state(qpc);
-		emit(d, "# QP 0x%x (%s, port %u): driver %s, hw state %u; send %u posted (ring %u), "
-		     "recv %u posted (ring %u); CQs 0x%x/0x%x; %u multicast groups", qp->qpn,
-		     hermon_qp_type_names[qp->type], qp->port, hermon_qp_state_names[qp->state],
-		     hw_state, qp->send.next, qp->send.num_wqes, qp->recv.next, qp->recv.num_wqes,
-		     qp->send_cq->cqn, qp->recv_cq->cqn, qp->mcast_groups);
 		ksnprintf(attrs, sizeof(attrs), "qpn=0x%x type=%s port=%u state=%s sq_producer=%u "
 			  "sq_entries=%u rq_producer=%u rq_entries=%u send_cq=0x%x recv_cq=0x%x "
 			  "mcast_groups=%u context=%s", qp->qpn, hermon_qp_type_names[qp->type],
@@ -205,34 +175,23 @@ void hermon_dump_to(struct hermon *h, const struct fwdump_out *out)
 	     h->pci ? h->pci->vendor : 0, h->pci ? h->pci->device : 0, h->fw_major, h->fw_minor,
 	     h->fw_subminor, h->cmd_if_rev, stage, h->catastrophic,
 	     h->last_status ? hermon_opcode_name(h->last_opcode) : "none", h->last_status);
-	emit(&d, "# fwdump: firmware %u.%u.%u, stage %s, last failed command %s status 0x%02x",
-	     h->fw_major, h->fw_minor, h->fw_subminor, stage,
-	     h->last_status ? hermon_opcode_name(h->last_opcode) : "none", h->last_status);
 	dump_pci(h, &d);
 	dump_hcr(h, &d);
 	dump_catas(h, &d);
-	emit(&d, "# memory given to the HCA: FA %zu KiB, AUX %zu KiB, ICM %llu KiB; L_Key 0x%08x "
-	     "(MPT %u, local read/write only)", h->fa.len / 1024, h->aux.len / 1024,
-	     (unsigned long long)h->plan.mapped_len / 1024, h->lkey, h->mpt_index);
-	ksnprintf(attrs, sizeof(attrs), "fa_kib=%zu aux_kib=%zu icm_kib=%llu lkey=0x%08x mpt=%u",
+	ksnprintf(attrs, sizeof(attrs), "fa_kib=%zu aux_kib=%zu icm_kib=%llu lkey=0x%08x mpt=%u access=lr,lw",
 		  h->fa.len / 1024, h->aux.len / 1024,
 		  (unsigned long long)h->plan.mapped_len / 1024, h->lkey, h->mpt_index);
 	segment(&d, "memory", NULL, 0, attrs);
 	if (ctx && h->stage == HERMON_STAGE_RUNNING && !h->hcr_stuck)
 		dump_queues(h, &d, ctx);
 	else
-		emit(&d, "# queues: %s", !ctx ? "no memory for a context mailbox"
-		     : h->hcr_stuck ? "not queried (the command interface is stuck)"
-		     : "none (the HCA is not running)");
+		emit(&d, "# queues not queried: %s", !ctx ? "no memory" : h->hcr_stuck ?
+		     "HCR stuck" : "HCA not running");
 	kfree(ctx);
 	for (unsigned i = 0; i < h->num_ports; i++) {
 		const struct hermon_port *p = &h->port[i];
 		const struct ib_port_attr *a = &h->ib.port[i].attr;
 
-		emit(&d, "# port %u: %s, state %u, LID 0x%x, SM LID 0x%x, MTU cap %u active %u, "
-		     "VL cap %u, %u state / %u management events", p->num,
-		     p->open ? "open" : "closed", a->state, a->lid, a->sm_lid,
-		     p->max_mtu, a->neighbor_mtu, p->vl_cap, p->state_events, p->mgmt_events);
 		ksnprintf(attrs, sizeof(attrs), "num=%u open=%u state=%u lid=0x%x sm_lid=0x%x "
 			  "width=%u speed=%u mtu_cap=%u mtu_active=%u vl_cap=%u state_events=%u "
 			  "mgmt_events=%u", p->num, p->open, a->state, a->lid, a->sm_lid,

@@ -246,11 +246,11 @@ after_rejoin=$(tail -n +"${l_rejoin:-999999}" <<<"$S" | grep -c "^ping $SERVER: 
 	fail icmp-after-sm-restart "$after_rejoin echo replies after the rejoin (want >= 3; ping: ${got2:-?} of 20)"
 
 # fwdump: the one memory key is local-only, and no queue saw an error completion.
-if grep -q 'MPT [0-9]*, local read/write only' <<<"$S" && grep -q ' 0 error CQEs' <<<"$S" &&
-   ! grep -Eq ' [1-9][0-9]* error CQEs' <<<"$S"; then
+if grep -q ' mpt=[0-9]* access=lr,lw' <<<"$S" && grep -q '^SEG cq .* errors=0 ' <<<"$S" &&
+   ! grep -Eq '^SEG cq .* errors=[1-9]' <<<"$S"; then
 	pass fwdump
 else
-	fail fwdump "$(grep -E 'L_Key|error CQEs' <<<"$S" | tr '\n' ';')"
+	fail fwdump "$(grep -E '^SEG (memory|cq) ' <<<"$S" | tr '\n' ';')"
 fi
 if grep -Eq 'completion error|treated as an error|failed: status' <<<"$S"; then
 	fail no-errors "$(grep -Em1 'completion error|treated as an error|failed: status' <<<"$S")"

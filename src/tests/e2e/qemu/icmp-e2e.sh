@@ -93,7 +93,7 @@ grep -q 'joining groups again' <<<"$S" && pass sm-restart-rejoin ||
 	fail sm-restart-rejoin "no re-registration after the SM restarted"
 [ "$(grep -Ec 'ping 198.18.0.1: 3 sent, [123] received' <<<"$S")" -eq 2 ] && pass icmp-after-sm-restart ||
 	fail icmp-after-sm-restart "no echo reply after the SM restarted"
-grep -q 'local read/write only' <<<"$S" && pass fwdump || fail fwdump "no fwdump output"
+grep -q ' mpt=[0-9]* access=lr,lw' <<<"$S" && pass fwdump || fail fwdump "no fwdump output"
 # The model refuses and logs any DMA while bus mastering is off (util/hcasim/dma_guard.c); after
 # the final reset (poweroff quiesces the HCA) bus mastering must stay off.
 if [ "$MODE" = qemu ]; then

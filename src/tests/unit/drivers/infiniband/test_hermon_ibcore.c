@@ -124,14 +124,14 @@ TEST(hermon_ibcore_probe_send_receive_fwdump_remove)
 
 	rig_log_clear();
 	CHECK_EQ(hermon_fwdump_all(), 0);
-	CHECK(log_has("fwdump: firmware"));
-	CHECK(log_has("catastrophic error buffer"));
+	CHECK(log_has("FWDUMP 1 hermon"));
+	CHECK(log_has("SEG catas "));
 	char qline[48];
 
-	snprintf(qline, sizeof(qline), "QP 0x%x (UD, port 1)",
+	snprintf(qline, sizeof(qline), "qpn=0x%x type=UD port=1 ",
 		 ((struct hermon_qp *)p.qa->drv_priv)->qpn);
 	CHECK(log_has(qline));
-	CHECK(log_has("port 2: open, state 4, LID 0x22"));
+	CHECK(log_has("num=2 open=1 state=4 lid=0x22 "));
 out:
 	hermon_ib_remove(&r.pdev);
 	CHECK(hcasim_quiesced(r.sim));

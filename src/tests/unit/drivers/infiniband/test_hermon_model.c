@@ -263,7 +263,7 @@ TEST(hermon_model_ud_loopback_between_ports)
 	CHECK_EQ(hcqb->next, 40);
 	CHECK(hcqa->next > 2 * hcqa->num_cqes);
 	hermon_dump(&r.h);
-	CHECK(log_has("fwdump"));
+	CHECK(log_has("\nFWEND hermon"));
 	unregister_and_quiesce(&r);
 	rig_destroy(&r);
 }
@@ -666,7 +666,8 @@ TEST(hermon_model_catastrophic_error_reported_and_dumped)
 	CHECK(log_has("catastrophic error (syndrome"));
 	rig_log_clear();
 	hermon_dump(&r.h);
-	CHECK(log_has("catas[00] 0x"));
+	const char *seg = strstr(rig_log(), "catastrophic=1\n+0000: ");   /* word 0 set */
+	CHECK(seg && strncmp(seg + 22, "00000000", 8) != 0);
 	r.dma_fail_lo = r.dma_fail_hi = 0;
 	rig_log_clear();
 	hermon_ib_unregister(&r.h);
