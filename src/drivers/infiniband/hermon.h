@@ -322,6 +322,8 @@ static inline struct hermon *hermon_of(struct ib_device *dev)
 /* ---- hermon_cmd.c ---- */
 const char *hermon_status_name(unsigned status);
 const char *hermon_opcode_name(unsigned opcode);
+/* The last failed command in words (timeout, PRM status, or rc): the console's and selftest's. */
+void hermon_cmd_why(const struct hermon *h, int rc, char *buf, size_t len);
 
 int hermon_cmd_query_fw(struct hermon *h, void *query_fw);
 int hermon_cmd_query_dev_cap(struct hermon *h, void *dev_cap);
@@ -415,6 +417,10 @@ struct hermon_qp *hermon_find_qp(struct hermon *h, uint32_t qpn);
 /* ---- hermon_mcast.c ---- */
 int hermon_mcast_attach(struct hermon *h, struct hermon_qp *qp, const uint8_t gid[16]);
 int hermon_mcast_detach(struct hermon *h, struct hermon_qp *qp, const uint8_t gid[16]);
+/* Finds gid's entry along its hash chain (MGID_HASH, READ_MCG): 0 with *index when it lists qpn,
+ * -ENOENT when it does not (or there is no entry), another error when a command failed. */
+int hermon_mcg_lookup(struct hermon *h, const uint8_t gid[16], uint32_t qpn, uint8_t *mcg,
+		      unsigned *index);
 
 /* ---- hermon_port.c ---- */
 int hermon_open_port(struct hermon *h, unsigned port);

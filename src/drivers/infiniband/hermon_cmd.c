@@ -84,6 +84,38 @@ static void hermon_hcr_read(struct hermon *h, uint8_t hcr[HERMON_HCR_DWORDS * 4]
 		hermonprm_store_dword(hcr, i, readl_be(&h->config, HERMON_HCR_BASE + 4 * i));
 }
 
+void hermon_cmd_why(const struct hermon *h, int rc, char *buf, size_t len)
+{
+	const char *op = hermon_opcode_name(h->last_opcode);
+
+	if (rc == -ETIMEDOUT)
+		ksnprintf(buf, len, "%s timed out (go bit set for %u s): reset the HCA", op,
+			  HERMON_HCR_TIMEOUT_MS / 1000);
+	else if (h->last_status && h->last_status != 0xff)
+		ksnprintf(buf, len, "%s failed: status 0x%02x (%s)", op, h->last_status,
+			  hermon_status_name(h->last_status));
+	else
+		ksnprintf(buf, len, "%s", ib_strerror(rc));
+}
+
+/* Records and reports a failed command: a PRM status (said unless quiet), or an HCR whose go bit
+ * never cleared (status 0xff; always said, and no command gets through until the reset). */
+static int hermon_cmd_failed(struct hermon *h, unsigned opcode, unsigned status,
+			     const char *pre, int rc)
+{
+	char why[80];
+
+	h->last_opcode = (uint16_t)opcode;
+	h->last_status = (uint8_t)status;
+	if (status == 0xff)
+		h->hcr_stuck = true;
+	else if (h->quiet)
+		return rc;
+	hermon_cmd_why(h, rc, why, sizeof(why));
+	hermon_err(h, "%s%s", pre, why);
+	return rc;
+}
+
 /* Waits until software owns the HCR: go clear and the toggle bit equal to ours. */
 static int hermon_hcr_wait(struct hermon *h, uint8_t hcr[HERMON_HCR_DWORDS * 4])
 {
@@ -126,13 +158,8 @@ static int hermon_cmd(struct hermon *h, uint32_t spec, uint32_t in_mod, const vo
 
 	if (h->hcr_stuck)
 		return -EIO;   /* said once already: nothing gets through until the reset */
-	if ((rc = hermon_hcr_wait(h, hcr)) != 0) {
-		h->hcr_stuck = true;
-		hermon_err(h, "%s: command interface busy (go bit stuck for %u s) — "
-			   "reset the HCA or power-cycle the machine",
-			   hermon_opcode_name(opcode), HERMON_HCR_TIMEOUT_MS / 1000);
-		return rc;
-	}
+	if ((rc = hermon_hcr_wait(h, hcr)) != 0)
+		return hermon_cmd_failed(h, opcode, 0xff, "HCR busy: ", rc);
 	h->toggle ^= 1;
 
 	memset(hcr, 0, sizeof(hcr));
@@ -173,25 +200,12 @@ static int hermon_cmd(struct hermon *h, uint32_t spec, uint32_t in_mod, const vo
 		wmb();   /* dword 6 (go) strictly last */
 	}
 
-	if ((rc = hermon_hcr_wait(h, hcr)) != 0) {
-		h->hcr_stuck = true;
-		h->last_opcode = (uint16_t)opcode;
-		h->last_status = 0xff;
-		hermon_err(h, "%s timed out after %u s (no completion from firmware) — "
-			   "the HCA needs a reset", hermon_opcode_name(opcode),
-			   HERMON_HCR_TIMEOUT_MS / 1000);
-		return rc;
-	}
+	if ((rc = hermon_hcr_wait(h, hcr)) != 0)
+		return hermon_cmd_failed(h, opcode, 0xff, "", rc);
 	hermon_hcr_read(h, hcr);
 	status = hermonprm_hca_command_register_st_get_status(hcr);
-	if (status != 0) {
-		h->last_opcode = (uint16_t)opcode;
-		h->last_status = (uint8_t)status;
-		if (!h->quiet)
-			hermon_err(h, "%s failed: status 0x%02x (%s)", hermon_opcode_name(opcode),
-				   status, hermon_status_name(status));
-		return hermon_status_errno(status);
-	}
+	if (status != 0)
+		return hermon_cmd_failed(h, opcode, status, "", hermon_status_errno(status));
 	rmb();
 	if (out_len) {
 		if (out_mbox) {

@@ -90,6 +90,30 @@ static int mcg_find(struct hermon *h, const uint8_t gid[16], uint8_t *mcg, int *
 	}
 }
 
+/* The index among the entry's members of qpn, or *members (their number) when it is not one. */
+static unsigned mcg_member(const uint8_t *mcg, uint32_t qpn, unsigned *members)
+{
+	unsigned i, n = MIN(hermonprm_mcg_hdr_st_get_members_count(mcg), (unsigned)HERMON_MCG_QPS);
+
+	for (i = 0; i < n; i++)
+		if (hermonprm_mcg_qp_dw_st_get_qpn(mcg_qp((uint8_t *)mcg, i)) == qpn)
+			break;
+	*members = n;
+	return i;
+}
+
+int hermon_mcg_lookup(struct hermon *h, const uint8_t gid[16], uint32_t qpn, uint8_t *mcg,
+		      unsigned *index)
+{
+	unsigned hash, members;
+	int idx, prev, rc = mcg_find(h, gid, mcg, &idx, &prev, &hash);
+
+	if (rc)
+		return rc;
+	*index = (unsigned)idx;
+	return mcg_member(mcg, qpn, &members) < members ? 0 : -ENOENT;
+}
+
 int hermon_mcast_attach(struct hermon *h, struct hermon_qp *qp, const uint8_t gid[16])
 {
 	uint8_t *mcg = kzalloc(MCG_BYTES);
@@ -119,11 +143,8 @@ int hermon_mcast_attach(struct hermon *h, struct hermon_qp *qp, const uint8_t gi
 		goto out;
 	}
 
-	members = hermonprm_mcg_hdr_st_get_members_count(mcg);
-	for (unsigned i = 0; i < members && i < HERMON_MCG_QPS; i++) {
-		if (hermonprm_mcg_qp_dw_st_get_qpn(mcg_qp(mcg, i)) == qp->qpn)
-			goto out;   /* already attached */
-	}
+	if (mcg_member(mcg, qp->qpn, &members) < members)
+		goto out;   /* already attached */
 	if (members >= HERMON_MCG_QPS) {
 		hermon_err(h, "multicast group already has %u QPs attached", members);
 		rc = -ENOSPC;
@@ -171,11 +192,7 @@ int hermon_mcast_detach(struct hermon *h, struct hermon_qp *qp, const uint8_t gi
 	}
 	if ((rc = mcg_find(h, gid, mcg, &idx, &prev, &hash)) != 0)
 		goto out;
-	members = MIN(hermonprm_mcg_hdr_st_get_members_count(mcg), (unsigned)HERMON_MCG_QPS);
-	for (i = 0; i < members; i++)
-		if (hermonprm_mcg_qp_dw_st_get_qpn(mcg_qp(mcg, i)) == qp->qpn)
-			break;
-	if (i == members) {
+	if ((i = mcg_member(mcg, qp->qpn, &members)) == members) {
 		rc = -ENOENT;
 		goto out;
 	}

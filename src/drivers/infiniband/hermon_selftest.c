@@ -117,22 +117,14 @@ static void st_set(struct hermon_selftest_step *s, enum hermon_selftest_verdict 
 	va_end(ap);
 }
 
-/* A failed command in words: the PRM status it returned, or the timeout. */
+/* A failed command in words (the driver's: timeout, PRM status or error), after what, if any. */
 static void st_fail_cmd(struct selftest *t, struct hermon_selftest_step *s, const char *what,
 			int rc)
 {
-	struct hermon *h = t->h;
+	char why[80];
 
-	if (rc == -ETIMEDOUT)
-		st_set(s, HERMON_SELFTEST_FAIL, "%s: %s timed out after %u s (go bit never cleared) "
-		       "- reset the HCA", what, hermon_opcode_name(h->last_opcode),
-		       HERMON_HCR_TIMEOUT_MS / 1000);
-	else if (h->last_status && h->last_status != 0xff)
-		st_set(s, HERMON_SELFTEST_FAIL, "%s: %s status 0x%02x (%s)", what,
-		       hermon_opcode_name(h->last_opcode), h->last_status,
-		       hermon_status_name(h->last_status));
-	else
-		st_set(s, HERMON_SELFTEST_FAIL, "%s: %s", what, ib_strerror(rc));
+	hermon_cmd_why(t->h, rc, why, sizeof(why));
+	st_set(s, HERMON_SELFTEST_FAIL, "%s%s%s", what ? what : "", what ? ": " : "", why);
 }
 
 /* Polls the device (the core's loop: EQ, CQs, timers) until *counter reaches target. */
@@ -160,11 +152,11 @@ static void st_last_cqe(struct ib_cq *ibcq, char *buf, size_t len)
 	unsigned opcode = hermonprm_completion_queue_entry_st_get_opcode(cqe);
 
 	if (opcode == HERMON_OPCODE_CQE_ERROR)
-		ksnprintf(buf, len, "error CQE, syndrome 0x%02x, vendor syndrome 0x%02x",
+		ksnprintf(buf, len, "error CQE, syndrome 0x%02x, vendor 0x%02x",
 			  hermonprm_completion_with_error_st_get_syndrome(cqe),
 			  hermonprm_completion_with_error_st_get_vendor_error_syndrome(cqe));
 	else
-		ksnprintf(buf, len, "CQE opcode 0x%02x is not a completion of that request", opcode);
+		ksnprintf(buf, len, "CQE opcode 0x%02x unexpected", opcode);
 }
 
 /* ---- the test QP's owner ---- */
@@ -207,20 +199,20 @@ static int st_queues_create(struct selftest *t)
 	};
 
 	if (!t->port->open) {
-		t->qp_error = "the port is not open";
+		t->qp_error = "port not open";
 		return -ENODEV;
 	}
 	t->scq = ib_create_cq(dev, ST_CQ_SIZE);
 	t->rcq = ib_create_cq(dev, ST_CQ_SIZE);
 	if (!t->scq || !t->rcq) {
-		t->qp_error = "cannot create its completion queues";
+		t->qp_error = "no CQ";
 		return -ENOMEM;
 	}
 	cfg.send_cq = t->scq;
 	cfg.recv_cq = t->rcq;
 	t->qp = ib_create_qp(t->port, &cfg);
 	if (!t->qp) {
-		t->qp_error = "cannot create its UD queue pair";
+		t->qp_error = "no QP";
 		return -EIO;
 	}
 	return 0;
@@ -282,17 +274,17 @@ static void st_firmware(struct selftest *t, struct hermon_selftest_step *s)
 		return;
 	}
 	if (st_catas_buffer(h, &major, &rev) != 0) {
-		st_set(s, HERMON_SELFTEST_FAIL, "catastrophic-error buffer not clear (dword %u = "
-		       "0x%08x): run fwdump, then reset the HCA", major, rev);
+		st_set(s, HERMON_SELFTEST_FAIL, "catastrophic-error buffer dword %u = 0x%08x: run "
+		       "fwdump, then reset the HCA", major, rev);
 		t->catas = true;
 		goto out;
 	}
 	if ((rc = hermon_cmd_nop(h)) != 0) {
-		st_fail_cmd(t, s, "the firmware does not answer", rc);
+		st_fail_cmd(t, s, NULL, rc);
 		goto out;
 	}
 	if ((rc = hermon_cmd_query_fw(h, fw)) != 0) {
-		st_fail_cmd(t, s, "QUERY_FW failed", rc);
+		st_fail_cmd(t, s, NULL, rc);
 		goto out;
 	}
 	major = hermonprm_query_fw_st_get_fw_rev_major(fw);
@@ -300,10 +292,9 @@ static void st_firmware(struct selftest *t, struct hermon_selftest_step *s)
 	sub = hermonprm_query_fw_st_get_fw_rev_subminor(fw);
 	rev = hermonprm_query_fw_st_get_cmd_interface_rev(fw);
 	if (major == 0 && minor == 0 && sub == 0) {
-		st_set(s, HERMON_SELFTEST_FAIL, "QUERY_FW reports firmware version 0.0.0");
+		st_set(s, HERMON_SELFTEST_FAIL, "firmware 0.0.0");
 	} else if (major != h->fw_major || minor != h->fw_minor || sub != h->fw_subminor) {
-		st_set(s, HERMON_SELFTEST_FAIL, "QUERY_FW reports firmware %u.%u.%u, it was "
-		       "%u.%u.%u at bring-up", major, minor, sub, h->fw_major, h->fw_minor,
+		st_set(s, HERMON_SELFTEST_FAIL, "firmware %u.%u.%u, %u.%u.%u at bring-up", major, minor, sub, h->fw_major, h->fw_minor,
 		       h->fw_subminor);
 	} else if (rev < ST_CMD_IF_MIN || rev > ST_CMD_IF_MAX || rev != h->cmd_if_rev) {
 		st_set(s, HERMON_SELFTEST_FAIL, "command interface revision %u (expected %u, "
@@ -338,8 +329,7 @@ static void st_cmd_timing(struct selftest *t, struct hermon_selftest_step *s)
 		max = MAX(max, us);
 		min = MIN(min, us);
 	}
-	st_set(s, HERMON_SELFTEST_OK, "NOP round trip %llu us average, %llu..%llu us over %u; "
-	       "timeout %u s", (unsigned long long)(total / ST_NOPS), (unsigned long long)min,
+	st_set(s, HERMON_SELFTEST_OK, "NOP %llu us average, %llu..%llu over %u; timeout %u s", (unsigned long long)(total / ST_NOPS), (unsigned long long)min,
 	       (unsigned long long)max, ST_NOPS, HERMON_HCR_TIMEOUT_MS / 1000);
 }
 
@@ -375,7 +365,7 @@ static void st_mpt(struct selftest *t, struct hermon_selftest_step *s)
 	int rc;
 
 	if (span < 2) {
-		st_set(s, HERMON_SELFTEST_FAIL, "no MPT index free besides the driver's own");
+		st_set(s, HERMON_SELFTEST_FAIL, "no free MPT index");
 		return;
 	}
 	index = first + (h->mpt_index - first + 1) % span;
@@ -385,17 +375,17 @@ static void st_mpt(struct selftest *t, struct hermon_selftest_step *s)
 		return;
 	}
 	if ((rc = hermon_alloc_mtt(h, page, HERMON_PAGE_SIZE, &mtt)) != 0) {
-		st_fail_cmd(t, s, "MTT entry not written", rc);
+		st_fail_cmd(t, s, "MTT", rc);
 		goto out_page;
 	}
 	st_fill_mpt(mpt, (tag << 24) | index, page, &mtt);
 	if ((rc = hermon_cmd_sw2hw_mpt(h, index, mpt)) != 0) {
-		st_fail_cmd(t, s, "MPT not written", rc);
+		st_fail_cmd(t, s, NULL, rc);
 		goto out_mtt;
 	}
 	rc = hermon_cmd_query_mpt(h, index, back);
 	if (rc) {
-		st_fail_cmd(t, s, "MPT not read back", rc);
+		st_fail_cmd(t, s, NULL, rc);
 	} else {
 		/* The status field is the hardware's to set (software/hardware ownership). */
 		hermonprm_mpt_st_set_status(back, hermonprm_mpt_st_get_status(mpt));
@@ -405,17 +395,15 @@ static void st_mpt(struct selftest *t, struct hermon_selftest_step *s)
 			if (hermonprm_load_dword(mpt, dw) != hermonprm_load_dword(back, dw))
 				break;
 		if (dw < HERMONPRM_MPT_ST_BYTES / 4)
-			st_set(s, HERMON_SELFTEST_FAIL, "MPT 0x%x read back differs at dword %u: "
-			       "wrote 0x%08x, read 0x%08x", index, dw, hermonprm_load_dword(mpt, dw),
+			st_set(s, HERMON_SELFTEST_FAIL, "MPT 0x%x dword %u: wrote 0x%08x, read 0x%08x", index, dw, hermonprm_load_dword(mpt, dw),
 			       hermonprm_load_dword(back, dw));
 		else
-			st_set(s, HERMON_SELFTEST_OK, "MPT 0x%x over MTT entry 0x%llx written, read "
-			       "back equal, released", index, (unsigned long long)mtt.mtt_base_addr);
+			st_set(s, HERMON_SELFTEST_OK, "MPT 0x%x over MTT 0x%llx read back equal", index, (unsigned long long)mtt.mtt_base_addr);
 	}
 	if ((rc = hermon_cmd_hw2sw_mpt(h, index)) != 0) {
 		/* Still the hardware's: its page stays allocated (it may translate through it). */
 		if (s->verdict == HERMON_SELFTEST_OK)
-			st_fail_cmd(t, s, "MPT not given back", rc);
+			st_fail_cmd(t, s, NULL, rc);
 		return;
 	}
 out_mtt:
@@ -430,8 +418,7 @@ out_page:
  * boundary and none after it mean the owner bit kept its old parity (PRM ownership). */
 static const char *st_lost_why(unsigned i, uint32_t at, unsigned size)
 {
-	return i > 0 && at % size == 0 ? "the owner bit did not flip at the lap boundary"
-				       : "the HCA wrote no entry";
+	return i > 0 && at % size == 0 ? "owner bit did not flip at the lap" : "no entry written";
 }
 
 static bool st_eq_wrap(struct selftest *t, struct hermon_selftest_step *s)
@@ -447,14 +434,14 @@ static bool st_eq_wrap(struct selftest *t, struct hermon_selftest_step *s)
 		rc = hermon_cmd_nop(h);
 		h->cmd_event = false;
 		if (rc) {
-			st_fail_cmd(t, s, "NOP with a completion event", rc);
+			st_fail_cmd(t, s, "e bit", rc);
 			return false;
 		}
 		if (!st_wait(t, &h->eq.events, events0 + i + 1, ST_WAIT_MS)) {
 			uint32_t at = next0 + i;
 
-			st_set(s, HERMON_SELFTEST_FAIL, "EQ %u: command-done event %u of %u not seen "
-			       "(entry %u of %u, lap %u): %s", h->eq.eqn, i + 1, ST_EQ_EVENTS,
+			st_set(s, HERMON_SELFTEST_FAIL, "EQ %u: event %u of %u not seen (entry %u of "
+			       "%u, lap %u): %s", h->eq.eqn, i + 1, ST_EQ_EVENTS,
 			       at % HERMON_NUM_EQES, HERMON_NUM_EQES, at / HERMON_NUM_EQES + 1,
 			       st_lost_why(i, at, HERMON_NUM_EQES));
 			return false;
@@ -462,8 +449,7 @@ static bool st_eq_wrap(struct selftest *t, struct hermon_selftest_step *s)
 	}
 	/* Nothing else came meanwhile: then the last event must be ours. */
 	if (h->eq.events - events0 == ST_EQ_EVENTS && h->eq.last_type != HERMON_EV_CMD_DONE) {
-		st_set(s, HERMON_SELFTEST_FAIL, "EQ %u: last event type 0x%02x, expected command "
-		       "done (0x%02x)", h->eq.eqn, h->eq.last_type, HERMON_EV_CMD_DONE);
+		st_set(s, HERMON_SELFTEST_FAIL, "EQ %u: last event type 0x%02x, not 0x%02x", h->eq.eqn, h->eq.last_type, HERMON_EV_CMD_DONE);
 		return false;
 	}
 	return true;
@@ -499,8 +485,8 @@ static void st_wrap(struct selftest *t, struct hermon_selftest_step *s)
 		if (!st_wait(t, &t->sends, sends, ST_WAIT_MS)) {
 			uint32_t at = next0 + i;
 
-			st_set(s, HERMON_SELFTEST_FAIL, "CQ 0x%x: send completion %u of %u not seen "
-			       "in %u ms (entry %u of %u, lap %u): %s", cq->cqn, i + 1, ST_CQ_SENDS,
+			st_set(s, HERMON_SELFTEST_FAIL, "CQ 0x%x: completion %u of %u not seen in %u "
+			       "ms (entry %u of %u, lap %u): %s", cq->cqn, i + 1, ST_CQ_SENDS,
 			       ST_WAIT_MS, at % cq->num_cqes, cq->num_cqes, at / cq->num_cqes + 1,
 			       st_lost_why(i, at, cq->num_cqes));
 			return;
@@ -529,7 +515,7 @@ static bool st_loop_one(struct selftest *t, struct hermon_selftest_step *s, cons
 
 	t->looped = false;
 	if ((rc = st_send_self(t, msg, len)) != 0) {
-		st_set(s, HERMON_SELFTEST_FAIL, "datagram not posted: %s", ib_strerror(rc));
+		st_set(s, HERMON_SELFTEST_FAIL, "not posted: %s", ib_strerror(rc));
 		return false;
 	}
 	if (!st_wait(t, &t->sends, sends, ST_WAIT_MS)) {
@@ -553,8 +539,7 @@ static bool st_loop_one(struct selftest *t, struct hermon_selftest_step *s, cons
 		st_last_cqe(t->rcq, why, sizeof(why));
 		st_set(s, HERMON_SELFTEST_FAIL, "receive failed: %s", why);
 	} else {
-		st_set(s, HERMON_SELFTEST_FAIL, "datagram to LID 0x%04x QP 0x%x not received within "
-		       "%u ms", t->port->attr.lid, t->qp->qpn, ST_WAIT_MS);
+		st_set(s, HERMON_SELFTEST_FAIL, "not received in %u ms", ST_WAIT_MS);
 	}
 	return false;
 }
@@ -568,9 +553,8 @@ static void st_loopback(struct selftest *t, struct hermon_selftest_step *s)
 		return;
 	}
 	if (t->port->attr.state != IB_PORT_ACTIVE || !t->port->attr.lid) {
-		st_set(s, HERMON_SELFTEST_FAIL, "port %u is %s (LID 0x%04x): a datagram needs an "
-		       "ACTIVE port", t->port->num, ib_port_state_name(t->port->attr.state),
-		       t->port->attr.lid);
+		st_set(s, HERMON_SELFTEST_FAIL, "port %u is %s (LID 0x%04x), not ACTIVE",
+		       t->port->num, ib_port_state_name(t->port->attr.state), t->port->attr.lid);
 		return;
 	}
 	for (unsigned i = 0; i < sizeof(msg); i++)
@@ -585,14 +569,12 @@ static void st_loopback(struct selftest *t, struct hermon_selftest_step *s)
 	}
 	for (unsigned i = 0; i < sizeof(msg); i++) {
 		if (t->rx[i] != msg[i]) {
-			st_set(s, HERMON_SELFTEST_FAIL, "byte %u differs: sent 0x%02x, received "
-			       "0x%02x", i, msg[i], t->rx[i]);
+			st_set(s, HERMON_SELFTEST_FAIL, "byte %u: sent 0x%02x, received 0x%02x", i, msg[i], t->rx[i]);
 			return;
 		}
 	}
 	if (t->rx_src_qpn != t->qp->qpn || t->rx_slid != t->port->attr.lid) {
-		st_set(s, HERMON_SELFTEST_FAIL, "received from LID 0x%04x QP 0x%x, sent from LID "
-		       "0x%04x QP 0x%x", t->rx_slid, t->rx_src_qpn, t->port->attr.lid, t->qp->qpn);
+		st_set(s, HERMON_SELFTEST_FAIL, "from LID 0x%04x QP 0x%x, not 0x%04x 0x%x", t->rx_slid, t->rx_src_qpn, t->port->attr.lid, t->qp->qpn);
 		return;
 	}
 	st_set(s, HERMON_SELFTEST_OK, "%zu bytes LID 0x%04x QP 0x%x to itself, equal", sizeof(msg),
@@ -600,42 +582,6 @@ static void st_loopback(struct selftest *t, struct hermon_selftest_step *s)
 }
 
 /* ---- 6: multicast attach/detach ---- */
-
-/* Walks the MGID's hash chain (PRM "Multicast"): 0 with *index when the group's entry lists
- * qpn, -ENOENT when it does not (or there is no entry), another error when a command failed. */
-static int st_mcg_lookup(struct hermon *h, uint32_t qpn, unsigned *index, uint8_t *mcg)
-{
-	unsigned hash, table = 1u << h->plan.log_mcg_table, idx;
-	uint8_t gid[16];
-	int rc;
-
-	if ((rc = hermon_cmd_mgid_hash(h, st_mgid, &hash)) != 0)
-		return rc;
-	idx = hash;
-	for (unsigned steps = 0; steps <= table && idx < table; steps++) {
-		if ((rc = hermon_cmd_read_mcg(h, idx, mcg)) != 0)
-			return rc;
-		hermonprm_store_dword(gid, 0, hermonprm_mcg_hdr_st_get_gid3(mcg));
-		hermonprm_store_dword(gid, 1, hermonprm_mcg_hdr_st_get_gid2(mcg));
-		hermonprm_store_dword(gid, 2, hermonprm_mcg_hdr_st_get_gid1(mcg));
-		hermonprm_store_dword(gid, 3, hermonprm_mcg_hdr_st_get_gid0(mcg));
-		if (memcmp(gid, st_mgid, 16) == 0) {
-			unsigned members = MIN(hermonprm_mcg_hdr_st_get_members_count(mcg),
-					       (unsigned)HERMON_MCG_QPS);
-
-			*index = idx;
-			for (unsigned i = 0; i < members; i++)
-				if (hermonprm_mcg_qp_dw_st_get_qpn(mcg + HERMONPRM_MCG_HDR_ST_BYTES +
-								   i * HERMONPRM_MCG_QP_DW_ST_BYTES) == qpn)
-					return 0;
-			return -ENOENT;
-		}
-		idx = hermonprm_mcg_hdr_st_get_next_mcg(mcg);
-		if (idx == 0)
-			break;
-	}
-	return -ENOENT;
-}
 
 static void st_mcast(struct selftest *t, struct hermon_selftest_step *s)
 {
@@ -656,31 +602,31 @@ static void st_mcast(struct selftest *t, struct hermon_selftest_step *s)
 		return;
 	}
 	if ((rc = hermon_mcast_attach(h, qp, st_mgid)) != 0) {
-		st_fail_cmd(t, s, "attach failed", rc);
+		st_fail_cmd(t, s, "attach", rc);
 		goto out;
 	}
-	found = st_mcg_lookup(h, qp->qpn, &index, mcg);
+	found = hermon_mcg_lookup(h, st_mgid, qp->qpn, mcg, &index);
 	if (found == -ENOENT)
-		st_set(s, HERMON_SELFTEST_FAIL, "QP 0x%x is not in the MCG entry of ff12::5e1f:7e57 "
-		       "after attach", qp->qpn);
+		st_set(s, HERMON_SELFTEST_FAIL, "QP 0x%x not in the MCG entry after attach",
+		       qp->qpn);
 	else if (found)
-		st_fail_cmd(t, s, "MCG not read back", found);
+		st_fail_cmd(t, s, "lookup", found);
 	rc = hermon_mcast_detach(h, qp, st_mgid);   /* detached whatever the lookup said */
 	if (found)
 		goto out;   /* the first failure is the one reported */
 	if (rc) {
-		st_fail_cmd(t, s, "detach failed", rc);
+		st_fail_cmd(t, s, "detach", rc);
 		goto out;
 	}
-	found = st_mcg_lookup(h, qp->qpn, &index, mcg);
+	found = hermon_mcg_lookup(h, st_mgid, qp->qpn, mcg, &index);
 	if (found == 0)
 		st_set(s, HERMON_SELFTEST_FAIL, "QP 0x%x still in MCG entry %u after detach",
 		       qp->qpn, index);
 	else if (found != -ENOENT)
-		st_fail_cmd(t, s, "MCG not read back after detach", found);
+		st_fail_cmd(t, s, "lookup after detach", found);
 	else
-		st_set(s, HERMON_SELFTEST_OK, "QP 0x%x found in MCG entry %u of ff12::5e1f:7e57, "
-		       "gone after detach", qp->qpn, index);
+		st_set(s, HERMON_SELFTEST_OK, "QP 0x%x in MCG entry %u, gone after detach",
+		       qp->qpn, index);
 out:
 	kfree(mcg);
 }
@@ -729,7 +675,7 @@ static void st_port_sm(struct selftest *t, struct hermon_selftest_step *s)
 	int handle;
 
 	if (!port->open) {
-		st_set(s, HERMON_SELFTEST_FAIL, "port %u is not open", port->num);
+		st_set(s, HERMON_SELFTEST_FAIL, "port %u not open", port->num);
 		return;
 	}
 	if (port->attr.state != IB_PORT_ACTIVE) {
@@ -737,8 +683,7 @@ static void st_port_sm(struct selftest *t, struct hermon_selftest_step *s)
 		       ib_port_state_name(port->attr.state),
 		       ib_phys_state_name(port->attr.phys_state),
 		       port->attr.state <= IB_PORT_DOWN ?
-		       "no link - check the cable and the switch port" :
-		       "no subnet manager has activated it - is one running?");
+		       "no link: check the cable" : "no subnet manager: is one running?");
 		return;
 	}
 	st_path_query(port, mad);
@@ -747,7 +692,7 @@ static void st_port_sm(struct selftest *t, struct hermon_selftest_step *s)
 	start = clock_ms();
 	handle = ib_mad_request(port, mad, &sa_av, st_sa_done, t);
 	if (handle < 0) {
-		st_set(s, HERMON_SELFTEST_FAIL, "SA query not sent: %s", ib_strerror(handle));
+		st_set(s, HERMON_SELFTEST_FAIL, "not sent: %s", ib_strerror(handle));
 		return;
 	}
 	while (!t->sa_done && clock_ms() - start < ST_SA_WAIT_MS) {
@@ -757,16 +702,15 @@ static void st_port_sm(struct selftest *t, struct hermon_selftest_step *s)
 	}
 	if (!t->sa_done) {
 		ib_mad_cancel(port, handle);
-		st_set(s, HERMON_SELFTEST_FAIL, "SA query timed out: no PathRecord answer from SM "
-		       "LID 0x%04x in %u ms", port->attr.sm_lid, ST_SA_WAIT_MS);
+		st_set(s, HERMON_SELFTEST_FAIL, "no PathRecord answer from SM LID 0x%04x in %u ms", port->attr.sm_lid, ST_SA_WAIT_MS);
 		return;
 	}
 	if (t->sa_status) {
-		st_set(s, HERMON_SELFTEST_FAIL, "SA query failed: %s", ib_strerror(t->sa_status));
+		st_set(s, HERMON_SELFTEST_FAIL, "SA query: %s", ib_strerror(t->sa_status));
 		return;
 	}
 	if (ib_sa_parse_path_response(t->sa_resp, IB_MAD_SIZE, &port->gid, &info, &why) != 0) {
-		st_set(s, HERMON_SELFTEST_FAIL, "SA answered with no usable PathRecord: %s", why);
+		st_set(s, HERMON_SELFTEST_FAIL, "unusable PathRecord: %s", why);
 		return;
 	}
 	st_set(s, HERMON_SELFTEST_OK, "port %u ACTIVE, LID 0x%04x; SM LID 0x%04x answered a "
@@ -787,12 +731,12 @@ static void st_leak_check(const struct hermon *h, const struct st_snapshot *befo
 		what = "MTT entries";
 	else if (memcmp(before->cq, after.cq, sizeof(after.cq)) ||
 		 before->core_cqs != after.core_cqs)
-		what = "a completion queue";
+		what = "a CQ";
 	else if (memcmp(before->qp, after.qp, sizeof(after.qp)) ||
 		 before->core_qps != after.core_qps)
-		what = "a queue pair";
+		what = "a QP";
 	else if (memcmp(before->amgm, after.amgm, sizeof(after.amgm)))
-		what = "a multicast table entry";
+		what = "an MCG entry";
 	res->leaked = what != NULL;
 	ksnprintf(res->leak, sizeof(res->leak), "%s", what ? what : "");
 }
@@ -829,8 +773,8 @@ int hermon_selftest_run(struct hermon *h, unsigned port, struct hermon_selftest_
 		if (h->hcr_stuck || h->catastrophic || h->ib.dead || t->catas) {
 			st_set(s, i == 0 ? HERMON_SELFTEST_FAIL : HERMON_SELFTEST_SKIP,
 			       h->catastrophic || h->ib.dead || t->catas ?
-			       "the HCA reported a catastrophic error: run fwdump, then reset it" :
-			       "the command interface is stuck: the HCA needs a reset");
+			       "catastrophic error: run fwdump, then reset the HCA" :
+			       "HCR stuck: reset the HCA");
 			continue;
 		}
 		if (i == 3)   /* steps 4-6 share one UD QP and its two CQs */

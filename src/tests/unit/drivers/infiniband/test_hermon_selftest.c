@@ -235,7 +235,7 @@ TEST(hermon_selftest_step1_firmware_faults)
 	hcasim_fault_fail_cmd(r.sim, OP(QUERY_FW), 0x01);
 	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), -EIO);
 	hcasim_fault_fail_cmd(r.sim, -1, 0);
-	check_fails_at(&res, STEP_FW, "QUERY_FW failed: QUERY_FW status 0x01 (internal error)");
+	check_fails_at(&res, STEP_FW, "QUERY_FW failed: status 0x01 (internal error)");
 	CHECK_EQ(res.step[STEP_CMD].verdict, HERMON_SELFTEST_OK);   /* the rest still runs */
 	CHECK_EQ(res.passed, 6);
 
@@ -272,11 +272,11 @@ TEST(hermon_selftest_step1_catastrophic_error_buffer)
 	CHECK(!r.h.catastrophic);
 	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), -EIO);
 	print_result(&res);
-	check_fails_at(&res, STEP_FW, "catastrophic-error buffer not clear (dword 0 = 0x");
+	check_fails_at(&res, STEP_FW, "catastrophic-error buffer dword 0 = 0x");
 	CHECK(has(&res, STEP_FW, "run fwdump, then reset the HCA"));
 	CHECK_EQ(res.passed, 0);
 	CHECK_EQ(res.skipped, 6);   /* nothing more is asked of a dead HCA */
-	CHECK(has(&res, STEP_SM, "the HCA reported a catastrophic error: run fwdump, then reset it"));
+	CHECK(has(&res, STEP_SM, "catastrophic error: run fwdump, then reset the HCA"));
 	r.dma_fail_lo = r.dma_fail_hi = 0;
 	rig_destroy(&r);
 }
@@ -292,10 +292,10 @@ TEST(hermon_selftest_step2_command_timeout)
 	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), -EIO);
 	hcasim_fault_timeout_after(r.sim, -1, 0);
 	print_result(&res);
-	check_fails_at(&res, STEP_CMD, "NOP 4 of 16: NOP timed out after 10 s");
+	check_fails_at(&res, STEP_CMD, "NOP 4 of 16: NOP timed out (go bit set for 10 s): reset the HCA");
 	for (unsigned i = STEP_MPT; i < HERMON_SELFTEST_STEPS; i++) {
 		CHECK_EQ(res.step[i].verdict, HERMON_SELFTEST_SKIP);
-		CHECK(has(&res, i, "the command interface is stuck: the HCA needs a reset"));
+		CHECK(has(&res, i, "HCR stuck: reset the HCA"));
 	}
 	CHECK_EQ(res.skipped, 5);
 	CHECK(r.h.hcr_stuck);
@@ -313,21 +313,21 @@ TEST(hermon_selftest_step3_mpt_faults)
 				    FIELD_BYTE(mpt, start_addr_l, HERMONPRM_MPT_ST_BYTES), 0x80);
 	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), -EIO);
 	print_result(&res);
-	check_fails_at(&res, STEP_MPT, "read back differs at dword 5");
+	check_fails_at(&res, STEP_MPT, "dword 5: wrote 0x");
 	CHECK(!res.leaked);
 	CHECK_EQ(res.passed, 6);
 
 	hcasim_fault_fail_cmd(r.sim, OP(SW2HW_MPT), 0x0a);
 	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), -EIO);
 	hcasim_fault_fail_cmd(r.sim, -1, 0);
-	check_fails_at(&res, STEP_MPT, "MPT not written: SW2HW_MPT status 0x0a (bad index)");
+	check_fails_at(&res, STEP_MPT, "SW2HW_MPT failed: status 0x0a (bad index)");
 	CHECK(!res.leaked);
 
 	/* The hardware keeps the MPT: its MTT entry must stay allocated, and the run says so. */
 	hcasim_fault_fail_cmd(r.sim, OP(HW2SW_MPT), 0x09);
 	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), -EIO);
 	hcasim_fault_fail_cmd(r.sim, -1, 0);
-	check_fails_at(&res, STEP_MPT, "MPT not given back: HW2SW_MPT status 0x09");
+	check_fails_at(&res, STEP_MPT, "HW2SW_MPT failed: status 0x09");
 	CHECK(res.leaked);
 	CHECK_STR(res.leak, "MTT entries");
 	rig_destroy(&r);
@@ -342,17 +342,17 @@ TEST(hermon_selftest_step4_owner_bit_stuck)
 	hcasim_fault_owner_stuck(r.sim, true, false);
 	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), -EIO);
 	print_result(&res);
-	check_fails_at(&res, STEP_WRAP, "command-done event");
+	check_fails_at(&res, STEP_WRAP, " of 34 not seen (entry ");
 	CHECK(has(&res, STEP_WRAP, "of 16, lap "));
-	CHECK(has(&res, STEP_WRAP, "the owner bit did not flip at the lap boundary"));
+	CHECK(has(&res, STEP_WRAP, "owner bit did not flip at the lap"));
 	rig_destroy(&r);
 
 	CHECK_EQ(setup(&r, true), 0);
 	hcasim_fault_owner_stuck(r.sim, false, true);
 	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), -EIO);
 	print_result(&res);
-	check_fails_at(&res, STEP_WRAP, "send completion 5 of 9 not seen");
-	CHECK(has(&res, STEP_WRAP, "(entry 0 of 4, lap 2): the owner bit did not flip at the lap"));
+	check_fails_at(&res, STEP_WRAP, "completion 5 of 9 not seen");
+	CHECK(has(&res, STEP_WRAP, "(entry 0 of 4, lap 2): owner bit did not flip at the lap"));
 	rig_destroy(&r);
 
 	/* A CQE the driver cannot read as a send completion is a failure with its opcode. */
@@ -373,7 +373,7 @@ TEST(hermon_selftest_step5_loopback_payload_damaged)
 	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), -EIO);
 	hcasim_fault_corrupt_ud_payload(r.sim, false);
 	print_result(&res);
-	check_fails_at(&res, STEP_LOOP, "byte 128 differs");
+	check_fails_at(&res, STEP_LOOP, "byte 128: sent 0x");
 	CHECK_EQ(res.step[STEP_SM].verdict, HERMON_SELFTEST_OK);
 	CHECK(!res.leaked);
 	rig_destroy(&r);
@@ -389,7 +389,7 @@ TEST(hermon_selftest_step6_multicast_faults)
 	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), -EIO);
 	hcasim_fault_fail_cmd(r.sim, -1, 0);
 	print_result(&res);
-	check_fails_at(&res, STEP_MCAST, "attach failed: WRITE_MCG status 0x05 (bad resource)");
+	check_fails_at(&res, STEP_MCAST, "attach: WRITE_MCG failed: status 0x05 (bad resource)");
 	CHECK_EQ(res.step[STEP_SM].verdict, HERMON_SELFTEST_OK);
 
 	/* The entry read back (the attach read the bucket once) names another QP. */
@@ -398,7 +398,7 @@ TEST(hermon_selftest_step6_multicast_faults)
 				    FIELD_BYTE(mcg_qp_dw, qpn, HERMONPRM_MCG_QP_DW_ST_BYTES), 0x01);
 	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), -EIO);
 	print_result(&res);
-	check_fails_at(&res, STEP_MCAST, "is not in the MCG entry of ff12::5e1f:7e57 after attach");
+	check_fails_at(&res, STEP_MCAST, "not in the MCG entry after attach");
 	CHECK(!res.leaked);
 	rig_destroy(&r);
 }
@@ -412,7 +412,7 @@ TEST(hermon_selftest_step7_no_sm_no_sa)
 	CHECK_EQ(setup(&r, false), 0);
 	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), -EIO);
 	print_result(&res);
-	check_fails_at(&res, STEP_SM, "SA query timed out: no PathRecord answer from SM LID 0x0001");
+	check_fails_at(&res, STEP_SM, "no PathRecord answer from SM LID 0x0001");
 	CHECK(!res.leaked);
 	rig_destroy(&r);
 
@@ -422,8 +422,8 @@ TEST(hermon_selftest_step7_no_sm_no_sa)
 	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), -EIO);
 	print_result(&res);
 	CHECK_EQ(res.step[STEP_SM].verdict, HERMON_SELFTEST_FAIL);
-	CHECK(has(&res, STEP_SM, "port 1 is INIT (physical state LinkUp): no subnet manager has activated it"));
-	CHECK(has(&res, STEP_LOOP, "a datagram needs an ACTIVE port"));
+	CHECK(has(&res, STEP_SM, "port 1 is INIT (physical state LinkUp): no subnet manager: is one running?"));
+	CHECK(has(&res, STEP_LOOP, "port 1 is INIT (LID 0x0000), not ACTIVE"));
 	CHECK_EQ(res.passed, 5);
 	rig_destroy(&r);
 }
