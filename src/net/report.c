@@ -145,28 +145,26 @@ size_t report_build(char *buf, size_t size, const char *reason)
 	return b.len;
 }
 
-/* ibboot-report-<node GUID of the first HCA>.txt, else -<ip>. */
-static void report_filename(const struct net_device *nd, char *name, size_t size)
+/* With no URL: tftp://<next-server>/ibboot-report-<node GUID of the first HCA, else our IP>.txt */
+static int default_url(const struct net_device *nd, char *url, size_t size)
 {
 	const struct ib_device *dev = ib_devices();
-	char a[16];
+	char a[16], g[17], ns[SETTING_VALUE_MAX];
+	uint32_t server;
 
-	if (dev) {
-		char g[17];
-
-		ksnprintf(name, size, "ibboot-report-%s.txt", hex_encode(dev->node_guid, 8, 0, g));
-	} else {
-		ksnprintf(name, size, "ibboot-report-%s.txt", ipv4_ntoa(nd->ip_addr, a));
-	}
+	if (setting_get("next-server", ns, sizeof(ns)) < 0 || ipv4_aton(ns, &server) < 0)
+		return -ENOENT;
+	ksnprintf(url, size, "tftp://%s/ibboot-report-%s.txt", ns,
+		  dev ? hex_encode(dev->node_guid, 8, 0, g) : ipv4_ntoa(nd->ip_addr, a));
+	return 0;
 }
 
-static int send_http(struct net_device *nd, const char *url, const char *buf, size_t len)
+static long send_http(struct net_device *nd, const char *url, const char *buf, size_t len)
 {
 	static uint8_t answer[1024];   /* the server's reply body is not kept */
 	struct tcp_config tcp;
 	struct http_options opts;
 	struct http_sink sink;
-	long rc;
 
 	tcp_config_default(&tcp);
 	tcp.syn_retries = 1;           /* SYN, one retry: about 3 s when nobody listens */
@@ -179,28 +177,18 @@ static int send_http(struct net_device *nd, const char *url, const char *buf, si
 	memset(&sink, 0, sizeof(sink));
 	sink.buf = answer;
 	sink.size = sizeof(answer);
-	rc = http_get(nd, url, &opts, &sink, NULL);
-	return rc < 0 ? (int)rc : 0;
-}
-
-static int send_tftp(struct net_device *nd, uint32_t server, const char *name, const char *buf,
-		     size_t len)
-{
-	struct tftp_put_opts opts = { 0, 0, REPORT_TFTP_TOTAL_MS };
-	long rc = tftp_put(nd, server, name, buf, len, &opts);
-
-	return rc < 0 ? (int)rc : 0;
+	return http_get(nd, url, &opts, &sink, NULL);
 }
 
 int report_send(const char *url, const char *reason)
 {
 	static char buf[REPORT_MAX_BYTES];
-	char setting[SETTING_VALUE_MAX], name[TFTP_FILENAME_MAX], host[64], a[16];
+	char setting[SETTING_VALUE_MAX], host[64];
 	struct net_device *nd = report_netdev();
-	const char *path;
+	const char *path, *how = "HTTP POST";
 	uint32_t server;
 	size_t len;
-	int rc;
+	long rc;
 
 	if (!nd) {
 		kprintf("report: not sent: no interface is up with an IPv4 address (did DHCP "
@@ -209,8 +197,18 @@ int report_send(const char *url, const char *reason)
 	}
 	if (!url && setting_get(REPORT_URL_SETTING, setting, sizeof(setting)) > 0)
 		url = setting;
-	len = report_build(buf, sizeof(buf), reason);
-	if (url && strncmp(url, "tftp://", 7) == 0) {
+	if (!url) {
+		if (default_url(nd, setting, sizeof(setting)) < 0) {
+			kprintf("report: not sent: no %s and no DHCP next-server to write it to\n",
+				REPORT_URL_SETTING);
+			return -ENOENT;
+		}
+		url = setting;
+		how = "TFTP write; no " REPORT_URL_SETTING " set";
+	} else if (strncmp(url, "tftp://", 7) == 0) {
+		how = "TFTP write";
+	}
+	if (how[0] == 'T') {   /* a TFTP write */
 		rc = tftp_url_split(url, host, sizeof(host), &path);
 		if (rc == 0 && ipv4_aton(host, &server) < 0)
 			rc = -ENOTSUP;
@@ -218,26 +216,19 @@ int report_send(const char *url, const char *reason)
 			kprintf("report: not sent: %s is not tftp://ADDRESS/NAME\n", url);
 			return -EINVAL;
 		}
-		kprintf("report: %zu bytes to %s (TFTP write)\n", len, url);
-		rc = send_tftp(nd, server, path, buf, len);
-	} else if (url) {
-		kprintf("report: %zu bytes to %s (HTTP POST)\n", len, url);
-		rc = send_http(nd, url, buf, len);
+	}
+	len = report_build(buf, sizeof(buf), reason);
+	kprintf("report: %zu bytes to %s (%s)\n", len, url, how);
+	if (how[0] == 'T') {
+		struct tftp_put_opts opts = { 0, 0, REPORT_TFTP_TOTAL_MS };
+
+		rc = tftp_put(nd, server, path, buf, len, &opts);
 	} else {
-		if (setting_get("next-server", setting, sizeof(setting)) < 0 ||
-		    ipv4_aton(setting, &server) < 0) {
-			kprintf("report: not sent: no %s and no DHCP next-server to write it to\n",
-				REPORT_URL_SETTING);
-			return -ENOENT;
-		}
-		report_filename(nd, name, sizeof(name));
-		kprintf("report: %zu bytes to tftp://%s/%s (TFTP write; no %s set)\n", len,
-			ipv4_ntoa(server, a), name, REPORT_URL_SETTING);
-		rc = send_tftp(nd, server, name, buf, len);
+		rc = send_http(nd, url, buf, len);
 	}
 	if (rc < 0)
-		kprintf("report: not sent (%s); the boot goes on\n", ib_strerror(rc));
+		kprintf("report: not sent (%s); the boot goes on\n", ib_strerror((int)rc));
 	else
 		kprintf("report: sent\n");
-	return rc;
+	return rc < 0 ? (int)rc : 0;
 }
