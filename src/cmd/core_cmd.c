@@ -39,19 +39,11 @@ SHELL_COMMAND(uptime, CMD_ORDER_CORE, "milliseconds since start", cmd_uptime);
  * subnet manager time, say. */
 static int cmd_sleep(int argc, char **argv)
 {
-	uint64_t ms = 0;
-	const char *p = argc == 2 ? argv[1] : "";
+	uint64_t ms;
 
-	for (; *p >= '0' && *p <= '9'; p++)
-		ms = ms * 10 + (uint64_t)(*p - '0');
-	if (argc != 2 || *p || ms > 3600000) {
+	if (argc != 2 || !shell_parse_num(argv[1], 3600000, &ms))
 		return shell_usage(argv[0]);
-	}
-	for (uint64_t end = clock_ms() + ms; clock_ms() < end;) {
-		plat_poll();
-		hooks_poll();
-		plat_cpu_relax();
-	}
+	hooks_idle_ms(ms);
 	return 0;
 }
 SHELL_COMMAND(sleep, CMD_ORDER_CORE, "MS (at most 3600000): wait, the network running",
@@ -78,15 +70,14 @@ SHELL_COMMAND(reboot, CMD_ORDER_CORE, "reset the machine", cmd_reboot);
 
 static int cmd_poweroff(int argc, char **argv)
 {
-	int status = 0;
+	uint64_t status = 0;
 
 	/* An optional status lets tests report a result through QEMU's exit code. */
 	if (argc > 1)
-		for (const char *p = argv[1]; *p >= '0' && *p <= '9'; p++)
-			status = status * 10 + (*p - '0');
+		shell_parse_num(argv[1], 0xffff, &status);
 	kprintf("powering off\n");
 	pci_remove_drivers();
-	plat_poweroff(status);
+	plat_poweroff((int)status);
 }
 SHELL_COMMAND(poweroff, CMD_ORDER_CORE, "[STATUS]: switch off (STATUS for tests)",
 	      cmd_poweroff);

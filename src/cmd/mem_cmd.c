@@ -68,12 +68,12 @@ SHELL_COMMAND(modules, CMD_ORDER_MEMORY,
 static int cmd_exec64(int argc, char **argv)
 {
 	static char cmdline[2048];
+	uint64_t n;
 
-	if (argc < 2 || argv[1][0] < '0' || argv[1][0] > '9' || argv[1][1]) {
+	if (argc < 2 || !shell_parse_num(argv[1], 9, &n))
 		return shell_usage(argv[0]);
-	}
 	shell_join(argc - 2, argv + 2, cmdline, sizeof(cmdline));   /* cut if too long */
-	return exec64_module((unsigned)(argv[1][0] - '0'), cmdline);
+	return exec64_module((unsigned)n, cmdline);
 }
 SHELL_COMMAND(exec64, CMD_ORDER_MEMORY,
 	      "N [ARGS]: enter module N as a Linux 64-bit kernel", cmd_exec64);

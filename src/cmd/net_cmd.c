@@ -36,7 +36,7 @@ static int cmd_ipconfig(int argc, char **argv)
 {
 	struct net_device *nd = default_netdev();
 	uint32_t addr, gw = 0, mask;
-	unsigned prefix = 24;
+	uint64_t prefix = 24;
 	char *slash;
 
 	if (!nd)
@@ -47,13 +47,7 @@ static int cmd_ipconfig(int argc, char **argv)
 	slash = strchr(argv[1], '/');
 	if (slash) {
 		*slash = '\0';
-		prefix = 0;
-		for (const char *p = slash + 1; *p; p++) {
-			if (*p < '0' || *p > '9' || prefix > 32)
-				goto bad;
-			prefix = prefix * 10 + (unsigned)(*p - '0');
-		}
-		if (prefix < 1 || prefix > 32)
+		if (!shell_parse_num(slash + 1, 32, &prefix) || !prefix)
 			goto bad;
 	}
 	if (ipv4_aton(argv[1], &addr) < 0 || (argc > 2 && ipv4_aton(argv[2], &gw) < 0))
@@ -71,22 +65,15 @@ SHELL_COMMAND(ipconfig, CMD_ORDER_NET,
 static int cmd_ping(int argc, char **argv)
 {
 	struct net_device *nd = default_netdev();
-	unsigned count = 3;
+	uint64_t count = 3;
 	uint32_t dst;
 	int rc;
 
 	if (!nd)
 		return -ENODEV;
-	if (argc < 2 || ipv4_aton(argv[1], &dst) < 0) {
+	if (argc < 2 || ipv4_aton(argv[1], &dst) < 0 ||
+	    (argc > 2 && (!shell_parse_num(argv[2], 9999, &count) || !count)))
 		return shell_usage(argv[0]);
-	}
-	if (argc > 2) {
-		count = 0;
-		for (const char *p = argv[2]; *p >= '0' && *p <= '9' && count < 1000; p++)
-			count = count * 10 + (unsigned)(*p - '0');
-		if (!count)
-			count = 1;
-	}
 	if (!nd->ip_addr) {
 		kputs("ping: no IPv4 address yet (ipconfig ADDRESS/PREFIX)\n");
 		return -EINVAL;
@@ -94,7 +81,7 @@ static int cmd_ping(int argc, char **argv)
 	rc = net_wait_link(nd, 60000);
 	if (rc < 0)
 		return rc;
-	rc = net_ping(nd, dst, count, 1000);
+	rc = net_ping(nd, dst, (unsigned)count, 1000);
 	return rc < 0 ? rc : 0;
 }
 SHELL_COMMAND(ping, CMD_ORDER_NET, "ADDRESS [COUNT]: ICMP echo over ib0", cmd_ping);

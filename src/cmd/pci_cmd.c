@@ -22,23 +22,7 @@ SHELL_COMMAND(pci, CMD_ORDER_PCI, "PCI functions, BARs, drivers", cmd_pci);
 
 static bool parse_num(const char *s, uint64_t *v)
 {
-	unsigned base = 10;
-
-	*v = 0;
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	}
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		int d = hex_digit(*s);
-
-		if (d < 0 || (unsigned)d >= base)
-			return false;
-		*v = *v * base + (unsigned)d;
-	}
-	return true;
+	return shell_parse_num(s, UINT64_MAX, v);
 }
 
 /* "bb:dd.f" in hex, as the PCI listing prints it. */

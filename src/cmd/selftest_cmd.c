@@ -9,7 +9,10 @@
 /* "N" with N in 1..9; 0 when it is not such a number. */
 static unsigned selftest_port_arg(const char *s)
 {
-	return s && s[0] >= '1' && s[0] <= '9' && s[1] == '\0' ? (unsigned)(s[0] - '0') : 0;
+	uint64_t n = 0;
+
+	shell_parse_num(s, 9, &n);
+	return (unsigned)n;
 }
 
 static int cmd_selftest(int argc, char **argv)

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Running the hooks of hooks.h in their order. */
 #include <ibboot/hooks.h>
+#include <ibboot/platform.h>
+#include <ibboot/timer.h>
 
 void hooks_start(void)
 {
@@ -46,6 +48,19 @@ static void hooks_poll_build(void)
 		}
 		poll_fns[num_poll_fns++] = h->poll;
 	}
+}
+
+void hooks_idle(void)
+{
+	plat_poll();
+	hooks_poll();
+	plat_cpu_relax();
+}
+
+void hooks_idle_ms(uint64_t ms)
+{
+	for (uint64_t end = clock_ms() + ms; clock_ms() < end;)
+		hooks_idle();
 }
 
 void hooks_poll(void)

@@ -3,6 +3,7 @@
 #include <ibboot/shell.h>
 #include <ibboot/console.h>
 #include <ibboot/errno.h>
+#include <ibboot/hex.h>
 #include <ibboot/string.h>
 
 #define SHELL_MAX_ARGS 16
@@ -91,6 +92,29 @@ int shell_usage(const char *name)
 		n++;
 	kprintf("usage: %s %.*s\n", name, n, h);
 	return -EINVAL;
+}
+
+bool shell_parse_num(const char *s, uint64_t max, uint64_t *v)
+{
+	unsigned base = 10;
+	uint64_t n = 0;
+
+	if (s[0] == '0' && (s[1] | 0x20) == 'x') {
+		base = 16;
+		s += 2;
+	}
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		int d = hex_digit(*s);
+
+		if (d < 0 || (unsigned)d >= base || (unsigned)d > max ||
+		    n > (max - (unsigned)d) / base)
+			return false;
+		n = n * base + (unsigned)d;
+	}
+	*v = n;
+	return true;
 }
 
 int cmdline_get(const char *cmdline, const char *key, char *buf, size_t size)

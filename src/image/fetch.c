@@ -7,6 +7,7 @@
 #include <ibboot/dma.h>
 #include <ibboot/errno.h>
 #include <ibboot/platform.h>
+#include <ibboot/shell.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
 
@@ -28,15 +29,12 @@ static long fetch_module(const char *uri, uint8_t *buf, size_t size, fetch_progr
 			 void *ctx)
 {
 	const struct plat_mem_region *mods;
-	unsigned n = plat_boot_modules(&mods), idx = 0;
-	const char *p = uri + strlen("module:");
+	unsigned n = plat_boot_modules(&mods);
+	uint64_t idx;
 
-	if (!*p)
-		goto bad;
-	for (; *p; p++) {
-		if (*p < '0' || *p > '9' || idx > 100)
-			goto bad;
-		idx = idx * 10 + (unsigned)(*p - '0');
+	if (!shell_parse_num(uri + strlen("module:"), 1000, &idx)) {
+		kprintf("%s: expected module:N\n", uri);
+		return -EINVAL;
 	}
 	if (idx >= n) {
 		kprintf("%s: the boot loader brought %u module(s)\n", uri, n);
@@ -51,9 +49,6 @@ static long fetch_module(const char *uri, uint8_t *buf, size_t size, fetch_progr
 	if (progress)
 		progress(ctx, mods[idx].len, mods[idx].len);
 	return (long)mods[idx].len;
-bad:
-	kprintf("%s: expected module:N\n", uri);
-	return -EINVAL;
 }
 
 static const struct fetch_scheme module_scheme = { "module", fetch_module };

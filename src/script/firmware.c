@@ -44,25 +44,14 @@ static int script_set(int argc, char **argv)
 /* iPXE's sleep counts seconds; the console's `sleep` takes milliseconds. */
 static int script_sleep(int argc, char **argv)
 {
-	uint64_t s = 0;
-	const char *p = argc == 2 ? argv[1] : "";
+	uint64_t s;
 
-	if (!*p)
-		goto usage;
-	for (; *p; p++) {
-		if (*p < '0' || *p > '9' || s > 86400)
-			goto usage;
-		s = s * 10 + (uint64_t)(*p - '0');
+	if (argc != 2 || !shell_parse_num(argv[1], 86400, &s)) {
+		kprintf("usage: sleep SECONDS (at most a day)\n");
+		return -EINVAL;
 	}
-	for (uint64_t end = clock_ms() + s * 1000; clock_ms() < end;) {
-		hooks_poll();
-		plat_poll();
-		plat_cpu_relax();
-	}
+	hooks_idle_ms(s * 1000);
 	return 0;
-usage:
-	kprintf("usage: sleep SECONDS (at most a day)\n");
-	return -EINVAL;
 }
 
 /* iPXE's echo -n: no newline. */
@@ -158,9 +147,7 @@ static bool key_pressed(uint64_t ms)
 			return true;
 		if (c == PLAT_GETC_EOF)
 			return false;
-		hooks_poll();
-		plat_poll();
-		plat_cpu_relax();
+		hooks_idle();
 	}
 	return false;
 }
@@ -192,13 +179,6 @@ static enum port_link port_link(const struct ib_port *p)
 	}
 }
 
-static void poll_briefly(void)
-{
-	hooks_poll();
-	plat_poll();
-	plat_cpu_relax();
-}
-
 /* 0 when some port has (or may still get) a link; otherwise the reason is printed, each port
  * named, and -ENODEV returned at once instead of letting dhcp wait for a link that cannot come. */
 static int autoboot_preflight(void)
@@ -228,7 +208,7 @@ static int autoboot_preflight(void)
 		}
 		if (!settled) {
 			if (young && clock_ms() - start < AUTOBOOT_LINK_TRAIN_MS) {
-				poll_briefly();
+				hooks_idle();
 				continue;
 			}
 			/* Training time is over: read every port once more (the policy reads a
@@ -242,7 +222,7 @@ static int autoboot_preflight(void)
 		}
 		if (!pending || clock_ms() - settled_ms >= AUTOBOOT_QUERY_WAIT_MS)
 			break;
-		poll_briefly();
+		hooks_idle();
 	}
 	for (struct ib_device *d = ib_devices(); d; d = d->next) {
 		for (unsigned i = 0; i < d->num_ports; i++) {

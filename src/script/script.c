@@ -7,6 +7,7 @@
  */
 #include <ibboot/script.h>
 #include <ibboot/console.h>
+#include <ibboot/shell.h>
 #include <ibboot/errno.h>
 #include <ibboot/string.h>
 
@@ -192,16 +193,11 @@ static long find_label(const char *text, size_t len, const char *label)
 
 static bool parse_exit_code(const char *s, int *code)
 {
-	int v = 0;
+	uint64_t v;
 
-	if (!*s)
+	if (!shell_parse_num(s, 100000, &v))
 		return false;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > 10000)
-			return false;
-		v = v * 10 + (*s - '0');
-	}
-	*code = v;
+	*code = (int)v;
 	return true;
 }
 

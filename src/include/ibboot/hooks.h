@@ -38,5 +38,9 @@ enum hook_order {
 void hooks_start(void);
 /* Runs every poll hook in order. */
 void hooks_poll(void);
+/* One turn of an idle loop: the platform's devices, the poll hooks, a CPU pause. */
+void hooks_idle(void);
+/* Waits ms milliseconds in such a loop (devices and the network keep running). */
+void hooks_idle_ms(uint64_t ms);
 
 #endif

@@ -62,6 +62,9 @@ int shell_run(int argc, char **argv);
 int shell_join(int argc, char **argv, char *buf, size_t size);
 /* Prints "usage: NAME SYNTAX", SYNTAX being the command's help up to its ": "; returns -EINVAL. */
 int shell_usage(const char *name);
+/* A number, decimal or 0x-hex, of one or more digits and at most max: true and *v set;
+ * otherwise false and *v untouched. */
+bool shell_parse_num(const char *s, uint64_t max, uint64_t *v);
 
 /* Runs one command line ("pci", "mem"); returns the command's result, -ENOENT if unknown. */
 int shell_run_line(char *line);

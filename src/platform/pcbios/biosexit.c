@@ -19,26 +19,17 @@
 static const uint8_t *exit_record(bool say)
 {
 	char buf[24];
-	uint32_t addr = 0, magic, entry;
+	uint64_t addr;
+	uint32_t magic, entry;
 	uint16_t len;
 	uint8_t sum = 0;
 	const uint8_t *r;
 
 	if (cmdline_get(plat_cmdline(), RET_CMDLINE_KEY, buf, sizeof(buf)) < 0)
 		return NULL;
-	if (buf[0] != '0' || (buf[1] != 'x' && buf[1] != 'X') || !buf[2] || strlen(buf) > 10)
-		goto bad;
-	for (const char *p = buf + 2; *p; p++) {
-		char c = *p;
-		unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0') :
-			     c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10) :
-			     c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10) : 16;
-		if (d == 16)
-			goto bad;
-		addr = addr << 4 | d;
-	}
-	/* In conventional memory above the IVT and BDA, 16-byte aligned (it is a segment). */
-	if (addr < 0x500 || addr > 0xa0000 - RET_LEN || addr % 16)
+	/* 0x-hex; in conventional memory above the IVT and BDA, 16-byte aligned (a segment). */
+	if (buf[0] != '0' || (buf[1] | 0x20) != 'x' ||
+	    !shell_parse_num(buf, 0xa0000 - RET_LEN, &addr) || addr < 0x500 || addr % 16)
 		goto bad;
 	r = (const uint8_t *)(uintptr_t)addr;
 	memcpy(&magic, r + RET_OFF_MAGIC, 4);

@@ -24,6 +24,28 @@ TEST(shell_cmdline_get)
 	CHECK_EQ(cmdline_get("a=0123456789", "a", v, 5), -ERANGE);
 }
 
+/* The one number parser of the commands: decimal or 0x-hex, bounded, nothing else accepted. */
+TEST(shell_parse_num_bounds)
+{
+	uint64_t v = 77;
+
+	CHECK(shell_parse_num("0", 9, &v) && v == 0);
+	CHECK(shell_parse_num("3600000", 3600000, &v) && v == 3600000);
+	CHECK(shell_parse_num("0x9f000", 0xa0000, &v) && v == 0x9f000);
+	CHECK(shell_parse_num("0XfF", 255, &v) && v == 255);
+	CHECK(shell_parse_num("18446744073709551615", UINT64_MAX, &v) && v == UINT64_MAX);
+	v = 77;
+	CHECK(!shell_parse_num("3600001", 3600000, &v));
+	CHECK(!shell_parse_num("18446744073709551616", UINT64_MAX, &v));
+	CHECK(!shell_parse_num("0xa", 9, &v));       /* one digit above max */
+	CHECK(!shell_parse_num("", 9, &v));
+	CHECK(!shell_parse_num("0x", 9, &v));
+	CHECK(!shell_parse_num("12a", 1000, &v));
+	CHECK(!shell_parse_num("-1", 1000, &v));
+	CHECK(!shell_parse_num("ff", 1000, &v));     /* hex only after 0x */
+	CHECK_EQ(v, 77);                             /* untouched on failure */
+}
+
 TEST(shell_runs_commands)
 {
 	char line1[] = "echo unit test", line2[] = "no-such-command", line3[] = "   ";
