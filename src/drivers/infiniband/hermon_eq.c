@@ -154,13 +154,9 @@ static unsigned hermon_handle_event(struct hermon *h, const uint8_t *eqe, struct
 					  IB_EVENT_PORT_MGMT, ev, HERMON_MAX_PORTS);
 	case HERMON_EV_CATAS_ERROR:
 		h->catastrophic = true;
-		hermon_err(h, "catastrophic error event (sub-type 0x%02x) — run `fwdump`, then "
-			   "reset the HCA", sub);
 		ev[0] = (struct ib_event){ .type = IB_EVENT_CATASTROPHIC, .syndrome = sub };
 		return 1;
 	case HERMON_EV_CQ_ERROR:
-		hermon_err(h, "CQ 0x%x error (overrun or access error, syndrome 0x%x)", qn,
-			   data1 & 0xff);
 		ev[0] = (struct ib_event){ .type = IB_EVENT_CQ_ERROR, .cq = hermon_ibcq(h, qn),
 					   .syndrome = data1 & 0xff };
 		return 1;
@@ -168,12 +164,11 @@ static unsigned hermon_handle_event(struct hermon *h, const uint8_t *eqe, struct
 	case HERMON_EV_WQ_ACCESS_ERROR: {
 		struct hermon_qp *qp = hermon_find_qp(h, qn);
 
-		hermon_err(h, "QP 0x%x work queue %s error event (type 0x%02x)", qn,
-			   type == HERMON_EV_WQ_ACCESS_ERROR ? "access" : "catastrophic", type);
 		if (qp)
 			qp->state = IB_QPS_ERR;
+		/* The event type (work queue catastrophic or access error) is what tells them apart. */
 		ev[0] = (struct ib_event){ .type = IB_EVENT_QP_ERROR, .qp = qp ? qp->ibqp : NULL,
-					   .syndrome = sub };
+					   .syndrome = type };
 		return 1;
 	}
 	default:

@@ -613,6 +613,19 @@ void ib_mcast_detach(struct ib_qp *qp, const union ib_gid *mgid)
 
 /* ---- completions ---- */
 
+/* A completion the core cannot take (not the next outstanding WQE), or an error completion. */
+static void ib_wc_log(const struct ib_qp *qp, const char *q, unsigned idx, unsigned expect,
+		      const struct ib_wc *wc)
+{
+	if (!wc)
+		ib_port_log(qp->port, "QP 0x%06x: %s completion for WQE %u, expected %u: "
+			    "ignored\n", qp->qpn, q, idx, expect);
+	else
+		ib_port_log(qp->port, "QP 0x%06x %s WQE %u failed: %s (syndrome 0x%02x, vendor "
+			    "syndrome 0x%02x)\n", qp->qpn, q, idx, ib_wc_status_name(wc->status),
+			    wc->syndrome, wc->vendor_syndrome);
+}
+
 /*
  * The driver decoded the CQE into *wc; what the work request carried is the core's record (the
  * slot its ordinal names). A send gives its buffer back to the pool, a receive hands the owner the
@@ -627,14 +640,11 @@ static void ib_complete_send(struct ib_qp *qp, const struct ib_wc *wc)
 	int status = 0;
 
 	if (qp->send.posted == qp->send.completed || !buf || idx != expect) {
-		ib_port_log(qp->port, "QP 0x%06x: send completion for WQE %u that is not "
-			    "outstanding (expected %u) - ignored\n", qp->qpn, idx, expect);
+		ib_wc_log(qp, "send", idx, expect, NULL);
 		return;
 	}
 	if (wc->status != IB_WC_SUCCESS) {
-		ib_port_log(qp->port, "QP 0x%06x send WQE %u failed: %s (syndrome 0x%02x, vendor "
-			    "syndrome 0x%02x)\n", qp->qpn, idx, ib_wc_status_name(wc->status),
-			    wc->syndrome, wc->vendor_syndrome);
+		ib_wc_log(qp, "send", idx, 0, wc);
 		status = -EIO;
 	}
 	slot->buf = NULL;
@@ -652,8 +662,7 @@ static void ib_complete_recv(struct ib_qp *qp, const struct ib_wc *wc)
 	uint8_t *va;
 
 	if (qp->recv.posted == qp->recv.completed || !buf || idx != expect) {
-		ib_port_log(qp->port, "QP 0x%06x: receive completion for WQE %u that is not "
-			    "outstanding (expected %u) - ignored\n", qp->qpn, idx, expect);
+		ib_wc_log(qp, "receive", idx, expect, NULL);
 		return;
 	}
 	qp->recv.slot[idx].buf = NULL;
@@ -661,13 +670,10 @@ static void ib_complete_recv(struct ib_qp *qp, const struct ib_wc *wc)
 	va = buf->va;
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			ib_port_log(qp->port, "QP 0x%06x receive WQE %u failed: %s (syndrome "
-				    "0x%02x, vendor syndrome 0x%02x)\n", qp->qpn, idx,
-				    ib_wc_status_name(wc->status), wc->syndrome,
-				    wc->vendor_syndrome);
+			ib_wc_log(qp, "receive", idx, 0, wc);
 	} else if (wc->byte_len < IB_GRH_LEN || wc->byte_len > buf->len) {
 		ib_port_log(qp->port, "QP 0x%06x: receive of %u bytes does not fit a %zu-byte "
-			    "buffer with its GRH slot - dropped\n", qp->qpn,
+			    "buffer with its GRH slot: dropped\n", qp->qpn,
 			    (unsigned)wc->byte_len, buf->len);
 	} else if (qp->owner && qp->owner->recv) {
 		qp->owner->recv(qp, wc, wc->grh_present ? va : NULL, va + IB_GRH_LEN,
@@ -698,18 +704,18 @@ static void ib_handle_event(struct ib_device *dev, const struct ib_event *ev)
 			port->mgmt_pending = true;   /* the next PortInfo read says what changed */
 		break;
 	case IB_EVENT_CQ_ERROR:
-		kprintf("%s: completion queue 0x%x error (syndrome 0x%x)\n", dev->name,
+		kprintf("%s: CQ 0x%x error (overrun or access, syndrome 0x%x)\n", dev->name,
 			ev->cq ? ev->cq->cqn : 0, ev->syndrome);
 		break;
 	case IB_EVENT_QP_ERROR:
-		kprintf("%s: queue pair 0x%06x entered the error state (syndrome 0x%x)\n",
+		kprintf("%s: QP 0x%06x in error state (syndrome 0x%x)\n",
 			dev->name, ev->qp ? ev->qp->qpn : 0, ev->syndrome);
 		if (ev->qp)
 			ev->qp->state = IB_QPS_ERR;
 		break;
 	case IB_EVENT_CATASTROPHIC:
-		kprintf("%s: catastrophic error (syndrome 0x%x): the adapter needs a reset; "
-			"its ports are no longer used\n", dev->name, ev->syndrome);
+		kprintf("%s: catastrophic error (syndrome 0x%x): the adapter needs a reset (run "
+			"fwdump first); its ports are no longer used\n", dev->name, ev->syndrome);
 		dev->dead = true;
 		for (unsigned p = 0; p < dev->num_ports; p++)
 			ib_policy_port_dead(&dev->port[p]);
