@@ -280,7 +280,7 @@ int dhcp_parse(const uint8_t *buf, size_t len, struct dhcp_msg *out, const char 
 	}
 	memset(out, 0, sizeof(*out));
 	if (len < DHCP_MIN_LEN) {
-		*why = "shorter than a DHCP message (240 bytes with the magic cookie)";
+		*why = "shorter than 240 bytes";
 		return -EINVAL;
 	}
 	if (get_be32(buf + OFF_COOKIE) != DHCP_MAGIC) {
@@ -289,7 +289,7 @@ int dhcp_parse(const uint8_t *buf, size_t len, struct dhcp_msg *out, const char 
 	}
 	out->op = buf[OFF_OP];
 	if (out->op != BOOTREQUEST && out->op != BOOTREPLY) {
-		*why = "op is neither BOOTREQUEST nor BOOTREPLY";
+		*why = "bad op";
 		return -EINVAL;
 	}
 	out->htype = buf[OFF_HTYPE];
@@ -367,12 +367,17 @@ int dhcp_make_client_id(const struct dhcp_config *cfg, const struct net_device *
 
 /* ---- the client ---- */
 
-static void dhcp_fail(struct dhcp_client *c, int rc, const char *msg)
+static void dhcp_fail(struct dhcp_client *c, int rc, const char *fmt, ...) __printf(3, 4);
+static void dhcp_fail(struct dhcp_client *c, int rc, const char *fmt, ...)
 {
+	va_list ap;
+
 	c->state = DHCP_FAILED;
 	c->result = rc;
-	ksnprintf(c->error, sizeof(c->error), "%s", msg);
-	kprintf("%s: %s\n", c->nd->name, msg);
+	va_start(ap, fmt);
+	kvsnprintf(c->error, sizeof(c->error), fmt, ap);
+	va_end(ap);
+	kprintf("%s: %s\n", c->nd->name, c->error);
 	udp_close(&c->sock);
 }
 
@@ -501,8 +506,8 @@ static void handle_offer(struct dhcp_client *c, uint32_t src, struct dhcp_msg *m
 				c->proxy_next_server = src;
 		}
 		if (!c->cfg.quiet)
-			kprintf("%s: DHCP offer from %s without an address: only its boot file "
-				"(\"%s\") is kept\n", c->nd->name, ipv4_ntoa(src, a), m->bootfile);
+			kprintf("%s: DHCP offer from %s without an address: kept its boot file "
+				"\"%s\"\n", c->nd->name, ipv4_ntoa(src, a), m->bootfile);
 		return;
 	}
 	if (!m->server_id)
@@ -519,7 +524,7 @@ static void handle_offer(struct dhcp_client *c, uint32_t src, struct dhcp_msg *m
 
 static void handle_ack(struct dhcp_client *c, struct dhcp_msg *m)
 {
-	char msg[160], a[16];
+	char a[16];
 	int rc;
 
 	if (m->server_id && m->server_id != c->offer.server_id)
@@ -537,9 +542,8 @@ static void handle_ack(struct dhcp_client *c, struct dhcp_msg *m)
 	}
 	rc = ipv4_configure(c->nd, c->lease.ip, c->lease.netmask, c->lease.gateway);
 	if (rc < 0) {
-		ksnprintf(msg, sizeof(msg), "DHCPACK for %s has an unusable configuration",
+		dhcp_fail(c, rc, "DHCPACK for %s has an unusable configuration",
 			  ipv4_ntoa(c->lease.ip, a));
-		dhcp_fail(c, rc, msg);
 		return;
 	}
 	c->state = DHCP_BOUND;
@@ -549,7 +553,7 @@ static void handle_ack(struct dhcp_client *c, struct dhcp_msg *m)
 
 static void handle_nak(struct dhcp_client *c, uint32_t src, const struct dhcp_msg *m)
 {
-	char msg[160], a[16];
+	char a[16];
 
 	if (m->server_id && m->server_id != c->offer.server_id)
 		return;
@@ -557,9 +561,8 @@ static void handle_nak(struct dhcp_client *c, uint32_t src, const struct dhcp_ms
 	kprintf("%s: DHCPNAK from %s%s%s\n", c->nd->name, ipv4_ntoa(src, a),
 		m->message[0] ? ": " : "", m->message);
 	if (c->naks > c->cfg.max_naks) {
-		ksnprintf(msg, sizeof(msg), "DHCP server %s refused the offered address %u times "
-			  "(DHCPNAK): check its ranges and reservations", a, c->naks);
-		dhcp_fail(c, -EPERM, msg);
+		dhcp_fail(c, -EPERM, "DHCPNAK %u times: check the server's ranges and "
+			  "reservations", c->naks);
 		return;
 	}
 	restart_discover(c, clock_ms());
@@ -644,7 +647,7 @@ void dhcp_stop(struct dhcp_client *c)
 
 bool dhcp_step(struct dhcp_client *c, uint64_t now)
 {
-	char msg[160], a[16], b[16];
+	char a[16], b[16];
 	unsigned jitter;
 	int rc;
 
@@ -652,14 +655,13 @@ bool dhcp_step(struct dhcp_client *c, uint64_t now)
 		return false;
 	if (now - c->start_ms >= c->cfg.total_timeout_ms) {
 		if (c->state == DHCP_SELECTING)
-			ksnprintf(msg, sizeof(msg), "no DHCP offer on %s after %u s: is dnsmasq "
-				  "listening on the IPoIB network, and does it know this client-id?",
+			dhcp_fail(c, -ETIMEDOUT, "no DHCP offer on %s after %u s: does a DHCP "
+				  "server serve this network and client-id?",
 				  c->nd->name, c->cfg.total_timeout_ms / 1000);
 		else
-			ksnprintf(msg, sizeof(msg), "no DHCPACK from %s after %u s (offer of %s "
-				  "was not confirmed)", ipv4_ntoa(c->offer.server_id, a),
-				  c->cfg.total_timeout_ms / 1000, ipv4_ntoa(c->offer.yiaddr, b));
-		dhcp_fail(c, -ETIMEDOUT, msg);
+			dhcp_fail(c, -ETIMEDOUT, "no DHCPACK from %s for %s after %u s",
+				  ipv4_ntoa(c->offer.server_id, a), ipv4_ntoa(c->offer.yiaddr, b),
+				  c->cfg.total_timeout_ms / 1000);
 		return false;
 	}
 	if ((int64_t)(now - c->next_tx_ms) < 0)
@@ -671,8 +673,8 @@ bool dhcp_step(struct dhcp_client *c, uint64_t now)
 	if (!c->cfg.quiet && (int64_t)(now - c->next_report_ms) >= 0) {
 		/* a line every ~10 s while waiting, so a silent network is visible */
 		if (c->next_report_ms)
-			kprintf("%s: %s (%u s)\n", c->nd->name, c->state == DHCP_SELECTING
-				? "no DHCP offer yet, still asking" : "no DHCPACK yet, asking again",
+			kprintf("%s: no %s yet (%u s)\n", c->nd->name, c->state == DHCP_SELECTING
+				? "DHCP offer" : "DHCPACK",
 				(unsigned)((now - c->start_ms) / 1000));
 		c->next_report_ms = now + DHCP_REPORT_MS;
 	}
@@ -709,7 +711,7 @@ static void set_hwaddr_setting(const struct net_device *nd)
 int dhcp_run(struct net_device *nd, const struct dhcp_config *cfg, struct dhcp_lease *out)
 {
 	static struct dhcp_client c;   /* the socket must outlive no stack frame but this one */
-	char a[16], m[16], g[16], s[16];
+	char a[16], s[16];
 	int rc = dhcp_start(&c, nd, cfg);
 
 	if (rc < 0)
@@ -721,10 +723,9 @@ int dhcp_run(struct net_device *nd, const struct dhcp_config *cfg, struct dhcp_l
 	dhcp_stop(&c);
 	if (c.state != DHCP_BOUND)
 		return c.result ? c.result : -EIO;
-	kprintf("%s: DHCP lease %s netmask %s gateway %s from %s in %u ms\n", nd->name,
-		ipv4_ntoa(c.lease.ip, a), ipv4_ntoa(c.lease.netmask, m),
-		c.lease.gateway ? ipv4_ntoa(c.lease.gateway, g) : "none",
-		ipv4_ntoa(c.lease.server_id, s), (unsigned)(clock_ms() - c.start_ms));
+	/* ipv4_configure printed the netmask and gateway. */
+	kprintf("%s: DHCP lease %s in %u ms from %s\n", nd->name, ipv4_ntoa(c.lease.ip, a),
+		(unsigned)(clock_ms() - c.start_ms), ipv4_ntoa(c.lease.server_id, s));
 	if (c.lease.filename[0] || c.lease.next_server)
 		kprintf("%s: next-server %s filename \"%s\"\n", nd->name,
 			ipv4_ntoa(c.lease.next_server, a), c.lease.filename);

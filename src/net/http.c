@@ -53,16 +53,16 @@ static int next_line(const uint8_t *buf, size_t len, size_t *pos, const uint8_t 
 
 	for (i = start; i < len && buf[i] != '\n'; i++) {
 		if (buf[i] == '\r' && (i + 1 >= len || buf[i + 1] != '\n')) {
-			*why = "bare CR in the response header (RFC 9112 §2.2)";
+			*why = "bare CR in the header";
 			return -EINVAL;
 		}
 		if (buf[i] == '\0') {
-			*why = "NUL byte in the response header";
+			*why = "NUL in the header";
 			return -EINVAL;
 		}
 	}
 	if (i >= len) {
-		*why = "response header not terminated by a blank line";
+		*why = "header not ended by a blank line";
 		return -EINVAL;
 	}
 	*line = buf + start;
@@ -138,17 +138,17 @@ static int parse_field(const uint8_t *l, size_t n, struct http_response *out, co
 	size_t colon, vs, ve;
 
 	if (l[0] == ' ' || l[0] == '\t') {
-		*why = "obsolete line folding in the response header (RFC 9112 §5.2)";
+		*why = "obsolete line folding";
 		return -EINVAL;
 	}
 	for (colon = 0; colon < n && l[colon] != ':'; colon++) {
 		if (!is_tchar((char)l[colon])) {
-			*why = "header field name with an invalid character";
+			*why = "bad character in a field name";
 			return -EINVAL;
 		}
 	}
 	if (colon == n || !colon) {
-		*why = colon ? "header line without a colon" : "header field with an empty name";
+		*why = colon ? "header line without a colon" : "empty field name";
 		return -EINVAL;
 	}
 	for (vs = colon + 1; vs < n && (l[vs] == ' ' || l[vs] == '\t'); vs++)
@@ -169,7 +169,7 @@ static int parse_field(const uint8_t *l, size_t n, struct http_response *out, co
 		out->content_length = v;
 	} else if (name_is(l, colon, "transfer-encoding")) {
 		if (!name_is(l + vs, ve - vs, "chunked")) {
-			*why = "transfer coding other than chunked (not supported)";
+			*why = "transfer coding is not chunked";
 			return -ENOTSUP;
 		}
 		out->chunked = true;
@@ -246,7 +246,7 @@ static int parse_chunk_size(struct http_chunked *st, const char **why)
 		v = v << 4 | (uint64_t)hex_digit(st->line[i]);
 	}
 	if (!i) {
-		*why = "chunk size is not a hexadecimal number";
+		*why = "chunk size not hex";
 		return -EINVAL;
 	}
 	while (i < n && (st->line[i] == ' ' || st->line[i] == '\t'))
@@ -281,7 +281,7 @@ long http_chunked_feed(struct http_chunked *st, const uint8_t *in, size_t len, h
 			size_t n = (size_t)MIN((uint64_t)(len - i), st->remaining);
 
 			if ((rc = out(ctx, in + i, n)) < 0) {
-				*why = "the sink refused the data";
+				*why = "sink refused the data";
 				return rc;
 			}
 			st->remaining -= n;
@@ -298,7 +298,7 @@ long http_chunked_feed(struct http_chunked *st, const uint8_t *in, size_t len, h
 			} else if (c == '\n') {
 				st->state = HC_SIZE;
 			} else {
-				*why = "chunk data longer than its size (no CRLF after it)";
+				*why = "no CRLF after chunk data";
 				return -EINVAL;
 			}
 			break;
@@ -313,8 +313,7 @@ long http_chunked_feed(struct http_chunked *st, const uint8_t *in, size_t len, h
 		case HC_TRAILER:
 			if (c != '\n') {
 				if (st->line_len >= sizeof(st->line)) {
-					*why = st->state == HC_SIZE ? "chunk size line longer than 1024 bytes"
-						: "trailer field longer than 1024 bytes";
+					*why = "chunk line longer than 1024 bytes";
 					return -EINVAL;
 				}
 				st->line[st->line_len++] = (char)c;

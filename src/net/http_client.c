@@ -122,12 +122,10 @@ static int head_complete(struct http_client *h)
 		return fail(h, r->status == 404 ? -ENOENT : r->status == 403 ? -EPERM : -EIO,
 			    "HTTP %u %s for %s", r->status, r->reason, h->url);
 	if (r->status >= 300) {
-		if (h->post)
-			return fail(h, -ENOTSUP, "HTTP %u %s for a POST to %s (redirects are not "
-				    "followed for a POST)", r->status, r->reason, h->url);
-		if (!is_redirect(r->status))
-			return fail(h, -ENOTSUP, "HTTP %u %s for %s (not a redirect ibboot follows)",
-				    r->status, r->reason, h->url);
+		/* Redirects are not followed for a POST. */
+		if (h->post || !is_redirect(r->status))
+			return fail(h, -ENOTSUP, "HTTP %u %s for %s%s: not followed", r->status,
+				    r->reason, h->post ? "a POST to " : "", h->url);
 		if (!r->has_location)
 			return fail(h, -EINVAL, "HTTP %u redirect without a Location for %s",
 				    r->status, h->url);
@@ -259,10 +257,9 @@ static int send_request(struct http_client *h, const struct http_url *u,
 		      "%s %s HTTP/1.1\r\nHost: %s%s\r\nUser-Agent: ibboot/%s\r\n"
 		      "Accept: */*\r\n%sConnection: close\r\n\r\n", h->post ? "POST" : "GET",
 		      u->path, u->host, port, IBBOOT_VERSION, post);
-	if (n < 0 || (size_t)n >= sizeof(req))
+	/* Too long for req[] or for the send buffer. */
+	if (n < 0 || (size_t)n >= sizeof(req) || tcp_send(&h->conn, req, (size_t)n) != n)
 		return fail(h, -ERANGE, "request for %s too long", h->url);
-	if (tcp_send(&h->conn, req, (size_t)n) != n)
-		return fail(h, -ERANGE, "request for %s does not fit the send buffer", h->url);
 	return 0;
 }
 

@@ -69,17 +69,13 @@ int tftp_parse_oack(const uint8_t *p, size_t len, unsigned asked_blksize,
 		size_t nlen = strnlen(name, len - i), vlen;
 		uint64_t v;
 
-		if (nlen == len - i)
-			return oack_fail(why, "option name not NUL-terminated%s", "");
-		if (!nlen)
-			return oack_fail(why, "empty option name%s", "");
+		if (!nlen || nlen == len - i)
+			return oack_fail(why, "option name empty or not NUL-terminated%s", "");
 		i += nlen + 1;
-		if (i >= len)
-			return oack_fail(why, "option '%.32s' has no value", name);
 		value = (const char *)p + i;
-		vlen = strnlen(value, len - i);
+		vlen = strnlen(value, len - i);   /* 0 == 0 when nothing follows the name */
 		if (vlen == len - i)
-			return oack_fail(why, "value of option '%.32s' not NUL-terminated", name);
+			return oack_fail(why, "option '%.32s' has no NUL-terminated value", name);
 		i += vlen + 1;
 		if (parse_decimal(value, &v) < 0)
 			return oack_fail(why, "option '%.32s' has a non-numeric value", name);
@@ -477,8 +473,8 @@ bool tftp_step(struct tftp_client *c, uint64_t now)
 			 * hole, a server retransmitting with ever longer pauses), no new block for
 			 * this long ends the transfer with the place it stopped. */
 			tftp_fail(c, -ETIMEDOUT, 0, "client gave up: no data", "%s from %s: no new "
-				  "data for %u ms after block %u (%llu%s bytes, %u ACKs resent); "
-				  "giving up", c->filename, ipv4_ntoa(c->server, a), c->opts.stall_ms,
+				  "data for %u ms after block %u (%llu%s bytes, %u ACKs resent)",
+				  c->filename, ipv4_ntoa(c->server, a), c->opts.stall_ms,
 				  (unsigned)c->blocks, (unsigned long long)c->sink->len, of,
 				  c->retries);
 			return false;

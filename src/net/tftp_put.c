@@ -141,14 +141,10 @@ long tftp_put(struct net_device *nd, uint32_t server, const char *filename, cons
 			uint64_t until;
 
 			if (tries++ > retries) {
-				if (n)
-					ksnprintf(p.msg, sizeof(p.msg), "no ACK for block %ld from %s "
-						  "after %u tries", n, ipv4_ntoa(server, a), tries - 1);
-				else
-					ksnprintf(p.msg, sizeof(p.msg), "no answer to the write request "
-						  "from %s after %u tries: does a TFTP server that "
-						  "accepts writes run there?", ipv4_ntoa(server, a),
-						  tries - 1);
+				/* ACK 0 answers the WRQ (§4). */
+				ksnprintf(p.msg, sizeof(p.msg), "no ACK %ld from %s after %u tries%s", n,
+					  ipv4_ntoa(server, a), tries - 1,
+					  n ? "" : ": does it run a TFTP server that accepts writes?");
 				p.timed_out = p.failed = true;
 				break;
 			}

@@ -592,7 +592,7 @@ TEST(dhcp_gives_up_with_a_clear_message)
 	s.silent = true;
 	CHECK_EQ(run_dhcp(&s, DHCP_CLIENT_ID_FLEXBOOT, &l), -ETIMEDOUT);
 	CHECK(test_console_has("no DHCP offer on ib0 after 30 s"));
-	CHECK(test_console_has("no DHCP offer yet, still asking (1"));   /* progress at ~15 s */
+	CHECK(test_console_has("no DHCP offer yet (1"));   /* progress at ~15 s */
 	/* 1+2+4+8+8+8 s fits 30 s: the total is bounded, retransmissions are not endless */
 	CHECK(s.discovers >= 5 && s.discovers <= 8);
 	if (s.discovers < 5 || s.discovers > 8)
@@ -624,7 +624,7 @@ TEST(dhcp_proxy_and_foreign_replies_ignored)
 	CHECK_EQ(run_dhcp(&s, DHCP_CLIENT_ID_FLEXBOOT, &l), 0);
 	CHECK_EQ(l.ip, IP(198, 18, 0, 60));
 	CHECK_EQ(s.requests, 1);
-	CHECK(test_console_has("without an address: only its boot file"));
+	CHECK(test_console_has("without an address: kept its boot file"));
 	CHECK_STR(l.filename, "boot.bin");   /* the lease's own file wins over the proxy's */
 	CHECK(test_console_has("malformed DHCP reply from 198.18.0.1 ignored: option 67"));
 }
@@ -643,7 +643,7 @@ TEST(dhcp_nak_restarts_discovery)
 	memset(&s, 0, sizeof(s));
 	s.nak_requests = 100;
 	CHECK_EQ(run_dhcp(&s, DHCP_CLIENT_ID_FLEXBOOT, &l), -EPERM);
-	CHECK(test_console_has("refused the offered address"));
+	CHECK(test_console_has("DHCPNAK 4 times: check"));
 	CHECK_EQ(s.requests, 4);   /* max_naks 3 restarts, then stop */
 }
 

@@ -638,9 +638,9 @@ TEST(tftp_oack_parser_refusals)
 	CHECK_EQ(tftp_parse_oack((const uint8_t *)"BlkSize\0" "512\0", 12, 2012, 0, false, &o,
 				 &why), 0);   /* names are case-insensitive (RFC 2347) */
 	CHECK_EQ(tftp_parse_oack((const uint8_t *)"blksize", 7, 2012, 0, false, &o, &why), -EINVAL);
-	CHECK_STR(why, "option name not NUL-terminated");
+	CHECK_STR(why, "option name empty or not NUL-terminated");
 	CHECK_EQ(tftp_parse_oack((const uint8_t *)"blksize\0", 8, 2012, 0, false, &o, &why), -EINVAL);
-	CHECK(strstr(why, "has no value"));
+	CHECK(strstr(why, "has no NUL-terminated value"));
 	CHECK_EQ(tftp_parse_oack((const uint8_t *)"blksize\0" "12a\0", 12, 2012, 0, false, &o, &why),
 		 -EINVAL);
 	CHECK(strstr(why, "non-numeric"));
