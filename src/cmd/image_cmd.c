@@ -30,6 +30,23 @@ static int dhcp_pin(const char *uri, uint8_t *pin)
 	return 0;
 }
 
+/* The value of option --LONG=V, --LONG V or -S V at argv[*i] (advancing *i past V), or NULL. */
+static const char *opt_value(int argc, char **argv, int *i, const char *lng, char shrt)
+{
+	const char *o = argv[*i];
+	size_t n = strlen(lng);
+
+	if (o[1] == '-' && !strncmp(o + 2, lng, n)) {
+		if (o[2 + n] == '=')
+			return o + 3 + n;
+		if (o[2 + n])
+			return NULL;
+	} else if (!shrt || o[1] != shrt || o[2]) {
+		return NULL;
+	}
+	return *i + 1 < argc ? argv[++*i] : NULL;
+}
+
 /* Fetches the URL as an image with `role`; the remaining arguments become its command line.
  * Options before the URL, as iPXE's: --name=NAME / -n NAME names it (default: the URL's last
  * path component); --autofree/-a, --replace/-r and --timeout=T/-t T are accepted and ignored
@@ -38,40 +55,33 @@ static int dhcp_pin(const char *uri, uint8_t *pin)
 static struct image *fetch_cmd(int argc, char **argv, enum image_role role, int *rc)
 {
 	char name[IMAGE_NAME_MAX];
-	const char *given = NULL, *pin_hex = NULL;
+	const char *given = NULL, *pin_hex = NULL, *v;
 	uint8_t pin[SHA256_DIGEST_LEN];
 	bool pinned = false;
 	int first = 1;
 
+	*rc = -EINVAL;
 	for (; first < argc && argv[first][0] == '-'; first++) {
 		const char *o = argv[first];
 
-		if (strncmp(o, "--name=", 7) == 0)
-			given = o + 7;
-		else if ((!strcmp(o, "-n") || !strcmp(o, "--name")) && first + 1 < argc)
-			given = argv[++first];
-		else if (strncmp(o, "--sha256=", 9) == 0)
-			pin_hex = o + 9;
-		else if (!strcmp(o, "--sha256") && first + 1 < argc)
-			pin_hex = argv[++first];
-		else if ((!strcmp(o, "-t") || !strcmp(o, "--timeout")) && first + 1 < argc)
-			first++;
-		else if (strcmp(o, "--autofree") && strcmp(o, "-a") && strcmp(o, "--replace") &&
-			 strcmp(o, "-r") && strncmp(o, "--timeout=", 10)) {
+		if ((v = opt_value(argc, argv, &first, "name", 'n')))
+			given = v;
+		else if ((v = opt_value(argc, argv, &first, "sha256", 0)))
+			pin_hex = v;
+		else if (!opt_value(argc, argv, &first, "timeout", 't') &&
+			 strcmp(o, "--autofree") && strcmp(o, "-a") && strcmp(o, "--replace") &&
+			 strcmp(o, "-r")) {
 			kprintf("%s: unknown option %s\n", argv[0], o);
-			*rc = -EINVAL;
 			return NULL;
 		}
 	}
 	if (argc <= first) {
-		kprintf("usage: %s [--name=NAME] [--sha256=HEX] URL [ARGS...]\n", argv[0]);
-		*rc = -EINVAL;
+		shell_usage(argv[0]);
 		return NULL;
 	}
 	if (pin_hex) {
 		if (image_pin_parse(argv[0], pin_hex, pin)) {
 			kprintf("%s: nothing fetched\n", argv[0]);
-			*rc = -EINVAL;
 			return NULL;
 		}
 		pinned = true;
