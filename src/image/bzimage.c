@@ -193,13 +193,7 @@ static int load_initrds(const struct bzimage_info *bz, struct bzimage_layout *la
 		off += pad;
 		memcpy(allocs.initrd + off, i->data, i->len);
 		/* The pin, on the copy the kernel will unpack. */
-		int rc = image_trust_allowed(i);
-		if (!rc && i->pinned != IMAGE_UNPINNED) {
-			uint8_t d[SHA256_DIGEST_LEN];
-
-			sha256(allocs.initrd + off, i->len, d);
-			rc = image_trust_check(i, d);
-		}
+		int rc = image_trust_check_at(i, allocs.initrd + off, i->len, allocs.initrd);
 		if (rc)
 			return rc;
 		off += i->len;
@@ -280,17 +274,7 @@ int bzimage_load(const struct image *kernel, struct bzimage_layout *lay)
 	memcpy(allocs.kernel, kernel->data + bz.setup_len, bz.kernel_len);
 	/* The pin, on the bytes that run: the setup part the zero page is built from and the
 	 * protected-mode part where it was just placed. */
-	rc = image_trust_allowed(kernel);
-	if (!rc && kernel->pinned != IMAGE_UNPINNED) {
-		struct sha256_ctx hc;
-		uint8_t d[SHA256_DIGEST_LEN];
-
-		sha256_init(&hc);
-		sha256_update(&hc, kernel->data, bz.setup_len);
-		sha256_update(&hc, allocs.kernel, bz.kernel_len);
-		sha256_final(&hc, d);
-		rc = image_trust_check(kernel, d);
-	}
+	rc = image_trust_check_at(kernel, kernel->data, bz.setup_len, allocs.kernel);
 	if (rc)
 		goto fail;
 

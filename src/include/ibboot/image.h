@@ -85,6 +85,9 @@ int image_trust_allowed(const struct image *img);
 int image_trust_check(const struct image *img, const uint8_t digest[SHA256_DIGEST_LEN]);
 /* image_trust_check on img->data[0..len). */
 int image_trust_check_data(const struct image *img);
+/* image_trust_check on img->len bytes placed as head[0..head_len) then rest (a loader's copy). */
+int image_trust_check_at(const struct image *img, const void *head, size_t head_len,
+			 const void *rest);
 #if __STDC_HOSTED__
 void image_trust_reset_for_tests(void);   /* hosted test programs only */
 #endif
