@@ -336,7 +336,7 @@ static int hermon_mlx_headers(const struct hermon_qp *qp, const struct ib_port *
 		memcpy(pkt.grh.sgid.raw, port->gid.raw, IB_GID_LEN);
 		memcpy(pkt.grh.dgid.raw, av->gid.raw, IB_GID_LEN);
 	}
-	return iblib_pkt_headers(hdr, MLX_HDR_SLOT, &pkt, len);
+	return iblib_ud_headers(hdr, MLX_HDR_SLOT, &pkt, len);
 }
 
 static void hermon_fill_ud_wqe(struct hermon *h, struct hermon_qp *qp, uint8_t *wqe,

@@ -257,6 +257,8 @@ int iblib_pkt_build(uint8_t *buf, size_t cap, const struct iblib_pkt *h, const v
  * IBLIB_E_NOSPACE / IBLIB_E_INVAL / IBLIB_E_OPCODE.
  */
 int iblib_pkt_headers(uint8_t *buf, size_t cap, const struct iblib_pkt *h, size_t len);
+/* The same for UD SEND_ONLY only (h->bth.opcode; IBLIB_E_OPCODE otherwise): LRH [GRH] BTH DETH. */
+int iblib_ud_headers(uint8_t *buf, size_t cap, const struct iblib_pkt *h, size_t len);
 
 /*
  * UD convenience: LRH [+GRH when grh != NULL] + BTH + DETH + payload + ICRC + VCRC.

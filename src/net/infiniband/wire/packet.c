@@ -380,12 +380,12 @@ int iblib_pkt_parse(const uint8_t *buf, size_t len, struct iblib_pkt *out, unsig
 	return 0;
 }
 
-/* Writes LRH [GRH] BTH ETHs for a payload of len bytes; returns the header length or an error.
- * *total gets the whole packet's length (headers, payload, pad, ICRC, VCRC). */
-static int pkt_headers(uint8_t *buf, size_t cap, const struct iblib_pkt *h, size_t len,
-		       size_t *total)
+/* Writes LRH [GRH] BTH and the ETHs ext names (the opcode's, IBA 9.2 Table 38) for a payload of
+ * len bytes; returns the header length or an error. *total gets the whole packet's length
+ * (headers, payload, pad, ICRC, VCRC). */
+static int pkt_headers_ext(uint8_t *buf, size_t cap, const struct iblib_pkt *h, size_t len,
+			   size_t *total, int ext)
 {
-	int ext = iblib_opcode_ext(h->bth.opcode);
 	size_t off = 0, hdr, pad;
 	struct iblib_lrh lrh = h->lrh;
 	struct iblib_bth bth = h->bth;
@@ -425,11 +425,28 @@ static int pkt_headers(uint8_t *buf, size_t cap, const struct iblib_pkt *h, size
 	return (int)off;
 }
 
+static int pkt_headers(uint8_t *buf, size_t cap, const struct iblib_pkt *h, size_t len,
+		       size_t *total)
+{
+	return pkt_headers_ext(buf, cap, h, len, total, iblib_opcode_ext(h->bth.opcode));
+}
+
 int iblib_pkt_headers(uint8_t *buf, size_t cap, const struct iblib_pkt *h, size_t len)
 {
 	size_t total;
 
 	return pkt_headers(buf, cap, h, len, &total);
+}
+
+/* The same builder with the ETHs of UD SEND_ONLY (DETH) fixed, so a program that sends nothing
+ * else carries no other opcode's layout. */
+int iblib_ud_headers(uint8_t *buf, size_t cap, const struct iblib_pkt *h, size_t len)
+{
+	size_t total;
+
+	if (h->bth.opcode != IBLIB_OP_UD_SEND_ONLY)
+		return IBLIB_E_OPCODE;
+	return pkt_headers_ext(buf, cap, h, len, &total, IBLIB_EXT_DETH | IBLIB_EXT_PAYLOAD);
 }
 
 int iblib_pkt_build(uint8_t *buf, size_t cap, const struct iblib_pkt *h, const void *payload,

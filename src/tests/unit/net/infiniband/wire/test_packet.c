@@ -171,6 +171,34 @@ TEST(ud_build_global_icrc_known_value)
 	CHECK_EQ(p.payload_off, 68);
 }
 
+/* The UD-only header builder writes what the general one does (with and without a GRH, any
+ * payload length's pad), and refuses another opcode. */
+TEST(ud_headers_match_pkt_headers)
+{
+	struct iblib_pkt h;
+	uint8_t a[128], b[128];
+
+	for (unsigned g = 0; g < 2; g++) {
+		for (size_t len = 0; len < 6; len++) {
+			memset(&h, 0, sizeof(h));
+			ud_local_headers(&h.lrh, &h.bth, &h.deth);
+			h.has_grh = g;
+			h.grh.hop_limit = 0x40;
+			iblib_gid_make(&h.grh.dgid, 0xff12401bffff0000ull, 0xffffffffull);
+			memset(a, 0xa5, sizeof(a));
+			memset(b, 0xa5, sizeof(b));
+			int n = iblib_pkt_headers(a, sizeof(a), &h, 256 + len);
+
+			CHECK_EQ(n, g ? 68 : 28);
+			CHECK_EQ(iblib_ud_headers(b, sizeof(b), &h, 256 + len), n);
+			CHECK_MEM(a, b, sizeof(a));
+		}
+	}
+	CHECK_EQ(iblib_ud_headers(b, 27, &h, 0), IBLIB_E_NOSPACE);
+	h.bth.opcode = IBLIB_OP_RC_SEND_ONLY;
+	CHECK_EQ(iblib_ud_headers(b, sizeof(b), &h, 0), IBLIB_E_OPCODE);
+}
+
 TEST(parse_roundtrip_and_offsets)
 {
 	struct iblib_pkt p;
