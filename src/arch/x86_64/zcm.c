@@ -5,10 +5,11 @@
  * this same file; the stub's link drops the encoder.
  *
  * Per bit: each model looks its context up (hashed with the bits of the current byte seen so
- * far) in a table of adaptive probabilities; two logistic mixers, whose weight sets are chosen by
+ * far) in a table of adaptive probabilities; four logistic mixers, whose weight sets are chosen by
  * small contexts (the x86 role of the byte with the partial byte; the role with the match length
- * and bit position), add their predictions in the stretched (log-odds) domain and learn online
- * from their errors; two SSE stages (secondary estimation: a probability interpolated from a table
+ * and bit position; the byte before; the one before that), add their predictions in the
+ * stretched (log-odds) domain and learn online from their errors; a final mixer weighs the four
+ * by the x86 role; two SSE stages (secondary estimation: a probability interpolated from a table
  * indexed by a small context and the quantised input probability) refine the result. The coder
  * is the carryless binary arithmetic coder of the PAQ family: a 32-bit interval [x1, x2] split in
  * proportion to the 12-bit probability, the common top bytes shifted out.
@@ -24,7 +25,7 @@
 #define MATCH_MAX_CHECK 48	/* bytes compared backwards to measure a new match */
 
 #ifndef ZCM_LR
-#define ZCM_LR 3		/* the mixer's learning rate, final */
+#define ZCM_LR 5		/* the mixers' learning rate, final */
 #endif
 #ifndef ZCM_LRS
 #define ZCM_LRS 12
@@ -41,9 +42,9 @@
 #ifndef ZCM_LRB
 #define ZCM_LRB 3		/* ... and up to 32 KiB */
 #endif
-#ifndef ZCM_ERRMIN
-#define ZCM_ERRMIN 100		/* a mixer whose error was below this (of 4096, x6) learns nothing */
-#endif
+#define NMIX 4			/* mixers, each with its weight set chosen by another context */
+#define NSETS (2048 + 512 + 256 + 256)
+#define FLRS 14			/* the final mixer's learning rate (a shift) */
 
 #define HOT static inline __attribute__((always_inline))
 
@@ -52,8 +53,8 @@ struct zcm {
 	uint32_t mt[1u << ZCM_MBITS];		/* position after a MATCH_MIN-byte context */
 	uint32_t o0[256];
 	uint32_t mm[64];			/* match model: length bucket and expected bit */
-	int32_t w[2048][NIN];			/* mixer weights (16.16) by x86 role, partial byte */
-	int32_t w2[512][NIN];			/* by role, match length, bit position */
+	int32_t w[NSETS][NIN];			/* mixer weights (16.16), see zcm_p */
+	int32_t wf[8][NMIX];			/* the final mixer's, by x86 role */
 	uint16_t sse1[256][33];
 	uint16_t sse2[1u << SSE2_BITS][33];
 	int16_t stretch[4096];
@@ -68,8 +69,9 @@ struct zcm {
 	uint32_t ins_start, ref;		/* this instruction's start, the last one's of its opcode */
 	uint32_t last_of_op[1024];		/* where each opcode's last instruction started */
 	int32_t x[NIN];
-	uint32_t set1, set2, sse1c, sse1i, sse2i, sse1w, sse2w;
-	int32_t pm1, pm2, pmix, ps1, ps2;
+	uint32_t set[NMIX], sse1c, sse1i, sse2i, sse1w, sse2w;
+	int32_t st[NMIX], pk[NMIX];		/* each mixer's output, stretched and as p */
+	int32_t pmix, ps1, ps2;
 };
 _Static_assert(sizeof(struct zcm) <= ZCM_ARENA_BYTES, "ZCM_ARENA_BYTES too small");
 _Static_assert(sizeof(struct zcm) % 4 == 0, "zcm_init clears 32-bit words");
@@ -122,12 +124,12 @@ static void zcm_init(struct zcm *m, const uint8_t *buf)
 		m->o0[j] = 0x80000000u;
 	for (uint32_t j = 0; j < 64; j++)
 		m->mm[j] = 0x80000000u;
-	for (uint32_t s = 0; s < 2048; s++)
+	for (uint32_t s = 0; s < NSETS; s++)
 		for (uint32_t i = 0; i < NIN; i++)
 			m->w[s][i] = (1 << 16) / 4;
-	for (uint32_t s = 0; s < 512; s++)
-		for (uint32_t i = 0; i < NIN; i++)
-			m->w2[s][i] = (1 << 16) / 4;
+	for (uint32_t s = 0; s < 8; s++)
+		for (uint32_t i = 0; i < NMIX; i++)
+			m->wf[s][i] = (1 << 16) / NMIX;
 	for (uint32_t j = 0; j < 33; j++) {
 		uint16_t v = (uint16_t)(squash((int32_t)(j - 16) * 128) * 16);
 
@@ -197,7 +199,7 @@ HOT uint32_t slot(uint32_t *t, uint32_t hh)
 static int32_t zcm_p(struct zcm *m)
 {
 	uint32_t c0 = m->c0, c0k = c0 * 0x6f4f2a35u;
-	int32_t dot1 = 0, dot2 = 0;
+	int32_t dotf = 0;
 
 	for (uint32_t i = 0; i < ZCM_NHASH; i++) {
 		uint32_t ix;
@@ -234,21 +236,32 @@ static int32_t zcm_p(struct zcm *m)
 		m->x[ZCM_NHASH + 2] = 0;
 	}
 	m->x[ZCM_NHASH + 3] = 256;
-	m->set1 = (m->role << 8 | c0) & 2047;
+	/* Four mixers see the same inputs with weights chosen by: the x86 role and the partial
+	 * byte; the role, match length and bit position; the byte before; the byte before that.
+	 * A final mixer (weights by role) combines their stretched outputs. */
+	m->set[0] = (m->role << 8 | c0) & 2047;
 	{
 		uint32_t lb = m->mlen == 0 ? 0 : m->mlen < 16 ? 1 + (m->mlen >> 2) : m->mlen < 32 ? 5 : 6;
 
-		m->set2 = (m->role * 56 + (lb > 6 ? 6 : lb) * 8 + m->bitn) & 511;
+		m->set[1] = 2048 + ((m->role * 56 + (lb > 6 ? 6 : lb) * 8 + m->bitn) & 511);
 	}
-	for (uint32_t i = 0; i < NIN; i++) {
-		dot1 += mul_shift(m->x[i], m->w[m->set1][i]);
-		dot2 += mul_shift(m->x[i], m->w2[m->set2][i]);
+	m->set[2] = 2560 + (m->c4 & 255);
+	m->set[3] = 2816 + (m->c4 >> 8 & 255);
+	for (uint32_t k = 0; k < NMIX; k++) {
+		int32_t dot = 0;
+
+		for (uint32_t i = 0; i < NIN; i++)
+			dot += mul_shift(m->x[i], m->w[m->set[k] % NSETS][i]);
+		dot >>= 6;
+		if (dot > 2047)
+			dot = 2047;
+		if (dot < -2047)
+			dot = -2047;
+		m->st[k] = dot;
+		m->pk[k] = squash(dot);
+		dotf += mul_shift(dot, m->wf[m->role & 7][k]) >> 6;
 	}
-	dot1 >>= 6;
-	dot2 >>= 6;
-	m->pm1 = squash(dot1);
-	m->pm2 = squash(dot2);
-	m->pmix = squash((dot1 + dot2) >> 1);
+	m->pmix = squash(dotf);
 	/* SSE: by partial byte, then by partial byte and previous byte (hashed) */
 	{
 		int32_t s = m->stretch[m->pmix] + 2048, j = s >> 7;
@@ -285,8 +298,6 @@ HOT void sse_update(uint16_t *t, uint32_t w, uint32_t y)
 
 HOT void mixer_update(int32_t *w, const int32_t *x, int32_t err)
 {
-	if (err < ZCM_ERRMIN * 6 && err > -ZCM_ERRMIN * 6)
-		return;
 	for (uint32_t i = 0; i < NIN; i++) {
 		w[i] = (int32_t)((uint32_t)w[i] + (uint32_t)((x[i] * err) >> ZCM_LRS));
 	}
@@ -305,8 +316,12 @@ static void zcm_bit(struct zcm *m, uint32_t y)
 	m->o0[m->c0 & 255] = counter_update(m, m->o0[m->c0 & 255], y, ZCM_LIMIT_LO);
 	if (m->mlen)
 		m->mm[m->mctx & 63] = counter_update(m, m->mm[m->mctx & 63], y, ZCM_LIMIT_HI);
-	mixer_update(m->w[m->set1 & 2047], m->x, ((int32_t)(y << 12) - m->pm1) * lr);
-	mixer_update(m->w2[m->set2 & 511], m->x, ((int32_t)(y << 12) - m->pm2) * lr);
+	for (uint32_t k = 0; k < NMIX; k++) {
+		mixer_update(m->w[m->set[k] % NSETS], m->x, ((int32_t)(y << 12) - m->pk[k]) * lr);
+		int32_t *wf = &m->wf[m->role & 7][k], e = (int32_t)(y << 12) - m->pmix;
+
+		*wf = (int32_t)((uint32_t)*wf + (uint32_t)((m->st[k] * e) >> FLRS));
+	}
 	sse_update(&m->sse1[m->sse1c & 255][m->sse1i & 31], m->sse1w, y);
 	sse_update(&m->sse2[m->sse2i & ((1u << SSE2_BITS) - 1)][m->sse1i & 31], m->sse1w, y);
 	m->c0 = m->c0 << 1 | y;

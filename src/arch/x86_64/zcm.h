@@ -5,7 +5,7 @@
  * decoder predict every bit alike by construction.
  *
  * Each bit of the body (after the x86 call/jump transform below) is coded by a carryless 32-bit
- * binary arithmetic coder with the probability a small logistic mixer makes of several models'
+ * binary arithmetic coder with the probability logistic mixers make of several models'
  * predictions: order 0-6 byte contexts, sparse and x86 contexts, a word context for strings and a
  * match model, refined by two SSE stages.
  *
@@ -49,7 +49,7 @@ enum zcm_status {
  */
 #define IBZ_HEADER_LEN 20
 #define IBZ2_MAGIC 0x325a4249u	/* "IBZ2" */
-#define ZCM_VERSION 1
+#define ZCM_VERSION 2
 #define IBZ_FILTER_X86 0x01u
 
 /* Encode in[0, len) into out[0, cap); returns the stream's length, 0 if it does not fit. */
