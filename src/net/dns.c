@@ -72,7 +72,7 @@ static int read_name(const uint8_t *buf, size_t len, size_t *off, char *out, con
 			}
 			target = (size_t)(l & 0x3f) << 8 | buf[pos + 1];
 			if (target >= run_start) {
-				*why = "compression pointer does not point backwards (loop)";
+				*why = "compression pointer not backwards (loop)";
 				return -EINVAL;
 			}
 			if (!jumped)
@@ -170,7 +170,7 @@ int dns_parse_response(const uint8_t *buf, size_t len, uint16_t id, const char *
 	if (!(flags & DNS_FLAG_QR))
 		return fail(why, "not a response", -EINVAL);
 	if (flags & DNS_FLAG_TC)
-		return fail(why, "response truncated (TC); TCP fallback is not supported", -EINVAL);
+		return fail(why, "truncated (TC); no TCP fallback", -EINVAL);
 	if ((flags & 0xf) == DNS_RCODE_NXDOMAIN)
 		return fail(why, "no such name (NXDOMAIN)", -ENOENT);
 	if (flags & 0xf) {
@@ -234,7 +234,7 @@ int dns_parse_response(const uint8_t *buf, size_t len, uint16_t id, const char *
 		if (!moved)
 			break;
 	}
-	return fail(why, "the answer holds no A record for the name", -ENOENT);
+	return fail(why, "no A record for the name", -ENOENT);
 }
 
 /* ---- cache and servers ---- */
@@ -262,27 +262,22 @@ void dns_cache_flush(void)
 	memset(cache, 0, sizeof(cache));
 }
 
-static bool cache_lookup(const struct net_device *nd, const char *name, uint32_t *addr,
-			 uint64_t now)
+/* The entry for name on nd (expired or not), else -1. */
+static int cache_find(const struct net_device *nd, const char *name)
 {
-	for (unsigned i = 0; i < DNS_CACHE_SIZE; i++) {
-		if (cache[i].name[0] && cache[i].nd == nd && name_eq(cache[i].name, name) &&
-		    (int64_t)(cache[i].expires_ms - now) > 0) {
-			*addr = cache[i].addr;
-			return true;
-		}
-	}
-	return false;
+	for (int i = 0; i < DNS_CACHE_SIZE; i++)
+		if (cache[i].name[0] && cache[i].nd == nd && name_eq(cache[i].name, name))
+			return i;
+	return -1;
 }
 
 static void cache_add(const struct net_device *nd, const char *name, uint32_t addr, uint32_t ttl,
 		      uint64_t now)
 {
-	unsigned slot = cache_next++ % DNS_CACHE_SIZE;
+	int slot = cache_find(nd, name);
 
-	for (unsigned i = 0; i < DNS_CACHE_SIZE; i++)
-		if (cache[i].name[0] && cache[i].nd == nd && name_eq(cache[i].name, name))
-			slot = i;
+	if (slot < 0)
+		slot = (int)(cache_next++ % DNS_CACHE_SIZE);
 	memcpy(cache[slot].name, name, strlen(name) + 1);
 	cache[slot].nd = nd;
 	cache[slot].addr = addr;
@@ -327,14 +322,16 @@ int dns_resolve(struct net_device *nd, const char *name, const struct dns_config
 	uint8_t pkt[DNS_HDR_LEN + DNS_NAME_MAX + 8];
 	unsigned timeout;
 	char a[16];
-	int len, rc;
+	int len, rc, i;
 
 	if (!cfg)
 		cfg = &def;
 	if (ipv4_aton(name, addr) == 0)
 		return 0;
-	if (cache_lookup(nd, name, addr, clock_ms()))
+	if ((i = cache_find(nd, name)) >= 0 && (int64_t)(cache[i].expires_ms - clock_ms()) > 0) {
+		*addr = cache[i].addr;
 		return 0;
+	}
 	rc = net_ready_for_unicast(nd, "dns");
 	if (rc < 0)
 		return rc;
@@ -366,7 +363,7 @@ int dns_resolve(struct net_device *nd, const char *name, const struct dns_config
 	}
 	udp_close(&sock);
 	if (q.rc == 1) {
-		kprintf("dns: no answer for %s from %s (%u tries): is the DNS server reachable?\n",
+		kprintf("dns: no answer for %s from %s (%u tries)\n",
 			name, ipv4_ntoa(nd->dns[0], a), cfg->tries);
 		return -ETIMEDOUT;
 	}

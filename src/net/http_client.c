@@ -224,18 +224,6 @@ static int http_rx(struct tcp_conn *c, const uint8_t *data, size_t len)
 	return h->head_done ? body_bytes(h, data, len) : 0;
 }
 
-/* Looks the host up (a dotted quad needs no DNS). */
-static int resolve_host(struct http_client *h, struct net_device *nd, const char *host,
-			uint32_t *addr)
-{
-	if (ipv4_aton(host, addr) == 0)
-		return 0;
-	if (dns_resolve(nd, host, NULL, addr) < 0)
-		return fail(h, -ENOENT, "cannot resolve %s (for %s): is DNS configured (dhcp)?",
-			    host, h->url);
-	return 0;
-}
-
 static int send_request(struct http_client *h, const struct http_url *u,
 			const struct http_options *opts)
 {
@@ -308,8 +296,9 @@ static int fetch_once(struct http_client *h, struct net_device *nd, const struct
 	uint32_t addr;
 	int rc;
 
-	if ((rc = resolve_host(h, nd, u->host, &addr)) < 0)
-		return rc;
+	/* A dotted quad needs no DNS; dns_resolve said why it failed. */
+	if (dns_resolve(nd, u->host, NULL, &addr) < 0)
+		return fail(h, -ENOENT, "cannot resolve %s (for %s)", u->host, h->url);
 	rc = tcp_connect(&h->conn, nd, addr, u->port, opts ? opts->tcp : NULL, http_rx, h);
 	if (rc < 0)
 		return fail(h, rc, "cannot connect to %s: %s", h->url,

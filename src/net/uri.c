@@ -61,14 +61,14 @@ int uri_parse_http(const char *s, struct http_url *out, const char **why)
 		}
 	}
 	if (!is_http(s)) {
-		*why = scheme_len(s) ? "only http:// URLs are supported (no TLS for https)"
+		*why = scheme_len(s) ? "only http:// is supported (no TLS)"
 				     : "not an http:// URL";
 		return scheme_len(s) ? -ENOTSUP : -EINVAL;
 	}
 	auth = s + 7;
 	for (end = auth; *end && *end != '/' && *end != '?' && *end != '#'; end++) {
 		if (*end == '@') {
-			*why = "user names in URLs are not supported";
+			*why = "user names are not supported";
 			return -ENOTSUP;
 		}
 		if (*end == ':')
@@ -87,7 +87,7 @@ int uri_parse_http(const char *s, struct http_url *out, const char **why)
 		char c = auth[i];
 
 		if (!is_alpha(c) && !is_digit(c) && c != '-' && c != '.' && c != '_') {
-			*why = "host name contains a character other than letters, digits, '-', '.'";
+			*why = "host name has a character other than letters, digits, -._";
 			return -EINVAL;
 		}
 		out->host[i] = lower(c);
@@ -96,13 +96,9 @@ int uri_parse_http(const char *s, struct http_url *out, const char **why)
 	if (colon && colon + 1 < end) {
 		unsigned long v = 0;
 
-		for (p = colon + 1; p < end; p++) {
-			if (!is_digit(*p) || (v = v * 10 + (unsigned long)(*p - '0')) > 65535) {
-				*why = "port is not a number from 1 to 65535";
-				return -EINVAL;
-			}
-		}
-		if (!v) {
+		for (p = colon + 1; p < end && v <= 65535; p++)
+			v = is_digit(*p) ? v * 10 + (unsigned long)(*p - '0') : 65536;
+		if (!v || v > 65535) {
 			*why = "port is not a number from 1 to 65535";
 			return -EINVAL;
 		}

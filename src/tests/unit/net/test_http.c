@@ -612,8 +612,7 @@ TEST(http_host_name_through_dns)
 	CHECK_EQ(dns_queries, 1);
 	CHECK(strncmp(srv.req[0], "GET /n HTTP/1.1\r\nHost: boot.ibboot.test\r\n", 41) == 0);
 	CHECK(get("http://nowhere.ibboot.test/n", &res, NULL) < 0);
-	CHECK_STR(res.error, "cannot resolve nowhere.ibboot.test (for http://nowhere.ibboot.test/n): "
-		  "is DNS configured (dhcp)?");
+	CHECK_STR(res.error, "cannot resolve nowhere.ibboot.test (for http://nowhere.ibboot.test/n)");
 	dns_set_servers(&peer_nd, NULL, 0);
 	dns_cache_flush();
 	peer_teardown();
