@@ -159,7 +159,7 @@ static int cmd_chain(int argc, char **argv)
 		if (rc == -EPERM)   /* the trust policy said why */
 			kprintf("chain: nothing run\n");
 		else
-			kprintf("chain: nothing to run: check the URL (DHCP's is ${filename})\n");
+			kprintf("chain: nothing to run: check the URL\n");
 		return rc;
 	}
 	/* A script is run, never selected: its own `boot` must find the kernel it fetches. */
@@ -190,8 +190,8 @@ static int cmd_imgstat(int argc __unused, char **argv __unused)
 	static const char *const roles[] = { "", " [kernel]", " [initrd]" };
 
 	kprintf("trust: %s\n", image_trust_enforcing() ?
-		"enforcing (only images pinned before their fetch)" :
-		"permissive (pins must match; unpinned images boot)");
+		"enforcing (only images pinned on their fetch)" :
+		"permissive (unpinned images boot)");
 	if (!image_first())
 		kprintf("no images\n");
 	for (struct image *i = image_first(); i; i = i->next)

@@ -23,12 +23,11 @@ static int cmd_selftest(int argc, char **argv)
 		port = selftest_port_arg(argv[2]);
 	else if (argc == 2 && !strncmp(argv[1], "--port=", 7))
 		port = selftest_port_arg(argv[1] + 7);
-	if (argc != 1 && port == 0) {
-		kprintf("usage: selftest [--port N]  (N: port 1 or 2; default: the first ACTIVE port, else 1)\n");
-		return -EINVAL;
-	}
+	if (argc != 1 && port == 0)
+		return shell_usage(argv[0]);
 	return hermon_selftest_all(port);
 }
 SHELL_COMMAND(selftest, CMD_ORDER_IB,
-	      "HCA self-test: firmware, commands, MPT/MTT, EQ/CQ wrap, loopback, multicast, SM",
+	      "[--port N]: HCA self-test (default: the first ACTIVE port, else 1): firmware, "
+	      "commands, MPT/MTT, EQ/CQ wrap, loopback, multicast, SM",
 	      cmd_selftest);

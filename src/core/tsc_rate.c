@@ -32,7 +32,6 @@ uint64_t tsc_choose_hz(uint64_t pit_hz, const struct tsc_cpuid *c, const char **
 		*source = "from CPUID leaf 0x15/0x16 (the PIT did not count)";
 		return hz;
 	}
-	*source = "unknown (no PIT count, no CPUID leaf): assuming the upper bound (timeouts "
-		  "last longer, never shorter)";
+	*source = "unknown (no PIT count, no CPUID leaf): the upper bound (longer timeouts)";
 	return TSC_HZ_UPPER_BOUND;
 }

@@ -31,8 +31,7 @@ static int refuse_handoff(const char *what)
 
 static void handoff_failed(int rc)
 {
-	kprintf("boot: handoff refused (%s); devices are shut down: reboot to use the network\n",
-		ib_strerror(rc));
+	kprintf("boot: handoff refused (%s); devices are shut down: reboot\n", ib_strerror(rc));
 }
 
 static int boot_linux(struct image *img)
@@ -70,8 +69,8 @@ static int boot_multiboot(struct image *img)
 	int rc;
 
 	if (!image_multiboot_handoff) {
-		kprintf("boot: %s is a multiboot kernel; this platform cannot enter one (no 32-bit "
-			"handoff)\n", img->name);
+		kprintf("boot: %s is a multiboot kernel; this platform cannot enter one\n",
+			img->name);
 		return -ENOTSUP;
 	}
 	rc = multiboot_load(img, &plan);
@@ -98,7 +97,7 @@ int image_boot(struct image *img)
 	if (!img)
 		img = image_selected();
 	if (!img) {
-		kprintf("boot: no kernel (fetch one: kernel URL, or chain URL)\n");
+		kprintf("boot: no kernel (kernel URL first)\n");
 		return -ENOENT;
 	}
 	rc = refuse_unverified(img);
@@ -123,7 +122,7 @@ int image_boot(struct image *img)
 		kprintf("boot: %s: %s\n", img->name, why);
 		return rc;
 	}
-	kprintf("boot: %s (%zu bytes) is no bzImage, multiboot kernel or iPXE script: check the "
-		"URL\n", img->name, img->len);
+	kprintf("boot: %s (%zu bytes) is no bzImage, multiboot kernel or script: check the URL\n",
+		img->name, img->len);
 	return -ENOTSUP;
 }

@@ -94,11 +94,10 @@ int bzimage_parse(const uint8_t *d, size_t len, struct bzimage_info *o, const ch
 		return image_fail(why, -EINVAL, "bzImage: kernel of %zu bytes: no 64-bit entry at +0x200", o->kernel_len);
 	o->loadflags = d[HDR_LOADFLAGS];
 	if (!(o->loadflags & LOADED_HIGH))
-		return image_fail(why, -ENOTSUP, "bzImage: a zImage (LOADED_HIGH clear), not a bzImage");
+		return image_fail(why, -ENOTSUP, "bzImage: LOADED_HIGH clear (a zImage)");
 	o->xloadflags = rd16(d + HDR_XLOADFLAGS);
 	if (!(o->xloadflags & BZ_XLF_KERNEL_64))
-		return image_fail(why, -ENOTSUP, "bzImage: XLF_KERNEL_64 clear: a 32-bit kernel, which "
-			    "ibboot cannot enter");
+		return image_fail(why, -ENOTSUP, "bzImage: XLF_KERNEL_64 clear (a 32-bit kernel)");
 	o->code32_start = rd32(d + HDR_CODE32_START);
 	o->initrd_addr_max = rd32(d + HDR_INITRD_ADDR_MAX);
 	o->kernel_alignment = rd32(d + HDR_KERNEL_ALIGNMENT);

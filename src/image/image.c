@@ -207,8 +207,7 @@ int image_verify_sha256(struct image *img, const char *hex)
 	}
 	img->verified = 1;
 	if (trust_enforcing && img->pinned != IMAGE_PINNED_BEFORE_FETCH)
-		kprintf("sha256: note: %s was pinned after its fetch: enforcing mode needs --sha256 "
-			"HEX on the fetch\n", img->name);
+		kprintf("sha256: note: enforcing mode needs %s pinned on its fetch\n", img->name);
 	return 0;
 }
 
@@ -222,8 +221,7 @@ bool image_trust_enforcing(void)
 void image_trust_enforce(void)
 {
 	if (!trust_enforcing)
-		kprintf("imgtrust: enforcing: only images pinned (--sha256 HEX) before their fetch "
-			"boot or run, for good\n");
+		kprintf("imgtrust: enforcing, for good\n");
 	trust_enforcing = true;
 }
 

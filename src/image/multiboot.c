@@ -143,8 +143,8 @@ int multiboot_parse(const uint8_t *d, size_t len, struct multiboot_info_parsed *
 		o->header_off = off;
 		o->flags = flags;
 		if (flags & 0xffff & ~MB_FLAGS_UNDERSTOOD)
-			return image_fail(why, -ENOTSUP, "multiboot: kernel requires features %#x (bit 2: "
-				    "graphics mode) ibboot lacks",
+			return image_fail(why, -ENOTSUP, "multiboot: unsupported features %#x required (bit 2: "
+				    "graphics mode)",
 				    flags & 0xffff & ~MB_FLAGS_UNDERSTOOD);
 		if (flags & MB_FLAG_AOUT_KLUDGE) {
 			if (off + MB_HDR_LEN_KLUDGE > len)

@@ -275,8 +275,8 @@ static void autoboot_give_back(void)
 	/* Only a device proven stopped may be left to the next boot program (pci.h). */
 	int busy = pci_remove_drivers();
 	if (busy) {
-		kprintf("autoboot: %d device(s) not proven stopped (may still DMA): not returning "
-			"to the firmware; console\n", busy);
+		kprintf("autoboot: %d device(s) may still DMA: not returning to the firmware; "
+			"console\n", busy);
 		return;
 	}
 	int rc = plat_exit_to_firmware();
@@ -299,8 +299,7 @@ static void autoboot_start(void)
 	kprintf("Press any key within %u s for the ibboot console; otherwise: %s",
 		AUTOBOOT_WAIT_MS / 1000, &SCRIPT_DEFAULT[sizeof(SCRIPT_MAGIC)]);
 	if (key_pressed(AUTOBOOT_WAIT_MS)) {
-		kprintf("console: 'help' lists the commands; chain URL (or kernel URL, boot) "
-			"starts a system; ${name}, ||, && work\n");
+		kprintf("console: 'help' lists the commands; chain URL boots\n");
 		script_console();
 		return;
 	}
@@ -311,8 +310,8 @@ static void autoboot_start(void)
 	}
 	boot_phase("autoboot: running the embedded script");
 	int rc = script_run_firmware(SCRIPT_DEFAULT, sizeof(SCRIPT_DEFAULT) - 1);
-	boot_phase("autoboot failed (%s): the line above says which step; check ibstat (port "
-		   "ACTIVE), the DHCP boot file and the server; console", ib_strerror(rc));
+	boot_phase("autoboot failed (%s): check ibstat, the DHCP boot file and the server; console",
+		   ib_strerror(rc));
 	/* Tell the boot server (bounded: a few seconds at most; report.h). */
 	report_send(NULL, "autoboot failed");
 	autoboot_give_back();

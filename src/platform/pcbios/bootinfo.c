@@ -169,8 +169,8 @@ void bootinfo_parse(uint32_t type, uint32_t info)
 
 	memmap_n = memmap_sanitize(memmap, memmap_n, MEMMAP_MAX);
 	if (memmap_n != raw)
-		kprintf("boot: memory map: %u entries from the loader, %u after sorting, splitting "
-			"overlaps and merging\n", raw, memmap_n);
+		kprintf("boot: memory map: %u entries from the loader, %u sorted and merged\n", raw,
+			memmap_n);
 }
 
 const char *plat_cmdline(void)
