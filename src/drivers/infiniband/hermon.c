@@ -124,6 +124,12 @@ static void hermon_after_reset(struct hermon *h)
 	ib_device_reset_done(&h->ib);
 }
 
+/* A queue the HCA would not give back (HW2SW/2RST refused, or after a catastrophic error). */
+void hermon_kept(struct hermon *h, const char *what, unsigned num)
+{
+	hermon_err(h, "%s 0x%x still owned by hardware: its memory is kept until reset", what, num);
+}
+
 /* The reset ends every DMA; only a reset that worked makes the device's memory ours again. */
 static void hermon_reset_and_release(struct hermon *h)
 {
@@ -131,8 +137,8 @@ static void hermon_reset_and_release(struct hermon *h)
 		hermon_after_reset(h);
 		return;
 	}
-	hermon_err(h, "HCA did not reset: its %zu KiB of host memory stay reserved so no DMA can "
-		   "land in reused memory", (h->fa.len + h->aux.len +
+	hermon_err(h, "HCA did not reset: %zu KiB of host memory kept (it may still DMA there)",
+		   (h->fa.len + h->aux.len +
 					     (size_t)h->plan.mapped_len) / 1024);
 	/* All that is left to stop it; a device deaf to config cycles may not hear this either. */
 	pci_set_bus_master(h->pci, false);
@@ -151,8 +157,8 @@ int hermon_start(struct hermon *h)
 	int rc;
 
 	if (h->reset_failed) {
-		hermon_err(h, "the HCA did not reset last time; it cannot be started again "
-			   "(power-cycle the machine)");
+		hermon_err(h, "last reset failed: it cannot be started again (power-cycle the "
+			   "machine)");
 		return -EIO;
 	}
 	/* Every reset leaves bus mastering off (hermon_reset); from MAP_FA on the HCA reads and
@@ -238,14 +244,9 @@ void hermon_quiesce(struct hermon *h)
 {
 	if (h->stage == HERMON_STAGE_RESET && !hermon_has_qps(h) && !h->cqs && !h->reset_failed)
 		return;
-	if (h->reset_failed) {
-		hermon_info(h, "the last reset failed: trying it again");
-		hermon_abandon_queues(h);
-		hermon_reset_and_release(h);
-		return;
-	}
-	if (h->catastrophic) {
-		hermon_info(h, "quiescing after a catastrophic error: straight to reset");
+	if (h->reset_failed || h->catastrophic) {
+		hermon_info(h, "%s: straight to reset", h->reset_failed ? "last reset failed" :
+			    "catastrophic error");
 		hermon_abandon_queues(h);
 		hermon_reset_and_release(h);
 		return;

@@ -453,6 +453,7 @@ void hermon_dump_to(struct hermon *h, const struct fwdump_out *out);
 
 /* Messages carry the device name; errors say which step and what status. */
 #define hermon_err(h, fmt, ...) kprintf("%s: " fmt "\n", (h)->name, ##__VA_ARGS__)
+void hermon_kept(struct hermon *h, const char *what, unsigned num);
 #define hermon_info(h, fmt, ...) kprintf("%s: " fmt "\n", (h)->name, ##__VA_ARGS__)
 
 /* Small helpers. */

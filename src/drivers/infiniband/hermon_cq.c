@@ -121,7 +121,7 @@ err_cq:
 	hermon_bitmap_free(h->cq_inuse, (unsigned)slot, 1);
 err_slot:
 	if (rc == -ENOMEM)
-		hermon_err(h, "cannot allocate a %u-entry completion queue", num_cqes);
+		hermon_err(h, "cannot allocate a %u-entry CQ", num_cqes);
 	return rc;
 }
 
@@ -136,8 +136,7 @@ void hermon_destroy_cq(struct hermon *h, struct hermon_cq *cq)
 		*pp = cq->next_cq;
 	if (h->catastrophic || hermon_cmd_hw2sw_cq(h, cq->cqn, cqc) != 0) {
 		/* Still the hardware's: its ring waits for the reset, never reused before. */
-		hermon_err(h, "CQ 0x%x not released by hardware; its memory is kept until reset",
-			   cq->cqn);
+		hermon_kept(h, "CQ", cq->cqn);
 		cq->next_cq = h->orphan_cqs;
 		h->orphan_cqs = cq;
 		return;

@@ -86,7 +86,7 @@ void hermon_destroy_eq(struct hermon *h)
 	eq->mapped = false;
 	if (eq->sw2hw && hermon_cmd_hw2sw_eq(h, eq->eqn, eqc) != 0) {
 		/* The HCA may still write the ring: keep it until the reset. */
-		hermon_err(h, "EQ %u still owned by hardware; its ring is kept until reset", eq->eqn);
+		hermon_kept(h, "EQ", eq->eqn);
 		eq->sw2hw = false;
 		eq->orphan = true;
 		return;

@@ -267,7 +267,8 @@ int hermon_vpm_fill(uint64_t va, uint64_t pa, uint64_t len, void *vpm, unsigned 
 
 /* Allocates len bytes aligned as well as the allocator allows (ideally to the largest power of
  * two ≤ len), so the mapping needs as few blocks as the length's binary digits. */
-static int hermon_area_alloc(struct hermon_area *a, size_t len)
+static int hermon_area_alloc(struct hermon *h, struct hermon_area *a, size_t len,
+			     const char *what)
 {
 	size_t align = (size_t)1 << (hermon_fls(len) - 1);
 
@@ -282,6 +283,7 @@ static int hermon_area_alloc(struct hermon_area *a, size_t len)
 			return 0;
 		}
 	}
+	hermon_err(h, "cannot allocate %zu KiB for %s", len / 1024, what);
 	return -ENOMEM;
 }
 
@@ -356,17 +358,15 @@ int hermon_start_firmware(struct hermon *h)
 			    hermonprm_query_fw_st_get_error_buf_offset_l(fw);
 	h->err_buf_size = hermonprm_query_fw_st_get_error_buf_size(fw);
 	h->err_buf_bar = hermonprm_query_fw_st_get_error_buf_bar(fw);
-	hermon_info(h, "firmware %u.%u.%u (command interface %u), firmware area %u KiB",
-		    h->fw_major, h->fw_minor, h->fw_subminor, h->cmd_if_rev, h->fw_pages * 4);
+	hermon_info(h, "firmware %u.%u.%u (command interface %u)", h->fw_major, h->fw_minor,
+		    h->fw_subminor, h->cmd_if_rev);
 	if (h->fw_pages == 0) {
 		hermon_err(h, "QUERY_FW asks for no firmware pages — firmware image broken?");
 		rc = -EIO;
 		goto err_query_fw;
 	}
-	if ((rc = hermon_area_alloc(&h->fa, (size_t)h->fw_pages * HERMON_PAGE_SIZE)) != 0) {
-		hermon_err(h, "cannot allocate %u KiB for the firmware area", h->fw_pages * 4);
+	if ((rc = hermon_area_alloc(h, &h->fa, (size_t)h->fw_pages * HERMON_PAGE_SIZE, "FA")))
 		goto err_alloc;
-	}
 	/* The FA mapping's virtual address is ignored by the firmware: use 0 ... */
 	if ((rc = hermon_map_areas(h, hermon_cmd_map_fa, &va0, &h->fa, 1)) != 0)
 		goto err_map_fa;
@@ -403,8 +403,7 @@ int hermon_map_icm(struct hermon *h)
 	int rc;
 
 	if ((rc = hermon_icm_plan(&h->caps, p)) != 0) {
-		hermon_err(h, "device limits from QUERY_DEV_CAP are inconsistent (entry sizes or "
-			   "reserved counts); cannot lay out ICM");
+		hermon_err(h, "QUERY_DEV_CAP limits inconsistent: cannot lay out ICM");
 		return rc;
 	}
 	if ((rc = hermon_cmd_set_icm_size(h, p->icm_size, &aux_pages)) != 0)
@@ -416,22 +415,16 @@ int hermon_map_icm(struct hermon *h)
 	}
 
 	if (aux_pages) {
-		if ((rc = hermon_area_alloc(&h->aux, aux_pages * HERMON_PAGE_SIZE)) != 0) {
-			hermon_err(h, "cannot allocate %llu KiB of auxiliary ICM",
-				   (unsigned long long)aux_pages * 4);
+		if ((rc = hermon_area_alloc(h, &h->aux, aux_pages * HERMON_PAGE_SIZE, "AUX ICM")))
 			return rc;
-		}
 		if ((rc = hermon_map_areas(h, hermon_cmd_map_icm_aux, &va0, &h->aux, 1)) != 0)
 			return rc;
 	}
 	h->stage = HERMON_STAGE_ICM_AUX_MAPPED;
 
 	for (i = 0; i < HERMON_ICM_NUM_REGIONS; i++) {
-		if ((rc = hermon_area_alloc(&h->icm[i], p->region[i].len)) != 0) {
-			hermon_err(h, "cannot allocate %llu KiB of ICM",
-				   (unsigned long long)p->region[i].len / 1024);
+		if ((rc = hermon_area_alloc(h, &h->icm[i], p->region[i].len, "ICM")))
 			return rc;
-		}
 		va[i] = p->region[i].base;
 	}
 	if ((rc = hermon_map_areas(h, hermon_cmd_map_icm, va, h->icm, HERMON_ICM_NUM_REGIONS)) != 0)

@@ -280,8 +280,7 @@ int hermon_destroy_qp(struct hermon *h, struct hermon_qp *qp)
 	qp->ibqp = NULL;
 	if (h->catastrophic || hermon_cmd_2rst_qp(h, qp->qpn) != 0) {
 		/* The HCA may still DMA into the rings: they wait for the reset. */
-		hermon_err(h, "QP 0x%x not returned to reset; its rings are kept until reset",
-			   qp->qpn);
+		hermon_kept(h, "QP", qp->qpn);
 		qp->next_qp = h->orphan_qps;
 		h->orphan_qps = qp;
 		return -EBUSY;

@@ -47,7 +47,7 @@ check handoff-started refused.serial.txt 'starting Linux at 0x[0-9a-f]+; shuttin
 	"boot did not reach the handoff"
 check driver-reset-failed refused.serial.txt 'cannot take the hardware semaphore .*reset not done' \
 	"no failed-reset message from the driver"
-check driver-memory-kept refused.serial.txt 'HCA did not reset: its [0-9]+ KiB of host memory stay reserved' \
+check driver-memory-kept refused.serial.txt 'HCA did not reset: [0-9]+ KiB of host memory kept' \
 	"the driver did not say it keeps the HCA's memory"
 check pci-last-resort refused.serial.txt 'pci 00:0[0-9a-f]\.0: could not be stopped; bus mastering cleared' \
 	"the PCI layer did not report the device it could not stop"
