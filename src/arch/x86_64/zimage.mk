@@ -10,8 +10,10 @@ ZIMG_CFLAGS := -std=c11 -Os -m32 -march=i686 -Wall -Wextra -Werror -ffreestandin
 	-isystem $(shell $(IMG_CC) -print-file-name=include) -fno-pic -fno-pie -mgeneral-regs-only \
 	-fno-stack-protector -fno-asynchronous-unwind-tables -fno-unwind-tables \
 	-fno-tree-loop-distribute-patterns -ffunction-sections -fdata-sections -Isrc/arch/x86_64
-ZIMG_OBJS := build/zimage/setup16.o build/zimage/zhead.o build/zimage/zstub.o \
-	build/zimage/zcm.o build/zimage/zpayload.o
+# The stub (what stage 0 unpacks), then the image: setup sectors, stage 0 with the packed stub,
+# the payload.
+ZSTUB_OBJS := build/zimage/zhead.o build/zimage/zstub.o build/zimage/zcm.o
+ZIMG_OBJS := build/zimage/setup16.o build/zimage/zstage0.o build/zimage/zpayload.o
 
 build/zimage/%.o: src/arch/x86_64/%.c
 	@mkdir -p $(@D)
@@ -20,6 +22,7 @@ build/zimage/%.o: src/arch/x86_64/%.S
 	@mkdir -p $(@D)
 	$(IMG_CC) -m32 $(IMG_ASFLAGS) -Ibuild/zimage -MMD -MP -c -o $@ $<
 build/zimage/zpayload.o: build/zimage/body.ibz
+build/zimage/zstage0.o: build/zimage/zstub.s0z
 
 build/zimage/body.bin: build/image/ibboot.elf
 	@mkdir -p $(@D)
@@ -40,18 +43,44 @@ build/zimage/body.syms: build/image/ibboot.elf
 		$$(nm $< | awk '$$3 == "_text" { print "0x" $$1 }')))" >> $@.tmp
 	test $$(wc -l < $@.tmp) -eq 3 && mv $@.tmp $@
 
-build/zimage/ibboot-z.elf: $(ZIMG_OBJS) src/arch/x86_64/ibboot-z.ld build/zimage/body.syms
+build/zimage/zstub.elf: $(ZSTUB_OBJS) src/arch/x86_64/zstage0-stub.ld build/zimage/body.syms
 	$(IMG_LD) -m elf_i386 -nostdlib -static -z noexecstack --no-warn-rwx-segments \
-		--build-id=none --gc-sections -T src/arch/x86_64/ibboot-z.ld \
-		$$(cat build/zimage/body.syms) -o $@ $(ZIMG_OBJS)
+		--build-id=none --gc-sections -T src/arch/x86_64/zstage0-stub.ld \
+		$$(cat build/zimage/body.syms) -o $@ $(ZSTUB_OBJS)
+build/zimage/zstub.bin: build/zimage/zstub.elf
+	$(IMG_OBJCOPY) -O binary -j .text $< $@
+# Stage 0's packer (util/zimage/zs0pack.c, the model of src/arch/x86_64/zstage0.h): it decodes
+# its output again and writes nothing unless that gives the stub back.
+build/zimage/zs0pack: util/zimage/zs0pack.c src/arch/x86_64/zstage0.h
+	@mkdir -p $(@D)
+	$(HOST_CC) -std=c11 -O2 -Wall -Wextra -Werror -Isrc/arch/x86_64 -o $@ util/zimage/zs0pack.c
+build/zimage/zstub.s0z: build/zimage/zstub.bin build/zimage/zs0pack
+	build/zimage/zs0pack $< $@
+# What stage 0 needs to know of the stub: where it goes, its length and end, the tables' place.
+build/zimage/zstub.syms: build/zimage/zstub.elf
+	nm $< | awk '$$3 == "_ztext" { print "--defsym=zs0_out=0x" $$1 } \
+		$$3 == "_zend" { print "--defsym=zs0_stub_end=0x" $$1 } \
+		$$3 == "_zarena" { print "--defsym=zs0_ram=0x" $$1 } \
+		$$3 == "_zarena_end" { print "--defsym=zcm_arena_end=0x" $$1 }' > $@.tmp
+	echo "--defsym=zs0_out_len=$$(stat -c %s build/zimage/zstub.bin)" >> $@.tmp
+	test $$(wc -l < $@.tmp) -eq 5 && mv $@.tmp $@
+build/zimage/zstub.syms: build/zimage/zstub.bin
+
+build/zimage/ibboot-z.elf: $(ZIMG_OBJS) src/arch/x86_64/ibboot-z.ld build/zimage/body.syms \
+		build/zimage/zstub.syms
+	$(IMG_LD) -m elf_i386 -nostdlib -static -z noexecstack --no-warn-rwx-segments \
+		--build-id=none -T src/arch/x86_64/ibboot-z.ld \
+		$$(cat build/zimage/body.syms build/zimage/zstub.syms) -o $@ $(ZIMG_OBJS)
 
 bin/ibboot-z.lkrn: build/zimage/ibboot-z.elf
 	@mkdir -p $(@D)
 	$(IMG_OBJCOPY) -O binary $< $@
-	@echo "$@: $$(stat -c %s $@) bytes (stub $$(($$(size -A $< | awk '$$1 == ".text" { print $$2 }') - \
-		$$(stat -c %s build/zimage/body.ibz))) bytes of code and data as linked, payload beside it)"
+	@s0z=$$(stat -c %s build/zimage/zstub.s0z); text=$$(size -A $< | awk '$$1 == ".text" { print $$2 }'); \
+	echo "$@: $$(stat -c %s $@) bytes (stub $$(stat -c %s build/zimage/zstub.bin) bytes packed to $$s0z" \
+		"behind stage 0's $$((text - s0z - $$(stat -c %s build/zimage/body.ibz))) bytes (entries," \
+		"decoder, alignment), payload beside them)"
 
--include $(ZIMG_OBJS:.o=.d)
+-include $(ZIMG_OBJS:.o=.d) $(ZSTUB_OBJS:.o=.d)
 
 # ---- the decoder's tests: hosted (ASan/UBSan) unit program and a libFuzzer target ----
 build/tests/unit-arch: src/tests/unit/arch/test_zcm.c src/arch/x86_64/zcm.c \
@@ -59,6 +88,12 @@ build/tests/unit-arch: src/tests/unit/arch/test_zcm.c src/arch/x86_64/zcm.c \
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) -Isrc/tests/framework -Isrc/arch/x86_64 -o $@ \
 		src/tests/unit/arch/test_zcm.c src/arch/x86_64/zcm.c src/tests/framework/test_runner.c
+# Stage 0's model (the packer's, which zstage0.S computes alike).
+build/tests/unit-zstage0: util/zimage/test_zstage0.c src/arch/x86_64/zstage0.h \
+		src/tests/framework/test_runner.c
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) -Isrc/tests/framework -Isrc/arch/x86_64 -o $@ \
+		util/zimage/test_zstage0.c src/tests/framework/test_runner.c
 # The decoder's speed on the image's body (no sanitizers), for bench-size.
 build/tests/zcm-speed: src/tests/unit/arch/zcm_speed.c src/arch/x86_64/zcm.c src/arch/x86_64/zcm.h
 	@mkdir -p $(@D)
@@ -75,9 +110,12 @@ build/tests/fuzz-zcm: src/tests/fuzz/zcm/fuzz_zcm.c src/arch/x86_64/zcm.c src/ar
 # streams refused, the fuzz smoke run, and damaged images refused in QEMU. (check-qemu-smoke boots
 # bin/ibboot.lkrn, which is this image, through every loader.)
 .PHONY: check-zimage fuzz-zcm
-check-zimage: build/tests/unit-arch $(if $(HAVE_CLANG),build/tests/fuzz-zcm) bin/ibboot-z.lkrn
+check-zimage: build/tests/unit-arch build/tests/unit-zstage0 $(if $(HAVE_CLANG),build/tests/fuzz-zcm) \
+		bin/ibboot-z.lkrn
 	@IBZ_FILE=build/zimage/body.ibz IBZ_BODY=build/zimage/body.bin util/run-test unit-arch \
 		build/tests/unit-arch
+	@ZS0_FILE=build/zimage/zstub.s0z ZS0_STUB=build/zimage/zstub.bin util/run-test unit-zstage0 \
+		build/tests/unit-zstage0
 	@$(call FUZZ_SMOKE,zimage,zcm,500,1024)
 	@util/run-test zimage-damaged src/tests/e2e/qemu/zimage-damaged.sh
 fuzz-zcm: $(if $(HAVE_CLANG),build/tests/fuzz-zcm)

@@ -1,28 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The C half of the compressed image's 32-bit stub (zhead.S): the IBZ2 payload linked into the
- * stub is unpacked (zcm.c) to the body's link address, IMAGE_LOAD_ADDR, whose room ends where
- * the stub was moved to (ibboot-z.ld puts the stub right above the body's stored part). The
- * model's tables live in .zarena, which ibboot-z.ld places above the body's run-time extent and
- * the multiboot header claims.
+ * The C half of the compressed image's stub (zhead.S, unpacked by stage 0): the IBZ2 payload
+ * stage 0 points at is unpacked (zcm.c) to the body's link address, IMAGE_LOAD_ADDR, whose room
+ * ends where the stub lies (zstage0-stub.ld puts it right above the body's stored part). The
+ * model's tables live in .zarena, which zstage0-stub.ld places above the body's run-time extent
+ * and the multiboot header claims.
  */
 #include "boot.h"
 #include "zcm.h"
 
-extern const uint8_t zpayload[], zpayload_end[];
 extern uint8_t _ztext[];
-/* The body's length as linked (ibboot-z.ld): a payload of another build is refused. */
+/* The body's length as linked (zstage0-stub.ld): a payload of another build is refused. */
 extern const uint8_t zbody_len[];
 
 static uint8_t arena[ZCM_ARENA_BYTES] __attribute__((section(".zarena"), aligned(4096)));
 
 /* NULL when the body is in place, else why it is not. */
-const char *zstub_unpack(void)
+const char *zstub_unpack(const uint8_t *payload, size_t payload_len)
 {
 	uint8_t *dest = (uint8_t *)IMAGE_LOAD_ADDR;
 	size_t len;
-	int rc = ibz_unpack(zpayload, (size_t)(zpayload_end - zpayload), dest,
-			    (size_t)(_ztext - dest), arena, &len);
+	int rc = ibz_unpack(payload, payload_len, dest, (size_t)(_ztext - dest), arena, &len);
 
 	if (rc)
 		return zcm_strerror(rc);
