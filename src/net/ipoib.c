@@ -15,6 +15,7 @@
 #include <ibboot/console.h>
 #include <ibboot/dma.h>
 #include <ibboot/errno.h>
+#include <ibboot/shell.h>
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
 #include <ibboot/byteorder.h>
@@ -355,6 +356,14 @@ static void ipoib_follow_pin(struct ipoib *ip)
 	}
 }
 
+static void ipoib_restart(struct ipoib *ip, struct ib_port *port, const char *why)
+{
+	kprintf("%s: %s; restarting IPoIB on %s port %u\n", ip->nd.name, why, port->dev->name,
+		port->num);
+	ipoib_detach(ip);
+	(void)ipoib_attach(ip, port);
+}
+
 /* A new ib-pkey takes effect at once: the interface restarts on its port. The name is looked up
  * only after some setting changed (this runs on every poll). */
 static void ipoib_pkey_setting_poll(struct ipoib *ip)
@@ -371,10 +380,7 @@ static void ipoib_pkey_setting_poll(struct ipoib *ip)
 	v[sizeof(ip->pkey_setting) - 1] = 0;
 	if (!strcmp(v, ip->pkey_setting))
 		return;
-	kprintf("%s: ib-pkey is now '%s': restarting IPoIB on %s port %u\n", ip->nd.name, v,
-		port->dev->name, port->num);
-	ipoib_detach(ip);
-	(void)ipoib_attach(ip, port);
+	ipoib_restart(ip, port, "ib-pkey changed");
 }
 
 static void ipoib_poll(struct net_device *nd, uint64_t now)
@@ -384,13 +390,8 @@ static void ipoib_poll(struct net_device *nd, uint64_t now)
 	if (ip->pin)
 		ipoib_follow_pin(ip);
 	if (ip->restart && ip->port) {
-		struct ib_port *port = ip->port;
-
-		kprintf("%s: a send failed; restarting IPoIB on %s port %u\n", nd->name,
-			port->dev->name, port->num);
 		ip->stats.restarts++;
-		ipoib_detach(ip);
-		(void)ipoib_attach(ip, port);
+		ipoib_restart(ip, ip->port, "a send failed");
 	}
 	ip->restart = false;
 	ipoib_pkey_setting_poll(ip);
@@ -583,26 +584,9 @@ err:
 /* "0x8001", "32769" -> 0x8001; -EINVAL for anything else or a value outside 1..0xffff. */
 static int ipoib_parse_pkey(const char *s)
 {
-	unsigned base = 10, v = 0, n = 0;
+	uint64_t v;
 
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	}
-	for (; *s; s++, n++) {
-		unsigned d;
-
-		if (*s >= '0' && *s <= '9')
-			d = (unsigned)(*s - '0');
-		else if (base == 16 && (*s | 0x20) >= 'a' && (*s | 0x20) <= 'f')
-			d = (unsigned)((*s | 0x20) - 'a' + 10);
-		else
-			return -EINVAL;
-		v = v * base + d;
-		if (v > 0xffff)
-			return -EINVAL;
-	}
-	return n && (v & 0x7fff) ? (int)v : -EINVAL;
+	return shell_parse_num(s, 0xffff, &v) && (v & 0x7fff) ? (int)v : -EINVAL;
 }
 
 /* The valid entries of the port's table, "0x7fff@0 0x8001@1", for messages. */
@@ -740,8 +724,7 @@ static int ipoib_attach(struct ipoib *ip, struct ib_port *port)
 				kprintf("%s: P_Key 0x%04x (setting ib-pkey) is not in %s port %u's "
 					"P_Key table (%s): IPoIB cannot start\n", ip->nd.name,
 					pkey | 0x8000, port->dev->name, port->num, table);
-			ip->nd.link_error = pkey < 0 ? "ib-pkey is not a P_Key"
-						     : "the ib-pkey P_Key is not in the port's P_Key table";
+			ip->nd.link_error = "ib-pkey is not in the port's P_Key table";
 			return -ENOENT;   /* ip->port stays: no retry until the port changes */
 		}
 		ipoib_pkey_chosen(ip, (unsigned)index, "setting ib-pkey");
