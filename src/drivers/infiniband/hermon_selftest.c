@@ -643,33 +643,10 @@ static void st_sa_done(void *ctx, int status, const uint8_t *resp)
 		memcpy(t->sa_resp, resp, IB_MAD_SIZE);
 }
 
-/* A PathRecord Get for the port's own GID (IBA 15.2.5.16): any SA answers it, and it leaves the
- * SA client's path cache as it is. */
-static void st_path_query(const struct ib_port *port, uint8_t mad[IB_MAD_SIZE])
-{
-	struct iblib_path_record pr;
-
-	memset(&pr, 0, sizeof(pr));
-	memcpy(pr.dgid.raw, port->gid.raw, IB_GID_LEN);
-	memcpy(pr.sgid.raw, port->gid.raw, IB_GID_LEN);
-	pr.pkey = port->attr.pkey | 0x8000;
-	memset(mad, 0, IB_MAD_SIZE);
-	mad[0] = IBLIB_MAD_BASE_VERSION;
-	mad[1] = IBLIB_MCLASS_SUBN_ADM;
-	mad[2] = IBLIB_SA_CLASS_VERSION;
-	mad[3] = IBLIB_METHOD_GET;
-	put_be16(mad + 16, IBLIB_SA_ATTR_PATH_RECORD);
-	put_be64(mad + IBLIB_SA_COMP_MASK_OFF,
-		 IBLIB_PR_COMP_DGID | IBLIB_PR_COMP_SGID | IBLIB_PR_COMP_PKEY);
-	iblib_path_record_put(mad + IBLIB_SA_DATA_OFF, &pr);
-}
-
 static void st_port_sm(struct selftest *t, struct hermon_selftest_step *s)
 {
 	struct ib_port *port = t->port;
-	struct ib_address_vector sa_av;
 	struct ib_path_info info;
-	uint8_t mad[IB_MAD_SIZE];
 	const char *why = "";
 	uint64_t start;
 	int handle;
@@ -686,11 +663,10 @@ static void st_port_sm(struct selftest *t, struct hermon_selftest_step *s)
 		       "no link: check the cable" : "no subnet manager: is one running?");
 		return;
 	}
-	st_path_query(port, mad);
-	ib_sa_address(port, &sa_av);
+	/* A PathRecord for the port's own GID: any SA answers it; the path cache is left alone. */
 	t->sa_done = false;
 	start = clock_ms();
-	handle = ib_mad_request(port, mad, &sa_av, st_sa_done, t);
+	handle = ib_sa_path_get(port, &port->gid, st_sa_done, t);
 	if (handle < 0) {
 		st_set(s, HERMON_SELFTEST_FAIL, "not sent: %s", ib_strerror(handle));
 		return;

@@ -118,6 +118,11 @@ void ib_sa_leave(struct ib_mcast_group *g);
 int ib_sa_group_get(struct ib_port *port, const union ib_gid *mgid, uint16_t pkey,
 		    ib_mad_done_fn done, void *ctx);
 
+/* A PathRecord Get from the port's GID to dgid (IBA 15.2.5.16), past the cache: done gets the
+ * response (ib_sa_parse_path_response) or an error. Returns the MAD handle or a negative error. */
+int ib_sa_path_get(struct ib_port *port, const union ib_gid *dgid, ib_mad_done_fn done,
+		   void *ctx);
+
 /* Wire parsers (also the fuzz targets' entry points). The MAD must be a GetResp/DeleteResp for
  * the right attribute with status 0 and a sane record. Return 0 or negative with *why set. */
 int ib_sa_parse_path_response(const uint8_t *mad, size_t len, const union ib_gid *dgid,

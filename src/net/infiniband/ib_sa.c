@@ -230,7 +230,7 @@ static void path_done(void *ctx, int status, const uint8_t *resp)
 	struct ib_path_entry *e = ctx;
 	struct ib_sa_client *sa;
 	struct ib_path_info info;
-	const char *why = "no response from the SA";
+	const char *why = "the SA did not answer";
 	char g[48];
 	int rc = status;
 
@@ -246,7 +246,7 @@ static void path_done(void *ctx, int status, const uint8_t *resp)
 		if (rc != -ECANCELED)
 			ib_port_log(sa->port, "no path to %s: %s\n",
 				    ib_gid_format(&e->info.dgid, g, sizeof(g)),
-				    rc == -ETIMEDOUT ? "the SA did not answer" : why);
+				    why);
 		e->state = IB_PATH_FREE;
 	}
 	path_notify(e, rc);
@@ -292,14 +292,29 @@ static int path_add_waiter(struct ib_path_entry *e, ib_path_cb cb, void *ctx)
 	return 0;
 }
 
+int ib_sa_path_get(struct ib_port *port, const union ib_gid *dgid, ib_mad_done_fn done,
+		   void *ctx)
+{
+	struct iblib_path_record pr;
+	struct ib_address_vector sa_av;
+	uint8_t mad[IB_MAD_SIZE];
+
+	memset(&pr, 0, sizeof(pr));
+	gid_to_iblib(&pr.dgid, dgid);
+	gid_to_iblib(&pr.sgid, &port->gid);
+	pr.pkey = ib_port_pkey(port) | 0x8000;
+	sa_build(mad, IBLIB_METHOD_GET, IBLIB_SA_ATTR_PATH_RECORD,
+		 IBLIB_PR_COMP_DGID | IBLIB_PR_COMP_SGID | IBLIB_PR_COMP_PKEY);
+	iblib_path_record_put(mad + IBLIB_SA_DATA_OFF, &pr);
+	ib_sa_address(port, &sa_av);
+	return ib_mad_request(port, mad, &sa_av, done, ctx);
+}
+
 int ib_sa_path_lookup(struct ib_port *port, const union ib_gid *dgid,
 		      struct ib_address_vector *av, ib_path_cb cb, void *ctx)
 {
 	struct ib_sa_client *sa = sa_of(port);
 	struct ib_path_entry *e;
-	struct iblib_path_record pr;
-	struct ib_address_vector sa_av;
-	uint8_t mad[IB_MAD_SIZE];
 	int rc;
 
 	if (!sa || port->attr.state != IB_PORT_ACTIVE)
@@ -323,16 +338,8 @@ int ib_sa_path_lookup(struct ib_port *port, const union ib_gid *dgid,
 	e->used_ms = ib_now_ms(port->dev);
 	(void)path_add_waiter(e, cb, ctx);
 
-	memset(&pr, 0, sizeof(pr));
-	gid_to_iblib(&pr.dgid, dgid);
-	gid_to_iblib(&pr.sgid, &port->gid);
-	pr.pkey = ib_port_pkey(port) | 0x8000;
-	sa_build(mad, IBLIB_METHOD_GET, IBLIB_SA_ATTR_PATH_RECORD,
-		 IBLIB_PR_COMP_DGID | IBLIB_PR_COMP_SGID | IBLIB_PR_COMP_PKEY);
-	iblib_path_record_put(mad + IBLIB_SA_DATA_OFF, &pr);
-	ib_sa_address(port, &sa_av);
 	sa->stats.path_queries++;
-	rc = ib_mad_request(port, mad, &sa_av, path_done, e);
+	rc = ib_sa_path_get(port, dgid, path_done, e);
 	if (rc < 0) {
 		e->state = IB_PATH_FREE;
 		e->n_waiters = 0;
@@ -385,7 +392,7 @@ static void group_done(void *ctx, int status, const uint8_t *resp)
 	struct ib_port *port = g->port;
 	struct ib_sa_client *sa = sa_of(port);
 	struct ib_mcast_info info;
-	const char *why = "no response from the SA";
+	const char *why = "the SA did not answer";
 	char mg[48];
 	int rc = status;
 
