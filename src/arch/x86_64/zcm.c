@@ -262,7 +262,7 @@ static int32_t zcm_p(struct zcm *m)
 		dotf += mul_shift(dot, m->wf[m->role & 7][k]) >> 6;
 	}
 	m->pmix = squash(dotf);
-	/* SSE: by partial byte, then by partial byte and previous byte (hashed) */
+	/* SSE: by partial byte, then by partial byte and the byte before (hashed) */
 	{
 		int32_t s = m->stretch[m->pmix] + 2048, j = s >> 7;
 
@@ -273,7 +273,7 @@ static int32_t zcm_p(struct zcm *m)
 		m->sse1i = (uint32_t)j;
 		m->ps1 = (m->sse1[SSE1_CTX][j] * (int32_t)(128 - m->sse1w) +
 			  m->sse1[SSE1_CTX][j + 1] * (int32_t)m->sse1w) >> 11;
-		m->sse2i = (hash2(m->c4 & 0xffff, c0) >> (32 - SSE2_BITS)) & ((1u << SSE2_BITS) - 1);
+		m->sse2i = (hash2(m->c4 & 0xff, c0) >> (32 - SSE2_BITS)) & ((1u << SSE2_BITS) - 1);
 		m->ps2 = (m->sse2[m->sse2i][j] * (int32_t)(128 - m->sse1w) +
 			  m->sse2[m->sse2i][j + 1] * (int32_t)m->sse1w) >> 11;
 	}
@@ -292,8 +292,8 @@ HOT void sse_update(uint16_t *t, uint32_t w, uint32_t y)
 {
 	int32_t target = y ? 65535 : 0;
 
-	t[0] = (uint16_t)(t[0] + (((target - t[0]) * (int32_t)(128 - w)) >> 13));
-	t[1] = (uint16_t)(t[1] + (((target - t[1]) * (int32_t)w) >> 13));
+	t[0] = (uint16_t)(t[0] + (((target - t[0]) * (int32_t)(128 - w)) >> 12));
+	t[1] = (uint16_t)(t[1] + (((target - t[1]) * (int32_t)w) >> 12));
 }
 
 HOT void mixer_update(int32_t *w, const int32_t *x, int32_t err)
@@ -529,8 +529,9 @@ static void zcm_byte(struct zcm *m)
 		if (m->role == R_OP && !m->pfx)
 			m->ins_start = pos;
 	}
-	/* h[0] is order 1, indexed directly; orders 2, 3, 4, 6; the current word (letters) with the
-	 * byte before; bytes 2-3 back (sparse). Then the x86 contexts: the opcode with the one before
+	/* h[0] is order 1, indexed directly; orders 2, 3, 4; bytes 3-4 back (sparse: the opcode
+	 * and ModRM before a 16-bit operand, or before a 32-bit one's top half); the current word
+	 * (letters) with the byte before; bytes 2-3 back (sparse). Then the x86 contexts: the opcode with the one before
 	 * it, or an operand byte's field and opcode with the byte before; the last three opcodes, or
 	 * the field with the opcode and ModRM; the opcode with the byte before, or the field with the
 	 * opcode and two bytes before; the last opcode and ModRM, or the byte at the same place in
@@ -539,7 +540,7 @@ static void zcm_byte(struct zcm *m)
 	m->h[1] = hash2(1, m->c4 & 0xffff);
 	m->h[2] = hash2(2, m->c4 & 0xffffff);
 	m->h[3] = hash2(3, m->c4);
-	m->h[4] = hash2(m->c4 + 4, m->c8 & 0xffff);
+	m->h[4] = hash2(4, m->c4 & 0xffff0000);
 	m->h[5] = hash2(m->word + 5, m->c4 & 0xff);
 	m->h[6] = hash2(6, m->c4 & 0xffff00);
 	if (m->role == R_OP)
