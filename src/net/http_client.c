@@ -266,9 +266,8 @@ static int check_conn(struct http_client *h, uint64_t now, uint64_t last_rx,
 			    (unsigned long long)h->body_len);
 	if (tcp_peer_closed(c) || c->state == TCP_CLOSED) {
 		if (!h->head_done)
-			return fail(h, -EIO, "server closed the connection before a complete "
-				    "response header for %s (%zu bytes received)", h->url,
-				    h->head_len);
+			return fail(h, -EIO, "server closed the connection in the response "
+				    "header of %s (%zu bytes)", h->url, h->head_len);
 		if (h->mode == BODY_UNTIL_CLOSE) {
 			h->body_done = true;
 			return 0;
@@ -277,11 +276,11 @@ static int check_conn(struct http_client *h, uint64_t now, uint64_t last_rx,
 			return fail(h, -EIO, "server closed the connection after %llu of %llu "
 				    "bytes of %s", (unsigned long long)h->body_len,
 				    (unsigned long long)h->resp.content_length, h->url);
-		return fail(h, -EIO, "server closed the connection inside the chunked body of %s "
+		return fail(h, -EIO, "server closed the connection in the chunked body of %s "
 			    "after %llu bytes", h->url, (unsigned long long)h->body_len);
 	}
 	if (now - last_rx >= idle_ms)
-		return fail(h, -ETIMEDOUT, "no data from %s for %u s (%s, %llu body bytes so far)",
+		return fail(h, -ETIMEDOUT, "no data from %s for %u s (%s, %llu body bytes)",
 			    h->url, idle_ms / 1000, tcp_state_name(c->state),
 			    (unsigned long long)h->body_len);
 	return 0;

@@ -78,7 +78,7 @@ int ipv4_parse(const uint8_t *buf, size_t len, struct ipv4_packet *out, const ch
 		return -EINVAL;
 	}
 	if (total < ihl || total > len) {
-		*why = "total length inconsistent with the packet";
+		*why = "bad total length";
 		return -EINVAL;
 	}
 	if (ip_checksum(buf, ihl) != 0) {

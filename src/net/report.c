@@ -191,8 +191,7 @@ int report_send(const char *url, const char *reason)
 	long rc;
 
 	if (!nd) {
-		kprintf("report: not sent: no interface is up with an IPv4 address (did DHCP "
-			"fail?)\n");
+		kprintf("report: not sent: no interface has an IPv4 address\n");
 		return -ENODEV;
 	}
 	if (!url && setting_get(REPORT_URL_SETTING, setting, sizeof(setting)) > 0)

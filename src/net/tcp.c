@@ -75,7 +75,7 @@ int tcp_parse_options(const uint8_t *opt, size_t len, struct tcp_segment *out, c
 		}
 		olen = opt[i + 1];
 		if (olen < 2 || olen > len - i) {
-			*why = "TCP option length runs outside the options area";
+			*why = "TCP option length past the options";
 			return -EINVAL;
 		}
 		switch (kind) {

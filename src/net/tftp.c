@@ -310,8 +310,8 @@ static void handle_data(struct tftp_client *c, const uint8_t *p, size_t len)
 		return;
 	}
 	if (dlen > c->blksize) {
-		tftp_fail(c, -EINVAL, 4, "block larger than blksize", "DATA block %u of %s has %u "
-			  "bytes, more than the negotiated blksize %u", block, c->filename,
+		tftp_fail(c, -EINVAL, 4, "block larger than blksize", "block %u of %s has %u "
+			  "bytes, more than blksize %u", block, c->filename,
 			  (unsigned)dlen, c->blksize);
 		return;
 	}

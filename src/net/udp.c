@@ -35,7 +35,7 @@ int udp_parse(const uint8_t *buf, size_t len, uint32_t src, uint32_t dst,
 	}
 	ulen = get_be16(buf + 4);
 	if (ulen < UDP_HDR_LEN || ulen > len) {
-		*why = "UDP length field inconsistent with the IP payload";
+		*why = "bad UDP length";
 		return -EINVAL;
 	}
 	out->had_checksum = get_be16(buf + 6) != 0;
