@@ -443,6 +443,8 @@ void hermon_ib_unregister(struct hermon *h);
 
 /* Calls fn for every registered Hermon device; returns how many. */
 int hermon_for_each(void (*fn)(struct hermon *h, void *ctx), void *ctx);
+/* "<cmd>: no Hermon HCA is registered ..."; returns -ENODEV. */
+int hermon_none(const char *cmd);
 
 /* ---- hermon_dump.c ---- */
 struct fwdump_out;

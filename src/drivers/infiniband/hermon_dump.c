@@ -12,6 +12,7 @@
 #include <ibboot/errno.h>
 #include <ibboot/fwdump.h>
 #include <ibboot/hermon_prm.h>
+#include <ibboot/ib_ulp.h>
 #include <ibboot/pci.h>
 #include <ibboot/string.h>
 #include "hermon.h"
@@ -226,21 +227,11 @@ int hermon_fwdump_write(const struct fwdump_out *out)
 	return hermon_for_each(dump_one, (void *)out);
 }
 
-static unsigned link_lanes(unsigned width)   /* PortInfo:LinkWidthActive */
-{
-	return width == 1 ? 1 : width == 2 ? 4 : width == 4 ? 8 : width == 8 ? 12 : 0;
-}
-
-static const char *link_speed_name(unsigned speed)   /* PortInfo:LinkSpeedActive */
-{
-	return speed == 1 ? "SDR" : speed == 2 ? "DDR" : speed == 4 ? "QDR" : "?";
-}
-
 static void identity_one(struct hermon *h, void *ctx)
 {
 	const struct fwdump_out *out = ctx;
 	const uint8_t *g = h->ib.node_guid;
-	char line[FWDUMP_LINE_MAX + 1];
+	char line[FWDUMP_LINE_MAX + 1], rate[32];
 
 	ksnprintf(line, sizeof(line), "hca: %s pci %04x:%04x fw %u.%u.%u node-guid "
 		  "%02x%02x:%02x%02x:%02x%02x:%02x%02x ports %u%s", h->ibname,
@@ -250,16 +241,11 @@ static void identity_one(struct hermon *h, void *ctx)
 	out->line(out->ctx, line);
 	for (unsigned i = 0; i < h->num_ports; i++) {
 		const struct ib_port_attr *a = &h->ib.port[i].attr;
-		unsigned lanes = link_lanes(a->link_width_active);
-		unsigned per_lane10 = a->link_speed_active == 1 ? 25 : a->link_speed_active == 2 ? 50
-				      : a->link_speed_active == 4 ? 100 : 0;   /* Gb/s x 10 */
-		/* Width and speed mean something only once the link trained (ARMED/ACTIVE). */
-		unsigned rate10 = a->state >= IB_PORT_ARMED ? lanes * per_lane10 : 0;
 
-		ksnprintf(line, sizeof(line), "port: %s/%u %s lid 0x%x sm-lid 0x%x rate %u.%u Gb/s "
-			  "(%uX %s) mtu %u", h->ibname, h->port[i].num, ib_port_state_name(a->state),
-			  a->lid, a->sm_lid, rate10 / 10, rate10 % 10, lanes,
-			  link_speed_name(a->link_speed_active),
+		/* Width and speed mean something only once the link trained (as ibstat says it). */
+		ksnprintf(line, sizeof(line), "port: %s/%u %s lid 0x%x sm-lid 0x%x rate %s mtu %u",
+			  h->ibname, h->port[i].num, ib_port_state_name(a->state), a->lid, a->sm_lid,
+			  a->state >= IB_PORT_INIT ? ib_port_rate_string(a, rate, sizeof(rate)) : "-",
 			  a->neighbor_mtu ? 128u << a->neighbor_mtu : 0);
 		out->line(out->ctx, line);
 	}

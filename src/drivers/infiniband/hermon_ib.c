@@ -218,11 +218,13 @@ static void dump_one(struct hermon *h, void *ctx __unused)
 
 int hermon_fwdump_all(void)
 {
-	int n = hermon_for_each(dump_one, NULL);
+	return hermon_for_each(dump_one, NULL) ? 0 : hermon_none("fwdump");
+}
 
-	if (n == 0)
-		kprintf("fwdump: no Hermon HCA is registered (did the PCI probe fail? see above)\n");
-	return n ? 0 : -ENODEV;
+int hermon_none(const char *cmd)
+{
+	kprintf("%s: no Hermon HCA is registered (did the PCI probe fail? see above)\n", cmd);
+	return -ENODEV;
 }
 
 static const struct pci_device_id hermon_ids[] = {

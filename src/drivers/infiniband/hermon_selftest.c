@@ -831,10 +831,8 @@ int hermon_selftest_all(unsigned port)
 			rc = r;
 	}
 	kfree(res);
-	if (n == 0) {
-		kprintf("selftest: no Hermon HCA is registered (did the PCI probe fail? see above)\n");
-		return -ENODEV;
-	}
+	if (n == 0)
+		return hermon_none("selftest");
 	return rc;
 }
 

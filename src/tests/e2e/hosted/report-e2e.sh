@@ -90,7 +90,7 @@ check_report() {
 	grep -qx "reason: $reason" "$r" || why+="no 'reason: $reason'; "
 	grep -q "^hca: hermon-[0-9a-f:.]* pci 15b3:1003 fw [0-9.]* node-guid 0002:c903:00d0:0010 " "$r" ||
 		why+="no hca identity line; "
-	grep -Eq '^port: hermon-[0-9a-f:.]*/1 ACTIVE lid 0x[0-9a-f]+ sm-lid 0x[0-9a-f]+ rate [0-9.]+ Gb/s' "$r" ||
+	grep -Eq '^port: hermon-[0-9a-f:.]*/1 ACTIVE lid 0x[0-9a-f]+ sm-lid 0x[0-9a-f]+ rate [0-9]+X [SDQ]DR \([0-9]+ Gb/s\)' "$r" ||
 		why+="no ACTIVE port line; "
 	grep -Eq '^selftest: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped on hermon ' "$r" ||
 		why+="no selftest summary line; "
