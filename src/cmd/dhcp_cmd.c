@@ -18,7 +18,7 @@
 #define TFTP_BUF_MAX  (256u << 20)
 #define TFTP_BUF_MIN  (1u << 20)
 
-static struct net_device *pick_netdev(const char *name)
+struct net_device *pick_netdev(const char *name)
 {
 	struct net_device *nd = name ? netdev_find(name) : netdev_find("ib0");
 

@@ -36,13 +36,9 @@ static int cmd_http(int argc, char **argv)
 	if (argc < 2 || argc > 3) {
 		return shell_usage(argv[0]);
 	}
-	nd = argc == 3 ? netdev_find(argv[2]) : netdev_find("ib0");
-	if (!nd && argc == 2)
-		nd = netdev_first();
-	if (!nd) {
-		kputs("http: no network device\n");
+	nd = pick_netdev(argc == 3 ? argv[2] : NULL);
+	if (!nd)
 		return -ENODEV;
-	}
 	memset(&sink, 0, sizeof(sink));
 	sink.grow = true;
 	sink.progress = show_progress;

@@ -7,6 +7,10 @@
 #include <ibboot/console.h>
 #include <ibboot/compiler.h>
 
+struct net_device;
+/* The device called `name`, or (no name) ib0, else the first; NULL, and says so, when none. */
+struct net_device *pick_netdev(const char *name);
+
 static inline void cmd_print_progress(const char *proto, uint64_t bytes, uint64_t total, uint64_t ms)
 {
 	unsigned long long rate = ms ? bytes / ms : 0;

@@ -28,18 +28,7 @@ int (*image_multiboot_handoff)(void *param_page);
 #define MAX_HELD          32
 #define LOADER_NAME       "ibboot"
 
-static bool overlaps_targets(const struct multiboot_info_parsed *mb, uint64_t a, uint64_t len)
-{
-	for (unsigned i = 0; i < mb->n_segments; i++) {
-		uint64_t s = mb->seg[i].paddr, e = s + mb->seg[i].mem_len;
-
-		if (a < e && s < a + len)
-			return true;
-	}
-	return false;
-}
-
-/* The end of the highest segment overlapping [a, a+len). */
+/* The end of the highest segment overlapping [a, a+len); a when none does. */
 static uint64_t overlap_end(const struct multiboot_info_parsed *mb, uint64_t a, uint64_t len)
 {
 	uint64_t end = a;
@@ -72,7 +61,7 @@ static void *alloc_clear(const struct multiboot_info_parsed *mb, size_t size, si
 			p = NULL;
 			break;   /* lowest first: nothing lower is left */
 		}
-		if (!overlaps_targets(mb, a, size))
+		if (overlap_end(mb, a, size) == a)
 			break;
 		/* Hold the rest of the segment's stretch if it is free in one piece, else just
 		 * this block (a small hole below the segment's end gets filled that way). The
@@ -151,7 +140,7 @@ static int move_clear(const struct multiboot_info_parsed *mb, struct image *img,
 {
 	uint64_t a = virt_to_bus(img->data);
 
-	if (a < GiB(4) && img->len <= GiB(4) - a && !overlaps_targets(mb, a, img->alloc))
+	if (a < GiB(4) && img->len <= GiB(4) - a && overlap_end(mb, a, img->alloc) == a)
 		return 0;
 	uint8_t *p = alloc_clear(mb, img->alloc, page ? 4096 : 16);
 	if (!p) {

@@ -62,25 +62,34 @@ bool bootinfo_real_mode_entry(void)
 	return via_setup_code;
 }
 
-static void parse_boot_params(const uint8_t *bp)
+/* Memory map entries of base, length and type (20 bytes) in `bytes` at t; each after a 4-byte
+ * size of the rest when `sized` (multiboot's mmap: the next entry is size + 4 further on). */
+static void add_entries(const uint8_t *t, uint64_t bytes, bool sized)
 {
-	unsigned n = bp[BP_E820_ENTRIES];
-	uint32_t cmd, mark;
+	uint64_t hdr = sized ? 4 : 0;
 
-	memcpy(&mark, bp + BP_SETUP_MARK_OFF, 4);
-	via_setup_code = mark == BP_SETUP_MARK;
-	if (n > E820_MAX)
-		n = E820_MAX;
-	for (unsigned i = 0; i < n; i++) {
-		const uint8_t *e = bp + BP_E820_TABLE + 20 * i;
+	for (uint64_t off = 0; off + hdr + 20 <= bytes;) {
+		const uint8_t *e = t + off + hdr;
 		uint64_t base, len;
-		uint32_t type;
+		uint32_t type, size = 20;
 
 		memcpy(&base, e, 8);
 		memcpy(&len, e + 8, 8);
 		memcpy(&type, e + 16, 4);
 		memmap_add(base, len, type);
+		if (sized)
+			memcpy(&size, t + off, 4);
+		off += hdr + size;
 	}
+}
+
+static void parse_boot_params(const uint8_t *bp)
+{
+	uint32_t cmd, mark;
+
+	memcpy(&mark, bp + BP_SETUP_MARK_OFF, 4);
+	via_setup_code = mark == BP_SETUP_MARK;
+	add_entries(bp + BP_E820_TABLE, 20 * (uint64_t)MIN(bp[BP_E820_ENTRIES], E820_MAX), false);
 	memcpy(&cmd, bp + BP_CMD_LINE_PTR, 4);
 	copy_cmdline(cmd);
 
@@ -105,21 +114,9 @@ static void parse_multiboot(const uint8_t *mbi)
 	if (flags & MBI_FLAG_MMAP) {
 		memcpy(&mmap_len, mbi + 44, 4);
 		memcpy(&mmap_addr, mbi + 48, 4);
-		if (!readable(mmap_addr, mmap_len))
-			mmap_len = 0;
 		/* Each entry: size (not counting itself), base, length, type. */
-		for (uint32_t off = 0; off + 24 <= mmap_len;) {
-			const uint8_t *e = (const uint8_t *)(uintptr_t)(mmap_addr + off);
-			uint32_t size, type;
-			uint64_t base, len;
-
-			memcpy(&size, e, 4);
-			memcpy(&base, e + 4, 8);
-			memcpy(&len, e + 12, 8);
-			memcpy(&type, e + 20, 4);
-			memmap_add(base, len, type);
-			off += size + 4;
-		}
+		if (readable(mmap_addr, mmap_len))
+			add_entries((const uint8_t *)(uintptr_t)mmap_addr, mmap_len, true);
 	} else if (flags & MBI_FLAG_MEM) {
 		uint32_t lower, upper;
 
