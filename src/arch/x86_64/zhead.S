@@ -23,8 +23,10 @@ zstub_entry:
 	subl	%edi, %ecx
 	xorl	%eax, %eax
 	rep stosb
-	call	zstub_unpack			/* (payload, length); ebp, ebx survive (callee-saved) */
-	addl	$8, %esp
+	popl	%eax
+	popl	%edx
+	call	zstub_unpack			/* (eax = payload, edx = length: -mregparm=3);
+						 * ebp, ebx survive (callee-saved) */
 	popl	%edx
 	testl	%eax, %eax
 	jnz	1f

@@ -6,7 +6,9 @@
 #
 #   make bin/ibboot-z.lkrn check-zimage
 
-ZIMG_CFLAGS := -std=c11 -Os -m32 -march=i686 -Wall -Wextra -Werror -ffreestanding -nostdinc \
+# (-march=pentium4 -mregparm=3: the stub as stage 0 packs it 90 B smaller than -march=i686 with
+# stack arguments; every x86-64 CPU runs it, and -mgeneral-regs-only keeps SSE out)
+ZIMG_CFLAGS := -std=c11 -Os -m32 -march=pentium4 -mregparm=3 -Wall -Wextra -Werror -ffreestanding -nostdinc \
 	-isystem $(shell $(IMG_CC) -print-file-name=include) -fno-pic -fno-pie -mgeneral-regs-only \
 	-fno-stack-protector -fno-asynchronous-unwind-tables -fno-unwind-tables \
 	-fno-tree-loop-distribute-patterns -ffunction-sections -fdata-sections -Isrc/arch/x86_64
@@ -22,6 +24,8 @@ build/zimage/%.o: src/arch/x86_64/%.S
 	@mkdir -p $(@D)
 	$(IMG_CC) -m32 $(IMG_ASFLAGS) -Ibuild/zimage -MMD -MP -c -o $@ $<
 build/zimage/zpayload.o: build/zimage/body.ibz
+# (the flags above set the stub's calling convention, which zhead.S follows)
+$(ZSTUB_OBJS): src/arch/x86_64/zimage.mk
 build/zimage/zstage0.o: build/zimage/zstub.s0z
 
 build/zimage/body.bin: build/image/ibboot.elf
