@@ -3,7 +3,7 @@
 #include <ibboot/console.h>
 
 struct spec {
-	bool left, zero, plus, space, alt;
+	bool left, zero, alt;
 	int width, prec;   /* prec < 0: none */
 	int len;           /* 0 int, 1 long, 2 long long, -1 short, -2 char, 3 size_t/ptrdiff/intmax */
 };
@@ -101,8 +101,6 @@ static const char *parse_spec(const char *p, struct spec *s, va_list *ap)
 	for (;; p++) {
 		if (*p == '-') s->left = true;
 		else if (*p == '0') s->zero = true;
-		else if (*p == '+') s->plus = true;
-		else if (*p == ' ') s->space = true;
 		else if (*p == '#') s->alt = true;
 		else break;
 	}
@@ -161,8 +159,7 @@ int kvformat(void (*sink)(void *ctx, char c), void *ctx, const char *fmt, va_lis
 		case 'i': {
 			int64_t v = (int64_t)arg_int(&s, &ap, true);
 			uint64_t mag = v < 0 ? -(uint64_t)v : (uint64_t)v;
-			emit_num(&o, &s, mag, 10, false,
-				 v < 0 ? "-" : s.plus ? "+" : s.space ? " " : "");
+			emit_num(&o, &s, mag, 10, false, v < 0 ? "-" : "");
 			break;
 		}
 		case 'u':
@@ -180,12 +177,8 @@ int kvformat(void (*sink)(void *ctx, char c), void *ctx, const char *fmt, va_lis
 			emit_num(&o, &s, (uintptr_t)va_arg(ap, void *), 16, false, "0x");
 			break;
 		case 'c': {
-			char c = (char)va_arg(ap, int);
-			if (!s.left)
-				pad(&o, ' ', s.width - 1);
-			emit(&o, c);
-			if (s.left)
-				pad(&o, ' ', s.width - 1);
+			char c[2] = { (char)va_arg(ap, int), 0 };
+			emit_str(&o, &s, c);
 			break;
 		}
 		case 's':

@@ -31,7 +31,6 @@ TEST(fmt_integers)
 	FMT_CHECK("-5 250", "%hhd %hhu", (signed char)-5, (unsigned char)250);
 	FMT_CHECK("65535 -1", "%hu %hd", 65535, (short)-1);
 	FMT_CHECK("4096 -3", "%zu %zd", (size_t)4096, (ssize_t)-3);
-	FMT_CHECK("+7  7", "%+d % d", 7, 7);
 }
 
 TEST(fmt_width_and_padding)
