@@ -13,12 +13,6 @@
 #define PXENV_STOP_UNDI     0x0015
 #define PXENV_UNLOAD_STACK  0x0070
 
-	/* The image's multiboot header must lie beyond the first 8 KiB of the file, or a PXE ROM
-	 * that also speaks multiboot (iPXE) loads the file as a multiboot kernel, not as an NBP
-	 * (Multiboot Specification 0.6.96, 3.1.1: the header lies within the first 8192 bytes). */
-	.globl	_image_min_offset
-	.set	_image_min_offset, 0x2000
-
 	.section .prefix, "ax"
 	.code16
 	.globl	pxe_start
@@ -27,6 +21,9 @@ pxe_start:
 1:	cld
 	movw	%cs, %ax
 	movw	%ax, %ds
+	/* The image's multiboot magic, stored masked so that a PXE ROM that also speaks multiboot
+	 * (iPXE) runs this file as an NBP (romimage.S), as the front end reads it. */
+	xorl	$MAGIC_MASK, ibimg_mb_magic
 	movw	%bx, pxenv_ptr
 	movw	%es, pxenv_ptr + 2
 	movw	%sp, %bp
@@ -35,8 +32,7 @@ pxe_start:
 	jne	2f
 	movl	%es:0x10(%di), %eax	/* EntryPointSP */
 	movl	%eax, pxe_entry
-	movw	$pxe_msg_bang, %si
-	call	front_print
+	movw	$pxe_msg_bang, %di
 	jmp	3f
 2:	lesw	pxenv_ptr, %bx
 	cmpl	$0x4e455850, %es:(%bx)	/* "PXEN" */
@@ -45,21 +41,23 @@ pxe_start:
 	jne	no_pxe
 	movl	%es:0x0a(%bx), %eax	/* RMEntry */
 	movl	%eax, pxenv_entry
-	movw	$pxe_msg_plus, %si
+	movw	$pxe_msg_plus, %di
+3:	movw	$pxe_msg_stopping, %si
+	call	front_say
+	movw	%di, %si
 	call	front_print
-3:	movw	$PXENV_UNDI_SHUTDOWN, %bx
+	movw	$PXENV_UNDI_SHUTDOWN, %bx
 	call	pxe_call
 	movw	$PXENV_UNLOAD_STACK, %bx
 	call	pxe_call
 	movw	$PXENV_STOP_UNDI, %bx
 	call	pxe_call
 	movw	$pxe_msg_done, %si
-	call	front_print
 	jmp	go
 no_pxe:
 	movw	$pxe_msg_none, %si
-	call	front_print
-go:	movw	$FRONT_FROM_PXE, %dx
+go:	call	front_say
+	movw	$FRONT_FROM_PXE, %dx
 	jmp	front_start
 
 /* One PXE API call, opcode bx, with a zeroed parameter block; a failure is printed. */
@@ -90,7 +88,7 @@ pxe_call:
 	testw	%ax, %ax
 	jz	3f
 	movw	$pxe_msg_fail, %si
-	call	front_print
+	call	front_say
 	movw	pxe_opcode, %ax
 	call	front_print_hex16
 	movw	$pxe_msg_status, %si
@@ -112,10 +110,11 @@ pxe_opcode:	.word	0
 	.balign	4
 pxe_param:	.skip	16
 
-pxe_msg_bang:	.asciz	"ibboot: PXE NBP; stopping the PXE stack (!PXE)\r\n"
-pxe_msg_plus:	.asciz	"ibboot: PXE NBP; stopping the PXE stack (PXENV+)\r\n"
-pxe_msg_done:	.asciz	"ibboot: PXE stack stopped (UNDI shut down, unloaded); netbooting over InfiniBand\r\n"
-pxe_msg_none:	.asciz	"ibboot: PXE NBP without a valid !PXE or PXENV+; the PXE stack is left as it is\r\n"
-pxe_msg_fail:	.asciz	"ibboot: PXE call 0x"
+pxe_msg_stopping: .asciz "PXE NBP; stopping the PXE stack ("
+pxe_msg_bang:	.asciz	"!PXE)\r\n"
+	.set	pxe_msg_eol, pxe_msg_bang + 5
+pxe_msg_plus:	.asciz	"PXENV+)\r\n"
+pxe_msg_done:	.asciz	"PXE stack stopped (UNDI shut down, unloaded); netbooting over InfiniBand\r\n"
+pxe_msg_none:	.asciz	"PXE NBP without a valid !PXE or PXENV+; the PXE stack is left as it is\r\n"
+pxe_msg_fail:	.asciz	"PXE call 0x"
 pxe_msg_status:	.asciz	" refused, status 0x"
-pxe_msg_eol:	.asciz	"\r\n"

@@ -1,7 +1,8 @@
 # bin/ibboot.rom (a legacy PCI expansion ROM for the HCA: BEV "ibboot (InfiniBand)") and
 # bin/ibboot.pxe (a PXE NBP chainloaded by another NIC's PXE ROM): a 16-bit prefix and the shared
-# real-mode front end (romfront.S) in front of bin/ibboot.lkrn as built; the front end places that
-# image as a Linux boot-protocol loader does and gets the machine back on a failed autoboot.
+# real-mode front end (romfront.S) in front of bin/ibboot.lkrn's protected-mode part (the file
+# as built less its setup sectors); the front end places it as a Linux 32-bit boot-protocol
+# loader does and gets the machine back on a failed autoboot.
 # util/rom/fixrom writes the ROM's size byte, image lengths and checksums. Included from the top
 # Makefile.
 #
@@ -16,9 +17,14 @@ ROM_LDFLAGS := -m elf_i386 -nostdlib -static -z noexecstack --no-warn-rwx-segmen
 build/rom/%.o: src/arch/x86_64/%.S
 	@mkdir -p $(@D)
 	$(IMG_CC) $(ROM_ASFLAGS) -MMD -MP -c -o $@ $<
-build/rom/romimage.o: src/arch/x86_64/romimage.S bin/ibboot.lkrn
+# The lkrn without its setup sectors (their length, code32_start and the multiboot header's place
+# from util/rom/fixrom --lkrn); the NBP's copy with the multiboot magic masked.
+build/rom/romimage.o build/rom/romimage-pxe.o: src/arch/x86_64/romimage.S \
+		src/arch/x86_64/romfront.h bin/ibboot.lkrn util/rom/fixrom
 	@mkdir -p $(@D)
-	$(IMG_CC) $(ROM_ASFLAGS) -DROM_IMAGE_FILE='"bin/ibboot.lkrn"' -c -o $@ $<
+	cut=$$(util/rom/fixrom --lkrn bin/ibboot.lkrn) && \
+	$(IMG_CC) $(ROM_ASFLAGS) -DROM_IMAGE_FILE='"bin/ibboot.lkrn"' $$cut \
+		$(if $(findstring -pxe,$@),-DROM_IMAGE_MASK_MB) -c -o $@ $<
 # The device ID is in the header: rebuild when it changes.
 build/rom/device-id: rom-device-id-check
 	@mkdir -p $(@D)
@@ -28,9 +34,9 @@ build/rom/romprefix.o: build/rom/device-id
 build/rom/ibboot-rom.elf: build/rom/romprefix.o build/rom/romfront.o build/rom/romimage.o \
 		src/arch/x86_64/rom.ld
 	$(IMG_LD) $(ROM_LDFLAGS) -o $@ build/rom/romprefix.o build/rom/romfront.o build/rom/romimage.o
-build/rom/ibboot-pxe.elf: build/rom/pxeprefix.o build/rom/romfront.o build/rom/romimage.o \
+build/rom/ibboot-pxe.elf: build/rom/pxeprefix.o build/rom/romfront.o build/rom/romimage-pxe.o \
 		src/arch/x86_64/rom.ld
-	$(IMG_LD) $(ROM_LDFLAGS) -o $@ build/rom/pxeprefix.o build/rom/romfront.o build/rom/romimage.o
+	$(IMG_LD) $(ROM_LDFLAGS) -o $@ build/rom/pxeprefix.o build/rom/romfront.o build/rom/romimage-pxe.o
 
 bin/ibboot.rom: build/rom/ibboot-rom.elf util/rom/fixrom
 	@mkdir -p $(@D)

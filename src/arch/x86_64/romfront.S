@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The real-mode front end of bin/ibboot.rom and bin/ibboot.pxe. It boots the unchanged
- * bin/ibboot.lkrn linked behind it the way a Linux boot-protocol loader does
- * (Documentation/x86/boot.rst, "Loading the rest of the kernel"): the setup sectors to a
- * real-mode segment, the protected-mode part to 1 MiB, then a jump to the setup code at
- * segment + 0x20. The setup code (setup16.S) collects the e820 map and enters the image as it
- * does under any loader.
+ * The real-mode front end of bin/ibboot.rom and bin/ibboot.pxe. Linked behind it is the
+ * protected-mode part of bin/ibboot.lkrn (the file without its setup sectors, romimage.S); the
+ * front end boots it as a Linux loader using the 32-bit boot protocol does
+ * (Documentation/x86/boot.rst, "32-bit Boot Protocol"): that part at 1 MiB, a boot_params page
+ * of its own with the e820 map and the command line, then code32_start in flat 32-bit protected
+ * mode (cs = __BOOT_CS 0x10, the data segments __BOOT_DS 0x18, esi = boot_params, ebx = edi =
+ * ebp = 0, interrupts off). The image's real-mode setup code does the same under other loaders,
+ * so the ROM does not carry it.
  *
  * Memory: a work area of WORK_SIZE bytes at the top of conventional memory (below the BDA's
- * base memory size, 40:13h, so below the EBDA and any PXE stack) holds the setup sectors, the
- * command line and the return record; the image runs in [1 MiB, its multiboot bss_end), checked
- * to be e820 RAM before anything is copied. The image only hands out RAM above its own end
- * (pcbios/platform.c), so the work area, the IVT, the BDA and the BIOS's own memory survive it.
+ * base memory size, 40:13h, so below the EBDA and any PXE stack) holds boot_params, the command
+ * line, the return record and the descriptor tables; the image runs in [1 MiB, its multiboot
+ * bss_end), checked to be e820 RAM before anything is copied. The image only hands out RAM above
+ * its own end (pcbios/platform.c), so the work area, the IVT, the BDA and the BIOS's own memory
+ * survive it.
  *
  * The way back: on a failed autoboot the image leaves long mode and jumps to front_return32
  * (romexit.S) with esi = the return record. From there: the record's GDT (16-bit segments),
@@ -20,22 +23,14 @@
  * boot may INT 18h). The PIC and the IVT were never touched.
  */
 #include "romfront.h"
+#include "boot.h"
 
-#define SMAP 0x534d4150
-#define IMAGE_LOAD_ADDR 0x100000
-#define MULTIBOOT_MAGIC 0x1badb002
-/* A PXE ROM that finds a multiboot header in the first 8 KiB of an NBP loads it as a multiboot
- * kernel instead (iPXE does): the NBP's image starts beyond (pxeprefix.S), and this code holds
- * the magic only masked. */
-#define MAGIC_MASK 0x5a5a5a5a
+#define BP_TYPE_OF_LOADER 0x210
 
-/* The front end's variables, in the work area (es-relative while placing the image). */
+/* The front end's variables, in the work area (ds/es-relative). */
 #define V_NEED_END  (WORK_VARS + 0)    /* u32: end of the image's run-time extent */
-#define V_PM_SRC    (WORK_VARS + 4)    /* u32: linear address of the protected-mode part */
-#define V_PM_LEN    (WORK_VARS + 8)    /* u32 */
-#define V_SETUP_LEN (WORK_VARS + 12)   /* u16 */
-#define V_FLAGS     (WORK_VARS + 14)   /* u16 */
-#define V_WORK_LIN  (WORK_VARS + 16)   /* u32: linear address of the work area */
+#define V_WORK_LIN  (WORK_VARS + 4)    /* u32: linear address of the work area */
+#define V_RAM_OK    (WORK_VARS + 8)    /* u8: an e820 RAM range holds [1 MiB, need_end) */
 
 	.section .front16, "ax"
 	.code16
@@ -44,24 +39,42 @@
 	.globl	front_start
 front_start:
 	cld
-	movw	%cs, %ax
-	movw	%ax, %ds
 	movw	$front_msg_rom, %si
 	cmpw	$FRONT_FROM_ROM, %dx
 	je	1f
 	movw	$front_msg_pxe, %si
-1:	call	front_print
+1:	call	front_say
+
+	/* The image's run-time extent: the multiboot header (a.out kludge) in its first 8 KiB
+	 * names bss_end_addr at offset 24 (Multiboot Specification 0.6.96, 3.1.3). */
+	movw	$ibimg_start, %si
+	movw	$2048, %cx
+3:	lodsl	%cs:(%si)
+	xorl	$MAGIC_MASK, %eax		/* (the NBP's first 8 KiB hold no magic) */
+	cmpl	$(MULTIBOOT_MAGIC ^ MAGIC_MASK), %eax
+	jne	4f
+	movl	%cs:-4(%si), %eax
+	addl	%cs:(%si), %eax
+	addl	%cs:4(%si), %eax
+	jz	5f
+4:	loop	3b
+	jmp	fail_image
+5:	testb	$1, %cs:2(%si)			/* flags bit 16: the a.out kludge's addresses */
+	jz	fail_image
+	movl	%cs:20(%si), %esi		/* esi = need_end */
+	cmpl	$(IMAGE_LOAD_ADDR + _front_image_len), %esi
+	jb	fail_image
 
 	/* The work area: top of base memory (KiB at 40:13h) less WORK_SIZE, 4 KiB-aligned. */
 	xorw	%ax, %ax
-	movw	%ax, %es
-	movw	%es:0x413, %ax
+	movw	%ax, %ds
+	movw	0x413, %ax
 	cmpw	$640, %ax
 	ja	fail_basemem
 	shlw	$6, %ax				/* KiB -> paragraphs */
 	subw	$(WORK_SIZE >> 4), %ax
 	jb	fail_basemem
-	andw	$0xff00, %ax
+	xorb	%al, %al
 	cmpw	$0x1000, %ax			/* leave the first 64 KiB to the BIOS */
 	jb	fail_basemem
 	/* A PXE NBP lies in base memory itself: the work area must be above it. */
@@ -71,121 +84,95 @@ front_start:
 	addw	$_front_image_paras, %bx
 	cmpw	%ax, %bx
 	ja	fail_basemem
-2:	movw	%ax, %es
-	xorw	%di, %di			/* clear the work area above the setup sectors */
-	movw	$WORK_CMDLINE, %di
-	movw	$((WORK_SIZE - WORK_CMDLINE) / 2), %cx
-	push	%ax
-	xorw	%ax, %ax
+2:	movw	%ax, %ds			/* ds = es = the work area from here on */
+	movw	%ax, %es
+	movzwl	%ax, %ebp
+	shll	$4, %ebp
+	xorw	%ax, %ax			/* a zeroed work area (boot_params must be) */
+	xorw	%di, %di
+	movw	$(WORK_SIZE / 2), %cx
 	rep stosw
-	pop	%ax
-	movw	%dx, %es:V_FLAGS
-	movzwl	%ax, %eax
-	shll	$4, %eax
-	movl	%eax, %es:V_WORK_LIN
+	movl	%ebp, V_WORK_LIN
+	movl	%esi, V_NEED_END
+	movb	%dl, WORK_RECORD + RET_OFF_FLAGS
+	jmp	6f
 
-	/* The image as a Linux loader sees it: boot flag, "HdrS", setup sectors (0 means 4). */
-	cmpw	$0xaa55, ibimg_start + 0x1fe
-	jne	fail_image
-	cmpl	$0x53726448, ibimg_start + 0x202
-	jne	fail_image
-	movzbw	ibimg_start + 0x1f1, %ax
-	testw	%ax, %ax
-	jnz	3f
-	movw	$4, %ax
-3:	incw	%ax
-	shlw	$9, %ax
-	cmpw	$0x5000, %ax			/* below the boot_params setup16 builds */
-	ja	fail_image
-	movw	%ax, %es:V_SETUP_LEN
-	movzwl	%ax, %ebx
-	movl	$_front_image_len, %ecx
-	subl	%ebx, %ecx
-	jbe	fail_image
-	movl	%ecx, %es:V_PM_LEN
-	xorl	%eax, %eax
-	movw	%cs, %ax
-	shll	$4, %eax
-	addl	$ibimg_start, %eax
-	addl	%ebx, %eax
-	movl	%eax, %es:V_PM_SRC
+fail_image:
+	movw	$front_msg_image, %si
+	jmp	front_fail
+fail_basemem:
+	movw	$front_msg_basemem, %si
+/* Prints "; cannot start: <si>; INT 18h: ..." and gives the machine back to the BIOS. */
+front_fail:
+	push	%si
+	movw	$front_msg_cannot, %si
+	call	front_print
+	pop	%si
+	call	front_print
+front_int18:
+	movw	$front_msg_int18, %si
+	call	front_print
+	sti
+	int	$0x18
+15:	cli
+	hlt
+	jmp	15b
 
-	/* Its run-time extent: the multiboot header (a.out kludge) in the first 8 KiB of the
-	 * protected-mode part names bss_end_addr at offset 24 (Multiboot Specification 0.6.96, 3.1.3). */
-	leaw	ibimg_start(%bx), %si
-	movw	$2048, %cx
-4:	movl	(%si), %eax
-	xorl	$MAGIC_MASK, %eax		/* (the magic itself stays out of this code) */
-	cmpl	$(MULTIBOOT_MAGIC ^ MAGIC_MASK), %eax
-	jne	5f
-	movl	(%si), %eax
-	addl	4(%si), %eax
-	addl	8(%si), %eax
-	jz	6f
-5:	addw	$4, %si
-	loop	4b
-	jmp	fail_image
-6:	testl	$0x10000, 4(%si)
-	jz	fail_image
-	movl	24(%si), %eax
-	movl	%es:V_PM_LEN, %ecx
-	addl	$IMAGE_LOAD_ADDR, %ecx
-	cmpl	%ecx, %eax
-	jb	fail_image
-	movl	%eax, %es:V_NEED_END
-
-	/* [1 MiB, need_end) must lie in one e820 RAM range. */
-	xorl	%ebx, %ebx
-7:	movl	$0xe820, %eax
+	/* The e820 map into boot_params; [1 MiB, need_end) must lie in one RAM range. */
+6:	xorl	%ebx, %ebx
+	movw	$(WORK_BP + BP_E820_TABLE), %di
+16:	movl	$0xe820, %eax
 	movl	$SMAP, %edx
 	movl	$20, %ecx
-	movw	$WORK_E820, %di
 	int	$0x15
-	jc	fail_e820
+	jc	9f
 	cmpl	$SMAP, %eax
-	jne	fail_e820
-	cmpl	$1, %es:WORK_E820 + 16		/* usable RAM */
+	jne	9f
+	cmpl	$1, 16(%di)			/* usable RAM */
 	jne	8f
-	cmpl	$0, %es:WORK_E820 + 4		/* base below 4 GiB ... */
+	cmpl	$0, 4(%di)			/* base below 4 GiB ... */
 	jne	8f
-	cmpl	$IMAGE_LOAD_ADDR, %es:WORK_E820
+	cmpl	$IMAGE_LOAD_ADDR, (%di)
 	ja	8f				/* ... and at or below 1 MiB */
-	movl	%es:WORK_E820, %eax
-	movl	%es:WORK_E820 + 12, %ecx
-	addl	%es:WORK_E820 + 8, %eax
+	movl	(%di), %eax
+	movl	12(%di), %ecx
+	addl	8(%di), %eax
 	adcl	$0, %ecx
-	jnz	9f				/* reaches 4 GiB */
-	cmpl	%es:V_NEED_END, %eax
+	jnz	7f				/* reaches 4 GiB */
+	cmpl	V_NEED_END, %eax
+	jb	8f
+7:	incb	V_RAM_OK
+8:	addw	$20, %di
+	incb	WORK_BP + BP_E820_ENTRIES
+	cmpb	$E820_MAX, WORK_BP + BP_E820_ENTRIES
 	jae	9f
-8:	testl	%ebx, %ebx
-	jnz	7b
-	jmp	fail_e820
+	testl	%ebx, %ebx
+	jnz	16b
+9:	cmpb	$0, V_RAM_OK
+	je	fail_e820
 
-	/* The setup sectors to the work area. */
-9:	movw	$ibimg_start, %si
-	xorw	%di, %di
-	movw	%es:V_SETUP_LEN, %cx
-	rep movsb
-
-	/* The protected-mode part to 1 MiB, 64 KiB at a time, by INT 15h AH=87h (the BIOS does
-	 * the protected-mode copy and handles A20). */
-	movl	%es:V_PM_SRC, %esi
+	/* The image to 1 MiB, 64 KiB at a time, by INT 15h AH=87h (the BIOS does the
+	 * protected-mode copy and handles A20). */
+	xorl	%esi, %esi
+	movw	%cs, %si
+	shll	$4, %esi
+	addl	$ibimg_start, %esi
 	movl	$IMAGE_LOAD_ADDR, %edi
-	movl	%es:V_PM_LEN, %ebx
+	movl	$_front_image_len, %ebx
 10:	movl	%ebx, %ecx
 	cmpl	$0x10000, %ecx
 	jbe	11f
 	movl	$0x10000, %ecx
 11:	movl	%esi, %eax
-	movw	$WORK_MOVE_GDT + 0x10, %bp
+	movw	$WORK_GDT + 0x10, %bp
 	call	move_desc
 	movl	%edi, %eax
-	movw	$WORK_MOVE_GDT + 0x18, %bp
+	movw	$WORK_GDT + 0x18, %bp
 	call	move_desc
 	pushal
 	incl	%ecx
 	shrl	$1, %ecx			/* words, odd lengths rounded up */
-	movw	$WORK_MOVE_GDT, %si
+	movw	$WORK_GDT, %si
 	movb	$0x87, %ah
 	int	$0x15
 	popal
@@ -198,83 +185,100 @@ front_start:
 	/* The command line: RET_CMDLINE_KEY=0x<record's linear address>. */
 	movw	$front_cmdline_key, %si
 	movw	$WORK_CMDLINE, %di
-12:	lodsb
+12:	lodsb	%cs:(%si)
 	stosb
 	testb	%al, %al
 	jnz	12b
 	decw	%di
-	movl	%es:V_WORK_LIN, %eax
-	addl	$WORK_RECORD, %eax
+	movl	V_WORK_LIN, %edx
+	addl	$WORK_RECORD, %edx
 	movw	$8, %cx
-13:	roll	$4, %eax
-	movb	%al, %bl
-	andb	$0x0f, %bl
-	addb	$'0', %bl
-	cmpb	$'9', %bl
-	jbe	14f
-	addb	$('a' - '9' - 1), %bl
-14:	movb	%bl, %es:(%di)
-	incw	%di
-	loop	13b
-	movb	$0, %es:(%di)
+13:	roll	$4, %edx
+	movb	%dl, %al
+	call	hex_digit
+	stosb
+	loop	13b				/* (the zeroed area ends the string) */
 
 	/* The return record. */
 	movw	$WORK_RECORD, %di
-	movl	$RET_MAGIC, %es:RET_OFF_MAGIC(%di)
-	movw	$RET_LEN, %es:RET_OFF_LEN(%di)
-	movb	%es:V_FLAGS, %al
-	movb	%al, %es:RET_OFF_FLAGS(%di)
+	movl	$RET_MAGIC, RET_OFF_MAGIC(%di)
+	movb	$RET_LEN, RET_OFF_LEN(%di)
 	xorl	%eax, %eax
 	movw	%cs, %ax
 	shll	$4, %eax
 	movl	%eax, %edx			/* edx = our linear base */
 	addl	$front_return32, %eax
-	movl	%eax, %es:RET_OFF_ENTRY32(%di)
+	movl	%eax, RET_OFF_ENTRY32(%di)
 	inb	$0x92, %al
-	movb	%al, %es:RET_OFF_A20(%di)
+	movb	%al, RET_OFF_A20(%di)
 	movl	%edx, %eax			/* 16-bit code: base = us, limit 64 KiB */
 	movw	$WORK_RECORD + RET_OFF_GDT + RET_CODE16, %bp
-	call	code16_desc
-	movl	%es:V_WORK_LIN, %eax		/* 16-bit data: base = the record */
+	call	move_desc
+	movb	$0x9b, %es:5(%bp)		/* execute/read */
+	movl	V_WORK_LIN, %eax		/* 16-bit data: base = the record */
 	addl	$WORK_RECORD, %eax
 	movw	$WORK_RECORD + RET_OFF_GDT + RET_DATA16, %bp
 	call	move_desc
-	movw	$23, %es:RET_OFF_GDTR(%di)
+	movb	$23, RET_OFF_GDTR(%di)
 	addl	$RET_OFF_GDT, %eax
-	movl	%eax, %es:RET_OFF_GDTR + 2(%di)
-	movw	$0x3ff, %es:RET_OFF_IDTR(%di)
-	movw	$front_landing, %es:RET_OFF_LANDING(%di)
-	movw	%cs, %es:RET_OFF_LANDING + 2(%di)
+	movl	%eax, RET_OFF_GDTR + 2(%di)
+	movw	$0x3ff, RET_OFF_IDTR(%di)
+	movw	$front_landing, RET_OFF_LANDING(%di)
+	movw	%cs, RET_OFF_LANDING + 2(%di)
 	movw	%es, %ax
 	addw	$(WORK_RECORD >> 4), %ax
-	movw	%ax, %es:RET_OFF_SEG(%di)
+	movw	%ax, RET_OFF_SEG(%di)
 	xorb	%al, %al			/* checksum: the record sums to 0 */
 	movw	$RET_LEN, %cx
-15:	addb	%es:(%di), %al
+14:	subb	(%di), %al
 	incw	%di
-	loop	15b
-	negb	%al
-	movb	%al, %es:WORK_RECORD + RET_OFF_SUM
+	loop	14b
+	movb	%al, WORK_RECORD + RET_OFF_SUM
 
-	/* The setup header a loader fills in (boot.rst): loader type "undefined", the command
-	 * line's linear address. */
-	movb	$0xff, %es:WORK_SETUP + 0x210
-	movl	%es:V_WORK_LIN, %eax
-	addl	$WORK_CMDLINE, %eax
-	movl	%eax, %es:WORK_SETUP + 0x228
+	/* boot_params (boot.rst): loader type "undefined", the command line's linear address. */
+	movb	$0xff, WORK_BP + BP_TYPE_OF_LOADER
+	movl	V_WORK_LIN, %esi		/* esi = boot_params */
+	leal	WORK_CMDLINE(%esi), %eax
+	movl	%eax, WORK_BP + BP_CMD_LINE_PTR
 
 	movw	$front_msg_enter, %si
 	call	front_print
-	/* Enter the setup code at work segment + 0x20, offset 0, with its segment in ds/es/ss. */
+
+	/* A20 through the BIOS, then through the "fast A20" port (bit 0 would reset). */
+	movw	$0x2401, %ax
+	int	$0x15
+	inb	$0x92, %al
+	orb	$2, %al
+	andb	$0xfe, %al
+	outb	%al, $0x92
+
+	/* The entry GDT over the copy's table: 0x10 flat 32-bit code, 0x18 flat data (boot.rst's
+	 * __BOOT_CS and __BOOT_DS); its GDTR in the null descriptor, which the CPU never reads. */
+	movw	$WORK_GDT, %di
+	movl	V_WORK_LIN, %esi
+	leal	WORK_GDT(%esi), %eax
+	movw	$0x1f, (%di)
+	movl	%eax, 2(%di)
+	movl	$0x0000ffff, %eax
+	movl	%eax, BOOT_CS(%di)
+	movl	%eax, BOOT_DS(%di)
+	movl	$0x00cf9a00, BOOT_CS + 4(%di)
+	movl	$0x00cf9200, BOOT_DS + 4(%di)
 	cli
-	movw	%es, %ax
+	lgdtl	(%di)
+	movl	%cr0, %eax
+	orb	$1, %al
+	movl	%eax, %cr0
+	movw	$BOOT_DS, %ax
 	movw	%ax, %ds
+	movw	%ax, %es
 	movw	%ax, %ss
-	movw	$WORK_CMDLINE, %sp
-	addw	$0x20, %ax
-	pushw	%ax
-	pushw	$0
-	lretw
+	movw	%ax, %fs
+	movw	%ax, %gs
+	xorl	%ebx, %ebx
+	xorl	%edi, %edi
+	xorl	%ebp, %ebp
+	ljmpl	$BOOT_CS, $_image_entry
 
 /* Data descriptor (limit 0xffff, present, writable) at es:bp for base eax. */
 move_desc:
@@ -287,40 +291,21 @@ move_desc:
 	movb	%ah, %es:7(%bp)
 	rorl	$16, %eax
 	ret
-/* 16-bit code descriptor (limit 0xffff, present, execute/read) at es:bp for base eax. */
-code16_desc:
-	call	move_desc
-	movb	$0x9b, %es:5(%bp)
-	ret
 
-fail_basemem:
-	movw	$front_msg_basemem, %si
-	jmp	front_fail
-fail_image:
-	movw	$front_msg_image, %si
-	jmp	front_fail
 fail_e820:
 	movw	$front_msg_e820, %si
 	jmp	front_fail
 fail_copy:
 	movw	$front_msg_copy, %si
-/* Print "ibboot: <si>; ..." and give the machine back to the BIOS: INT 18h. */
-front_fail:
-	push	%si
-	movw	%cs, %ax
-	movw	%ax, %ds
-	movw	$front_msg_cannot, %si
-	call	front_print
-	pop	%si
-	call	front_print
-	movw	$front_msg_int18, %si
-	call	front_print
-	sti
-	int	$0x18
-16:	cli
-	hlt
-	jmp	16b
+	jmp	front_fail
 
+/* Prints "ibboot: ", then the string at cs:si. */
+	.globl	front_say
+front_say:
+	pushw	%si
+	movw	$front_msg_ibboot, %si
+	call	front_print
+	popw	%si
 /* Prints the string at cs:si, each character as front_putc does. */
 	.globl	front_print
 front_print:
@@ -339,23 +324,23 @@ front_print:
 /* Prints ax as four hex digits. */
 	.globl	front_print_hex16
 front_print_hex16:
-	pushw	%ax
-	pushw	%cx
-	pushw	%dx
+	pushal
 	movw	%ax, %dx
 	movw	$4, %cx
 1:	rolw	$4, %dx
 	movb	%dl, %al
-	andb	$0x0f, %al
-	addb	$'0', %al
-	cmpb	$'9', %al
-	jbe	2f
-	addb	$('a' - '9' - 1), %al
-2:	call	front_putc
+	call	hex_digit
+	call	front_putc
 	loop	1b
-	popw	%dx
-	popw	%cx
-	popw	%ax
+	popal
+	ret
+
+/* al = the hex digit ('0'-'9', 'A'-'F') of al's low four bits. */
+hex_digit:
+	andb	$0x0f, %al
+	cmpb	$10, %al
+	sbbb	$0x69, %al
+	das
 	ret
 
 /* Character al through the BIOS (INT 10h AH=0Eh): the screen, and the serial console where the
@@ -409,21 +394,18 @@ front_landing:
 	orb	%ah, %al
 	outb	%al, $0x92
 	movw	$front_msg_back, %si
-	call	front_print
-	sti
-	int	$0x18
-1:	cli
-	hlt
-	jmp	1b
+	call	front_say
+	jmp	front_int18
 
 front_cmdline_key:	.asciz	RET_CMDLINE_KEY "=0x"
-front_msg_rom:		.asciz	"ibboot: option ROM boot entry; placing the image\r\n"
-front_msg_pxe:		.asciz	"ibboot: placing the image\r\n"
-front_msg_enter:	.asciz	"ibboot: image at 1 MiB; starting it\r\n"
-front_msg_cannot:	.asciz	"ibboot: cannot start: "
+front_msg_ibboot:	.asciz	"ibboot: "
+front_msg_rom:		.ascii	"option ROM boot entry; "
+front_msg_pxe:		.asciz	"placing the image"
+front_msg_enter:	.asciz	" at 1 MiB; starting it\r\n"
+front_msg_cannot:	.asciz	"; cannot start: "
 front_msg_basemem:	.asciz	"no room at the top of base memory"
-front_msg_image:	.asciz	"the image behind the front end is damaged"
-front_msg_e820:		.asciz	"no e820 RAM for the image at 1 MiB"
-front_msg_copy:		.asciz	"INT 15h AH=87h could not copy the image to 1 MiB"
+front_msg_image:	.asciz	"damaged image behind the front end"
+front_msg_e820:		.asciz	"no e820 RAM for it at 1 MiB"
+front_msg_copy:		.asciz	"INT 15h AH=87h could not copy it to 1 MiB"
+front_msg_back:		.asciz	"back in real mode, HCA quiesced"
 front_msg_int18:	.asciz	"; INT 18h: the BIOS tries its next boot device\r\n"
-front_msg_back:		.asciz	"ibboot: back in real mode, HCA quiesced; INT 18h: the BIOS tries its next boot device\r\n"

@@ -11,16 +11,18 @@
 #define FRONT_FROM_ROM 1
 #define FRONT_FROM_PXE 2
 
+/* The multiboot magic appears in the NBP's first 8 KiB only masked with this (romimage.S). */
+#define MAGIC_MASK 0x5a5a5a5a
+
 /* The work area: the top of conventional memory below the BIOS's own (the BDA's base memory
  * size at 40:13h, which the EBDA and a PXE stack lower), 4 KiB-aligned, WORK_SIZE long. */
-#define WORK_SIZE      0x9000
-#define WORK_SETUP     0x0000   /* the setup sectors; they use up to 0x8000 (setup16.S) */
-#define WORK_CMDLINE   0x8000   /* the Linux command line the body reads (128 bytes) */
-#define WORK_RECORD    0x8080   /* the return record (RET_LEN bytes), 16-byte aligned */
-#define WORK_MOVE_GDT  0x8100   /* INT 15h AH=87h descriptor table (48 bytes) */
-#define WORK_E820      0x8140   /* one INT 15h E820 entry (20 bytes) */
-#define WORK_VARS      0x8160   /* the front end's variables */
-#define WORK_STACK_TOP 0x9000   /* the real-mode stack once the body returned */
+#define WORK_SIZE      0x2000
+#define WORK_BP        0x0000   /* the image's boot_params (Linux zero page, 4 KiB) */
+#define WORK_CMDLINE   0x1000   /* the Linux command line the body reads (128 bytes) */
+#define WORK_RECORD    0x1080   /* the return record (RET_LEN bytes), 16-byte aligned */
+#define WORK_GDT       0x10c0   /* INT 15h AH=87h descriptor table (48 bytes), then the entry GDT */
+#define WORK_VARS      0x10f0   /* the front end's variables */
+#define WORK_STACK_TOP 0x2000   /* the real-mode stack once the body returned */
 
 /* The return record (offsets): written by the front end, read by the body (pcbios/biosexit.c),
  * used by the front end's return path. The body finds it through the command line option

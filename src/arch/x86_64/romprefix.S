@@ -5,7 +5,8 @@
  * device, device list, class, code type 0, last image) and a $PnP expansion header (Plug and
  * Play BIOS Specification 1.0A, appendix A) whose bootstrap entry vector makes the HCA a boot
  * device in the BIOS's menu (BIOS Boot Specification 1.01, 3.2). The size byte, the image
- * lengths and both checksums are written by util/rom/fixrom after the link.
+ * lengths and both checksums are written by util/rom/fixrom after the link; the image checksum's
+ * byte is at offset 7, in the header's reserved area, so it needs no block of its own.
  * Init runs at POST and only registers the BEV; the BEV runs the shared front end (romfront.S).
  */
 #include "romfront.h"
@@ -14,17 +15,15 @@
 #define ROM_DEVICE_ID 0x1003
 #endif
 
-	/* The image follows the front end directly. */
-	.globl	_image_min_offset
-	.set	_image_min_offset, 0
-
 	.section .prefix, "ax"
 	.code16
 	.globl	rom_start
 rom_start:
 	.byte	0x55, 0xaa
 	.byte	0			/* size in 512-byte blocks: fixrom */
-	jmp	rom_init		/* offset 3: the init entry */
+	jmp	rom_init		/* offset 3: the init entry (4 bytes) */
+	.org	0x07
+	.byte	0			/* image checksum: fixrom (the header's reserved 07h-17h) */
 	.org	0x18
 	.word	rom_pcir
 	.word	rom_pnp
