@@ -426,17 +426,16 @@ static void ib_refill_recv(struct ib_qp *qp)
 struct ib_qp *ib_create_qp(struct ib_port *port, const struct ib_qp_config *cfg)
 {
 	struct ib_device *dev = port->dev;
-	struct ib_qp *qp;
-	int rc;
+	struct ib_qp *qp = NULL;
+	int rc = -EINVAL;
 
 	if (cfg->send_bufs > 32 || !cfg->send_wqes || !cfg->recv_wqes || !cfg->send_cq ||
-	    !cfg->recv_cq || cfg->type == IB_QPT_RC) {
-		ib_port_log(port, "invalid queue pair configuration\n");
-		return NULL;
-	}
+	    !cfg->recv_cq || cfg->type == IB_QPT_RC)
+		goto err;
+	rc = -ENOMEM;
 	qp = kzalloc(sizeof(*qp));
 	if (!qp)
-		goto err_nomem;
+		goto err;
 	qp->dev = dev;
 	qp->port = port;
 	qp->type = cfg->type;
@@ -452,33 +451,30 @@ struct ib_qp *ib_create_qp(struct ib_port *port, const struct ib_qp_config *cfg)
 	qp->send.slot = kzalloc(qp->send.num_wqes * sizeof(struct ib_wq_slot));
 	qp->recv.slot = kzalloc(qp->recv.num_wqes * sizeof(struct ib_wq_slot));
 	if (!qp->send.slot || !qp->recv.slot)
-		goto err_free;
+		goto err;
 	qp->recv_bufs = ib_buf_array_alloc(qp->recv.num_wqes, IB_GRH_LEN + cfg->recv_payload);
 	if (!qp->recv_bufs)
-		goto err_free;
+		goto err;
 	if (cfg->send_bufs) {
 		qp->send_bufs = ib_buf_array_alloc(cfg->send_bufs, cfg->send_buf_size);
 		if (!qp->send_bufs)
-			goto err_free;
+			goto err;
 		qp->n_send_bufs = cfg->send_bufs;
 		qp->send_free_mask = cfg->send_bufs == 32 ? 0xffffffffu
 							  : (1u << cfg->send_bufs) - 1;
 	}
 	rc = dev->ops->create_qp(dev, qp);
-	if (rc < 0) {
-		ib_port_log(port, "cannot create a queue pair: %s\n", ib_strerror(rc));
-		ib_qp_free_memory(qp);
-		return NULL;
-	}
+	if (rc < 0)
+		goto err;
 	qp->next = dev->qps;
 	dev->qps = qp;
 	ib_refill_recv(qp);
 	return qp;
 
-err_free:
-	ib_qp_free_memory(qp);
-err_nomem:
-	ib_port_log(port, "out of memory for a queue pair\n");
+err:
+	if (qp)
+		ib_qp_free_memory(qp);
+	ib_port_log(port, "cannot create a queue pair: %s\n", ib_strerror(rc));
 	return NULL;
 }
 
