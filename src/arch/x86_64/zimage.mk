@@ -133,8 +133,9 @@ bench-size: bin/ibboot.lkrn bin/ibboot-raw.lkrn build/tests/zcm-speed bin/ibboot
 	@lkrn=$$(stat -c %s bin/ibboot.lkrn); ibz=$$(stat -c %s build/zimage/body.ibz); \
 	printf 'bench-size: %-28s %7d B  goal %d B (%+d)  iPXE hermon-only lkrn %d B (ratio %.2f)\n' \
 		bin/ibboot.lkrn $$lkrn 65536 $$((lkrn - 65536)) 95155 $$(echo "95155 / $$lkrn" | bc -l); \
-	printf 'bench-size: %-28s %7d B  (setup sectors + stub %d B, packed body %d B)\n' \
-		'  of which' $$lkrn $$((lkrn - ibz)) $$ibz; \
+	s0z=$$(stat -c %s build/zimage/zstub.s0z); \
+	printf 'bench-size: %-28s %7d B  (setup sectors + stage 0 %d B, packed stub %d B of %d, packed body %d B)\n' \
+		'  of which' $$lkrn $$((lkrn - ibz - s0z)) $$s0z $$(stat -c %s build/zimage/zstub.bin) $$ibz; \
 	printf 'bench-size: %-28s %7d B  (body as objcopy writes it; compresses to %d%%)\n' \
 		bin/ibboot-raw.lkrn $$(stat -c %s bin/ibboot-raw.lkrn) \
 		$$((100 * ibz / $$(stat -c %s build/zimage/body.bin))); \
