@@ -26,34 +26,13 @@ static void pad(struct out *o, char c, int n)
 		emit(o, c);
 }
 
-static void emit_str(struct out *o, const struct spec *s, const char *str)
+/* prefix, then n characters of body, within the width: spaces before (or, with '0', zeros
+ * between prefix and body), or spaces after with '-'. */
+static void emit_field(struct out *o, const struct spec *s, const char *prefix, const char *body,
+		       int n)
 {
-	int n = 0;
+	int plen = 0;
 
-	if (!str)
-		str = "(null)";
-	while (str[n] && (s->prec < 0 || n < s->prec))
-		n++;
-	if (!s->left)
-		pad(o, ' ', s->width - n);
-	for (int i = 0; i < n; i++)
-		emit(o, str[i]);
-	if (s->left)
-		pad(o, ' ', s->width - n);
-}
-
-/* Unsigned magnitude with an optional sign/prefix, honouring width, '0' and '-'. */
-static void emit_num(struct out *o, const struct spec *s, uint64_t v, unsigned base, bool upper,
-		     const char *prefix)
-{
-	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-	char buf[24];
-	int n = 0, plen = 0;
-
-	do {
-		buf[n++] = digits[v % base];
-		v /= base;
-	} while (v);
 	while (prefix[plen])
 		plen++;
 	int fill = s->width - n - plen;
@@ -63,10 +42,37 @@ static void emit_num(struct out *o, const struct spec *s, uint64_t v, unsigned b
 		emit(o, prefix[i]);
 	if (!s->left && s->zero)
 		pad(o, '0', fill);
-	while (n)
-		emit(o, buf[--n]);
+	for (int i = 0; i < n; i++)
+		emit(o, body[i]);
 	if (s->left)
 		pad(o, ' ', fill);
+}
+
+static void emit_str(struct out *o, struct spec *s, const char *str)
+{
+	int n = 0;
+
+	if (!str)
+		str = "(null)";
+	while (str[n] && (s->prec < 0 || n < s->prec))
+		n++;
+	s->zero = false;
+	emit_field(o, s, "", str, n);
+}
+
+/* Unsigned magnitude with an optional sign/prefix, honouring width, '0' and '-'. */
+static void emit_num(struct out *o, const struct spec *s, uint64_t v, unsigned base, bool upper,
+		     const char *prefix)
+{
+	char buf[24], *p = buf + sizeof(buf);
+
+	do {
+		char c = "0123456789abcdef"[v % base];
+
+		*--p = upper && c >= 'a' ? c - 32 : c;
+		v /= base;
+	} while (v);
+	emit_field(o, s, prefix, p, (int)(buf + sizeof(buf) - p));
 }
 
 /* The integer argument for `s`, as 64 bits: sign-extended for a signed conversion, else

@@ -24,6 +24,7 @@ TEST(fmt_integers)
 	FMT_CHECK("0 -1 2147483647 -2147483648", "%d %d %d %d", 0, -1, 2147483647, (int)-2147483648);
 	FMT_CHECK("4294967295", "%u", 4294967295u);
 	FMT_CHECK("ff FF 0xff 17", "%x %X %#x %o", 255, 255, 255, 15);
+	FMT_CHECK("9A0F 0X1B", "%X %#X", 0x9a0f, 0x1b);
 	FMT_CHECK("ffffffffffffffff", "%lx", 0xffffffffffffffffUL);
 	FMT_CHECK("123456789abcdef0", "%llx", 0x123456789abcdef0ULL);
 	FMT_CHECK("-9223372036854775808", "%lld", (long long)(-9223372036854775807LL - 1));
