@@ -90,15 +90,28 @@ pxe_call:
 	movw	$pxe_msg_fail, %si
 	call	front_say
 	movw	pxe_opcode, %ax
-	call	front_print_hex16
+	call	pxe_print_hex16
 	movw	$pxe_msg_status, %si
 	call	front_print
 	movw	pxe_param, %ax
-	call	front_print_hex16
+	call	pxe_print_hex16
 	movw	$pxe_msg_eol, %si
 	call	front_print
 3:	pop	%es
 	pop	%ds
+	popal
+	ret
+
+/* Prints ax as four hex digits. */
+pxe_print_hex16:
+	pushal
+	movw	%ax, %dx
+	movw	$4, %cx
+1:	rolw	$4, %dx
+	movb	%dl, %al
+	call	hex_digit
+	call	front_putc
+	loop	1b
 	popal
 	ret
 

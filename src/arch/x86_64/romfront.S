@@ -30,7 +30,6 @@
 /* The front end's variables, in the work area (ds/es-relative). */
 #define V_NEED_END  (WORK_VARS + 0)    /* u32: end of the image's run-time extent */
 #define V_WORK_LIN  (WORK_VARS + 4)    /* u32: linear address of the work area */
-#define V_RAM_OK    (WORK_VARS + 8)    /* u8: an e820 RAM range holds [1 MiB, need_end) */
 
 	.section .front16, "ax"
 	.code16
@@ -120,6 +119,7 @@ front_int18:
 
 	/* The e820 map into boot_params; [1 MiB, need_end) must lie in one RAM range. */
 6:	xorl	%ebx, %ebx
+	xorw	%bp, %bp			/* bp = RAM ranges that hold it */
 	movw	$(WORK_BP + BP_E820_TABLE), %di
 16:	movl	$0xe820, %eax
 	movl	$SMAP, %edx
@@ -141,15 +141,15 @@ front_int18:
 	jnz	7f				/* reaches 4 GiB */
 	cmpl	V_NEED_END, %eax
 	jb	8f
-7:	incb	V_RAM_OK
+7:	incw	%bp
 8:	addw	$20, %di
 	incb	WORK_BP + BP_E820_ENTRIES
 	cmpb	$E820_MAX, WORK_BP + BP_E820_ENTRIES
 	jae	9f
 	testl	%ebx, %ebx
 	jnz	16b
-9:	cmpb	$0, V_RAM_OK
-	je	fail_e820
+9:	testw	%bp, %bp
+	jz	fail_e820
 
 	/* The image to 1 MiB, 64 KiB at a time, by INT 15h AH=87h (the BIOS does the
 	 * protected-mode copy and handles A20). */
@@ -321,21 +321,8 @@ front_print:
 	popw	%ax
 	ret
 
-/* Prints ax as four hex digits. */
-	.globl	front_print_hex16
-front_print_hex16:
-	pushal
-	movw	%ax, %dx
-	movw	$4, %cx
-1:	rolw	$4, %dx
-	movb	%dl, %al
-	call	hex_digit
-	call	front_putc
-	loop	1b
-	popal
-	ret
-
 /* al = the hex digit ('0'-'9', 'A'-'F') of al's low four bits. */
+	.globl	hex_digit
 hex_digit:
 	andb	$0x0f, %al
 	cmpb	$10, %al
@@ -345,6 +332,7 @@ hex_digit:
 
 /* Character al through the BIOS (INT 10h AH=0Eh): the screen, and the serial console where the
  * BIOS redirects it (SeaBIOS does without a display). */
+	.globl	front_putc
 front_putc:
 	pushal
 	movb	$0x0e, %ah
