@@ -609,17 +609,22 @@ void ib_mcast_detach(struct ib_qp *qp, const union ib_gid *mgid)
 
 /* ---- completions ---- */
 
-/* A completion the core cannot take (not the next outstanding WQE), or an error completion. */
-static void ib_wc_log(const struct ib_qp *qp, const char *q, unsigned idx, unsigned expect,
-		      const struct ib_wc *wc)
+/* A completion the core cannot take (expect: the WQE it waited for), or, with expect < 0, one
+ * that completed in error. The receive path says the same inline (its register use is the
+ * fastpath's). */
+#define IB_WC_STRAY "QP 0x%06x: %s completion for WQE %u, expected %u: ignored\n"
+#define IB_WC_FAILED "QP 0x%06x %s WQE %u failed: %s (syndrome 0x%02x, vendor syndrome 0x%02x)\n"
+static void ib_wc_log(const struct ib_qp *qp, const struct ib_wc *wc, int expect)
 {
-	if (!wc)
-		ib_port_log(qp->port, "QP 0x%06x: %s completion for WQE %u, expected %u: "
-			    "ignored\n", qp->qpn, q, idx, expect);
+	const struct ib_work_queue *q = wc->is_send ? &qp->send : &qp->recv;
+	const char *what = wc->is_send ? "send" : "receive";
+	unsigned idx = wc->wqe_index & (q->num_wqes - 1);
+
+	if (expect >= 0)
+		ib_port_log(qp->port, IB_WC_STRAY, qp->qpn, what, idx, (unsigned)expect);
 	else
-		ib_port_log(qp->port, "QP 0x%06x %s WQE %u failed: %s (syndrome 0x%02x, vendor "
-			    "syndrome 0x%02x)\n", qp->qpn, q, idx, ib_wc_status_name(wc->status),
-			    wc->syndrome, wc->vendor_syndrome);
+		ib_port_log(qp->port, IB_WC_FAILED, qp->qpn, what, idx,
+			    ib_wc_status_name(wc->status), wc->syndrome, wc->vendor_syndrome);
 }
 
 /*
@@ -636,11 +641,11 @@ static void ib_complete_send(struct ib_qp *qp, const struct ib_wc *wc)
 	int status = 0;
 
 	if (qp->send.posted == qp->send.completed || !buf || idx != expect) {
-		ib_wc_log(qp, "send", idx, expect, NULL);
+		ib_wc_log(qp, wc, (int)expect);
 		return;
 	}
 	if (wc->status != IB_WC_SUCCESS) {
-		ib_wc_log(qp, "send", idx, 0, wc);
+		ib_wc_log(qp, wc, -1);
 		status = -EIO;
 	}
 	slot->buf = NULL;
@@ -658,7 +663,7 @@ static void ib_complete_recv(struct ib_qp *qp, const struct ib_wc *wc)
 	uint8_t *va;
 
 	if (qp->recv.posted == qp->recv.completed || !buf || idx != expect) {
-		ib_wc_log(qp, "receive", idx, expect, NULL);
+		ib_port_log(qp->port, IB_WC_STRAY, qp->qpn, "receive", idx, expect);
 		return;
 	}
 	qp->recv.slot[idx].buf = NULL;
@@ -666,7 +671,9 @@ static void ib_complete_recv(struct ib_qp *qp, const struct ib_wc *wc)
 	va = buf->va;
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			ib_wc_log(qp, "receive", idx, 0, wc);
+			ib_port_log(qp->port, IB_WC_FAILED, qp->qpn, "receive", idx,
+				    ib_wc_status_name(wc->status), wc->syndrome,
+				    wc->vendor_syndrome);
 	} else if (wc->byte_len < IB_GRH_LEN || wc->byte_len > buf->len) {
 		ib_port_log(qp->port, "QP 0x%06x: receive of %u bytes does not fit a %zu-byte "
 			    "buffer with its GRH slot: dropped\n", qp->qpn,
