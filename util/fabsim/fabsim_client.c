@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* fabsim_client — attach one HCA port to fabsim (protocol in fabsim_wire.h). */
 #include "fabsim_client.h"
+#include "fabsim_client_ref.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +30,8 @@ struct fabsim_client {
 	uint64_t guid;
 	unsigned port;
 	unsigned rx_next, rx_count;   /* slots [rx_next, rx_count) hold messages not yet returned */
+	bool rx_short;                /* the last recvmmsg returned less than a batch: the socket was
+				       * empty then (fabsim_client_recv_ref returns 0 without asking) */
 	struct rx_slot rx[RX_BATCH];
 	/* recvmmsg's vectors, built once at connect (a caller that polls an idle socket in a loop
 	 * pays only the system call): message 0 goes to rx_h0 + the caller's buffer, message i >= 1
@@ -206,7 +209,7 @@ int fabsim_client_send_link(struct fabsim_client *c, bool trained)
 
 /* A received message (n bytes, trunc: it was longer than the buffer) checked and returned in out,
  * whose data already holds the payload. */
-static int rx_finish(const struct fabsim_wire_hdr *h, size_t n, bool trunc, struct fabsim_msg *out)
+static int rx_check(const struct fabsim_wire_hdr *h, size_t n, bool trunc)
 {
 	if (n == 0)
 		return -ECONNRESET;
@@ -216,10 +219,52 @@ static int rx_finish(const struct fabsim_wire_hdr *h, size_t n, bool trunc, stru
 		return -EPROTO;
 	if (h->type != FABSIM_MSG_PACKET && h->type != FABSIM_MSG_LINK)
 		return -EPROTO;
+	return 1;
+}
+
+static int rx_finish(const struct fabsim_wire_hdr *h, size_t n, bool trunc, struct fabsim_msg *out)
+{
+	int r = rx_check(h, n, trunc);
+
+	if (r < 0)
+		return r;
 	out->type = h->type;
 	out->flags = h->flags;
 	out->len = h->len;
 	return 1;
+}
+
+/* Reads the next batch: message 0 into hdr0 + data0, message i >= 1 into slot i. Returns how many
+ * (> 0), 0 when none waits, < 0 = -errno. */
+static int rx_batch(struct fabsim_client *c, struct fabsim_wire_hdr *hdr0, uint8_t *data0,
+		    bool trust_short)
+{
+	struct mmsghdr *mm = c->rx_mm;
+	int got;
+
+	c->rx_next = c->rx_count = 0;
+	if (c->rx_short && trust_short) {
+		/* A caller that reads until 0 and then polls does not pay a system call to learn
+		 * what the last batch said already; the call after this reads the socket again. */
+		c->rx_short = false;
+		return 0;
+	}
+	c->rx_iov[0][0] = (struct iovec){ hdr0, sizeof(*hdr0) };
+	c->rx_iov[0][1] = (struct iovec){ data0, FABSIM_WIRE_MAX_DATA };
+	do
+		got = recvmmsg(c->fd, mm, RX_BATCH, MSG_DONTWAIT, NULL);
+	while (got < 0 && errno == EINTR);
+	if (got < 0)
+		return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -errno;
+	if (got == 0)
+		return -ECONNRESET;
+	for (int i = 1; i < got; i++) {
+		c->rx[i].n = mm[i].msg_len;
+		c->rx[i].trunc = mm[i].msg_hdr.msg_flags & MSG_TRUNC;
+	}
+	c->rx_count = (unsigned)got;
+	c->rx_short = got < RX_BATCH;
+	return got;
 }
 
 int fabsim_client_recv(struct fabsim_client *c, struct fabsim_msg *out)
@@ -234,22 +279,31 @@ int fabsim_client_recv(struct fabsim_client *c, struct fabsim_msg *out)
 			memcpy(out->data, s->data, s->h.len);
 		return rx_finish(&s->h, s->n, s->trunc, out);
 	}
-	c->rx_next = c->rx_count = 0;
-	c->rx_iov[0][1] = (struct iovec){ out->data, sizeof(out->data) };
-	do
-		got = recvmmsg(c->fd, mm, RX_BATCH, MSG_DONTWAIT, NULL);
-	while (got < 0 && errno == EINTR);
-	if (got < 0)
-		return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -errno;
-	if (got == 0)
-		return -ECONNRESET;
-	for (int i = 1; i < got; i++) {
-		c->rx[i].n = mm[i].msg_len;
-		c->rx[i].trunc = mm[i].msg_hdr.msg_flags & MSG_TRUNC;
-	}
+	got = rx_batch(c, &c->rx_h0, out->data, false);
+	if (got <= 0)
+		return got;
 	c->rx_next = 1;
-	c->rx_count = (unsigned)got;
 	return rx_finish(&c->rx_h0, mm[0].msg_len, mm[0].msg_hdr.msg_flags & MSG_TRUNC, out);
+}
+
+int fabsim_client_recv_ref(struct fabsim_client *c, struct fabsim_msg_ref *out)
+{
+	struct rx_slot *s;
+	int r;
+
+	if (c->rx_next >= c->rx_count) {
+		r = rx_batch(c, &c->rx[0].h, c->rx[0].data, true);
+		if (r <= 0)
+			return r;
+		c->rx[0].n = c->rx_mm[0].msg_len;
+		c->rx[0].trunc = c->rx_mm[0].msg_hdr.msg_flags & MSG_TRUNC;
+	}
+	s = &c->rx[c->rx_next++];
+	r = rx_check(&s->h, s->n, s->trunc);
+	if (r == 1)
+		*out = (struct fabsim_msg_ref){ .type = s->h.type, .flags = s->h.flags,
+						.len = s->h.len, .data = s->data };
+	return r;
 }
 
 void fabsim_client_close(struct fabsim_client *c)

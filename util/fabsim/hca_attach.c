@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabsim_client.h"
+#include "fabsim_client_ref.h"
 #include "hcasim.h"
 
 struct hca_port_attach {
@@ -19,7 +19,6 @@ struct hca_attach {
 	struct hcasim *h;
 	unsigned num_ports;
 	struct hca_port_attach port[HCA_ATTACH_MAX_PORTS];
-	struct fabsim_msg msg;     /* receive buffer (too large for the stack of some hosts) */
 };
 
 struct hca_attach *hca_attach_open(struct hcasim *h, const char *path, unsigned num_ports,
@@ -115,7 +114,11 @@ int hca_attach_poll_max(struct hca_attach *a, int max)
 		struct hca_port_attach *p = &a->port[i];
 		int r;
 
-		while (handled < max && p->c && (r = fabsim_client_recv(p->c, &a->msg)) != 0) {
+		struct fabsim_msg_ref m;
+
+		/* The packet goes from the client's receive batch into the model's receive FIFO (its
+		 * one copy before the DMA write). */
+		while (handled < max && p->c && (r = fabsim_client_recv_ref(p->c, &m)) != 0) {
 			if (r < 0) {
 				snprintf(p->why, sizeof(p->why), "fabsim connection lost: %s",
 					 strerror(-r));
@@ -125,10 +128,10 @@ int hca_attach_poll_max(struct hca_attach *a, int max)
 				err = r;
 				break;
 			}
-			if (a->msg.type == FABSIM_MSG_PACKET)
-				hcasim_packet_in(a->h, i + 1, a->msg.data, a->msg.len);
-			else if (a->msg.type == FABSIM_MSG_LINK)
-				hcasim_port_set_link(a->h, i + 1, a->msg.flags == FABSIM_LINK_UP);
+			if (m.type == FABSIM_MSG_PACKET)
+				hcasim_packet_in(a->h, i + 1, m.data, m.len);
+			else if (m.type == FABSIM_MSG_LINK)
+				hcasim_port_set_link(a->h, i + 1, m.flags == FABSIM_LINK_UP);
 			handled++;
 		}
 	}

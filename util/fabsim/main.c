@@ -59,12 +59,20 @@ static int run_startup_commands(struct fabric *f, struct pending_cmd *cmds, int 
 	return 0;
 }
 
+/* Queue runs in a row before the sockets are polled again (a packet crosses one switch per run). */
+#define QUEUE_TURNS 8
+
 static int poll_loop(struct fabric *f)
 {
 	struct pollfd pfd[MAX_POLLFDS];
 
 	while (!stop_signal) {
 		int timeout = fabric_run_queue(f);
+		/* A queue run delivers only what was queued before it (a forwarding loop cannot keep
+		 * it from returning); what it forwarded is due now. Give those a few more runs here:
+		 * a poll() that would return at once costs a system call per hop. */
+		for (int turn = 1; timeout == 0 && turn < QUEUE_TURNS; turn++)
+			timeout = fabric_run_queue(f);
 		int expiry = ibsim_server_expire(f);
 		int nc = control_pollfds(pfd, MAX_POLLFDS);
 		int ni = ibsim_server_pollfds(pfd + nc, MAX_POLLFDS - nc);

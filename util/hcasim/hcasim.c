@@ -258,11 +258,14 @@ bool hcasim_step(struct hcasim *h)
 	for (unsigned budget = 4 * HCASIM_RXQ_LEN; h->rx_count && budget; budget--) {
 		struct hcasim_rxpkt *p = &h->rxq[h->rx_head];
 
-		h->rx_head = (h->rx_head + 1) % HCASIM_RXQ_LEN;
-		h->rx_count--;
-		/* copy out: handling may queue more packets into the FIFO */
-		memcpy(h->rxbuf, p->data, p->len);
-		hcasim_rx_packet(h, p->port, h->rxbuf, p->len);
+		/* Handled where it lies in the FIFO: the slot stays taken until then, so a packet that
+		 * handling loops back into the FIFO lands behind it (one copy, from the wire into the
+		 * FIFO, before the DMA write of the payload). */
+		hcasim_rx_packet(h, p->port, p->data, p->len);
+		if (h->rx_count) {   /* a reset while handling emptied the FIFO */
+			h->rx_head = (h->rx_head + 1) % HCASIM_RXQ_LEN;
+			h->rx_count--;
+		}
 		work = true;
 		if (h->sq_count)
 			return work;

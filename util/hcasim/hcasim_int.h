@@ -269,7 +269,6 @@ struct hcasim {
 	uint64_t cmd_count;
 	uint8_t last_status;
 	uint8_t scratch[HCASIM_MAX_PKT + 64];  /* send-side gather */
-	uint8_t rxbuf[HCASIM_MAX_PKT + 64];    /* the packet step() is handling */
 	uint8_t rxdata[HCASIM_MAX_PKT + 64];   /* receive-side assembly (GRH area + payload) */
 };
 

@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fabsim_client.h"
+#include "fabsim_client_ref.h"
 #include "fabsim_wire.h"
 #include "ipoib_node.h"
 #include "tun.h"
@@ -295,7 +295,6 @@ int main(int argc, char **argv)
 		", QPN 0x%06" PRIx64 ", %s on TUN %s%s\n", sock, guid, qpn, ip, tun,
 		sn.offload ? " (TCP segmentation offload)" : "");
 
-	static struct fabsim_msg msg;
 	static uint8_t dgram[TUN_VNET_HDR_LEN + 65536];
 	int rc = 0;
 	while (!stop_signal) {
@@ -313,8 +312,9 @@ int main(int argc, char **argv)
 			break;
 		}
 		if (pfd[0].revents) {
+			struct fabsim_msg_ref msg;
 			int r;
-			while ((r = fabsim_client_recv(sn.fab, &msg)) == 1) {
+			while ((r = fabsim_client_recv_ref(sn.fab, &msg)) == 1) {
 				if (msg.type == FABSIM_MSG_LINK)
 					ipoib_node_link(sn.node, msg.flags == FABSIM_LINK_UP, now_ms());
 				else if (msg.type == FABSIM_MSG_PACKET)
@@ -326,8 +326,10 @@ int main(int argc, char **argv)
 				break;
 			}
 		}
+		/* One TUN read per turn: the next poll() says whether another waits (reading on
+		 * until EAGAIN costs a system call per wakeup), and this one's packets leave first. */
 		if (pfd[1].revents & POLLIN) {
-			for (;;) {
+			do {
 				ssize_t n = read(sn.tun_fd, dgram, sizeof dgram);
 				if (n <= 0)
 					break;
@@ -346,7 +348,7 @@ int main(int argc, char **argv)
 				    sn.tun_split_errors++ == 0)
 					fprintf(stderr, "servernode: dropped a %zd-byte TUN read: %s (further drops counted)\n",
 						n, why);
-			}
+			} while (0);
 		}
 	}
 	if (stop_signal)
