@@ -493,7 +493,7 @@ static void make_lease(struct dhcp_lease *l, const struct dhcp_msg *m)
 
 static void handle_offer(struct dhcp_client *c, uint32_t src, struct dhcp_msg *m)
 {
-	char a[16], s[16];
+	char a[16];
 
 	if (!m->yiaddr) {
 		/* A ProxyDHCP/PXE offer carries boot data but no address: not a lease, but its
@@ -517,9 +517,7 @@ static void handle_offer(struct dhcp_client *c, uint32_t src, struct dhcp_msg *m
 	c->tx_count = 0;
 	c->timeout_ms = c->cfg.first_timeout_ms;
 	c->next_tx_ms = 0;   /* send the REQUEST on the next step */
-	if (!c->cfg.quiet)
-		kprintf("%s: DHCP offer %s from %s\n", c->nd->name, ipv4_ntoa(m->yiaddr, a),
-			ipv4_ntoa(m->server_id, s));
+	/* No line here: the lease line, or the failure, names the address and the server. */
 }
 
 static void handle_ack(struct dhcp_client *c, struct dhcp_msg *m)
