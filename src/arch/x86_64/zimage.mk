@@ -1,8 +1,11 @@
-# The compressed image, bin/ibboot-z.lkrn (bin/ibboot.lkrn is a copy): the setup sectors, then a 32-bit stub (zhead.S,
-# zstub.c, zcm.c; ibboot-z.ld) carrying the body of build/image/ibboot.elf (.text: code, rodata,
-# data; .bss is not stored) packed by our context-mixing coder after the x86 call/jump transform
-# (build/zimage/zpack from util/zimage/zpack.c and the stub's own zcm.c). The stub unpacks the body
-# to its link address, checks its CRC-32 and enters it. Included from src/src.mk.
+# The compressed image, bin/ibboot-z.lkrn (bin/ibboot.lkrn is a copy): the setup sectors, then
+# stage 0 (zstage0.S; ibboot-z.ld) carrying a 32-bit stub (zhead.S, zstub.c, zcm.c;
+# zstage0-stub.ld) packed by build/zimage/zs0pack (util/zimage/zs0pack.c, zstage0.h) and the body
+# of build/image/ibboot.elf (.text: code, rodata, data; .bss is not stored) packed by our
+# context-mixing coder after the x86 call/jump transform (build/zimage/zpack from
+# util/zimage/zpack.c and the stub's own zcm.c). Stage 0 unpacks the stub and checks its hash; the
+# stub unpacks the body to its link address, checks its CRC-32 and enters it. Included from
+# src/src.mk.
 #
 #   make bin/ibboot-z.lkrn check-zimage
 
