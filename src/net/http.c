@@ -93,7 +93,6 @@ static int parse_status_line(const uint8_t *l, size_t n, struct http_response *o
 			return -EINVAL;
 		}
 	}
-	out->version_minor = (unsigned)(l[7] - '0');
 	out->status = (unsigned)((l[9] - '0') * 100 + (l[10] - '0') * 10 + (l[11] - '0'));
 	if (out->status < 100) {
 		*why = "status code below 100";
@@ -181,8 +180,6 @@ static int parse_field(const uint8_t *l, size_t n, struct http_response *out, co
 		memcpy(out->location, l + vs, ve - vs);
 		out->location[ve - vs] = '\0';
 		out->has_location = true;
-	} else if (name_is(l, colon, "connection")) {
-		out->conn_close = name_is(l + vs, ve - vs, "close");
 	}
 	return 0;
 }

@@ -22,8 +22,8 @@
 #define HTTP_MAX_REDIRECTS   5
 
 struct http_response {
-	unsigned status, version_minor;
-	bool has_length, chunked, conn_close, has_location;
+	unsigned status;
+	bool has_length, chunked, has_location;
 	uint64_t content_length;
 	char reason[64];
 	char location[URI_MAX];
