@@ -5,11 +5,11 @@
  * this same file; the stub's link drops the encoder.
  *
  * Per bit: each model looks its context up (hashed with the bits of the current byte seen so
- * far) in a table of adaptive probabilities; four logistic mixers, whose weight sets are chosen by
+ * far) in a table of adaptive probabilities; three logistic mixers, whose weight sets are chosen by
  * small contexts (the x86 role of the byte with the partial byte; the role with the match length
- * and bit position; the byte before; the one before that), add their predictions in the
- * stretched (log-odds) domain and learn online from their errors; a final mixer weighs the four
- * by the x86 role; two SSE stages (secondary estimation: a probability interpolated from a table
+ * and bit position; the byte before with the top of the one before it), add their predictions in
+ * the stretched (log-odds) domain and learn online from their errors; a final mixer weighs the
+ * three by the x86 role; two SSE stages (secondary estimation: a probability interpolated from a table
  * indexed by a small context and the quantised input probability) refine the result. The coder
  * is the carryless binary arithmetic coder of the PAQ family: a 32-bit interval [x1, x2] split in
  * proportion to the 12-bit probability, the common top bytes shifted out.
@@ -17,9 +17,9 @@
 #include "zcm.h"
 
 #define NIN (ZCM_NHASH + 4)	/* hashed models, order 0, match (two), bias */
-#define TMASK ((1u << ZCM_TBITS) - 1)
+#define TN ZCM_TN
 #define MMASK ((1u << ZCM_MBITS) - 1)
-#define SSE2_BITS 12
+#define SSE2_BITS 11
 #define SSE1_CTX (m->sse1c & 255)
 #define MATCH_MIN 7		/* bytes hashed to find a match */
 #define MATCH_MAX_CHECK 48	/* bytes compared backwards to measure a new match */
@@ -34,7 +34,7 @@
 #define ZCM_LIMIT_LO 6	/* adaptation limits of the counters (see counter_update) */
 #endif
 #ifndef ZCM_LIMIT_HI
-#define ZCM_LIMIT_HI 255
+#define ZCM_LIMIT_HI 15
 #endif
 #ifndef ZCM_LRA
 #define ZCM_LRA 8		/* added to the mixers' rate over the first 4 KiB */
@@ -42,17 +42,19 @@
 #ifndef ZCM_LRB
 #define ZCM_LRB 3		/* ... and up to 32 KiB */
 #endif
-#define NMIX 4			/* mixers, each with its weight set chosen by another context */
-#define NSETS (2048 + 512 + 256 + 256)
+#define NMIX 3			/* mixers, each with its weight set chosen by another context */
+#define NSETS (2048 + 512 + 2048)
+#define ERRMIN 600		/* a mixer whose error (x rate) is below this learns nothing: time */
 #define FLRS 14			/* the final mixer's learning rate (a shift) */
 
 #define HOT static inline __attribute__((always_inline))
 
 struct zcm {
-	uint32_t t[ZCM_NHASH][1u << ZCM_TBITS];	/* p16 << 16 | check << 8 | count; first */
+	uint16_t t[ZCM_NHASH][TN];		/* counters (counter_update), first */
+	uint16_t o0[256];
+	uint16_t mm[64];			/* match model: length bucket and expected bit */
+	uint8_t chk[ZCM_NHASH][TN];		/* the check of each counter's context (slot) */
 	uint32_t mt[1u << ZCM_MBITS];		/* position after a MATCH_MIN-byte context */
-	uint32_t o0[256];
-	uint32_t mm[64];			/* match model: length bucket and expected bit */
 	int32_t w[NSETS][NIN];			/* mixer weights (16.16), see zcm_p */
 	int32_t wf[8][NMIX];			/* the final mixer's, by x86 role */
 	uint16_t sse1[256][33];
@@ -116,14 +118,10 @@ static void zcm_init(struct zcm *m, const uint8_t *buf)
 	uint32_t *p = (uint32_t *)(void *)m;
 
 	/* the counters' p = 1/2 with no uses, then the rest (all 32-bit words) zeroed */
-	for (; p < (uint32_t *)(void *)m + (size_t)ZCM_NHASH * (TMASK + 1); p++)
-		*p = 0x80000000u;
+	for (; p < (uint32_t *)(void *)m->chk; p++)
+		*p = 0x80008000u;
 	for (; p < (uint32_t *)(m + 1); p++)
 		*p = 0;
-	for (uint32_t j = 0; j < 256; j++)
-		m->o0[j] = 0x80000000u;
-	for (uint32_t j = 0; j < 64; j++)
-		m->mm[j] = 0x80000000u;
 	for (uint32_t s = 0; s < NSETS; s++)
 		for (uint32_t i = 0; i < NIN; i++)
 			m->w[s][i] = (1 << 16) / 4;
@@ -160,38 +158,41 @@ static void zcm_init(struct zcm *m, const uint8_t *buf)
 
 HOT int32_t counter_p(uint32_t t)
 {
-	return (int32_t)(t >> 20);
+	return (int32_t)(t >> 4);
 }
 
-/* Move the probability toward the bit by 1/(n + 1.5) of the gap, n the times it was seen
- * (counted up to limit: the rate then stays at 1/(limit + 1.5)). p16 << 16 | n. */
-HOT uint32_t counter_update(const struct zcm *m, uint32_t t, uint32_t y, uint32_t limit)
+/* A counter: a 12-bit probability that the bit is 1 << 4 | n, the times it was seen (counted up
+ * to limit, at most 15). The probability moves toward the bit by 1/(n + 1.5) of the gap; the
+ * rate then stays at 1/(limit + 1.5). */
+HOT uint16_t counter_update(const struct zcm *m, uint32_t t, uint32_t y, uint32_t limit)
 {
-	uint32_t n = t & 255;
-	int32_t p = (int32_t)(t >> 16), err = (int32_t)(y ? 65535u : 0u) - p;
+	uint32_t n = t & 15;
+	int32_t p = (int32_t)(t | 15) - 7, err = (int32_t)(y ? 65535u : 0u) - p;
 
 	p += ((err >> 1) * (int32_t)m->rec[n]) >> 15;
 	if (n < limit)
 		n++;
-	return (uint32_t)p << 16 | (t & 0xff00) | n;
+	return (uint16_t)(((uint32_t)p & 0xfff0) | n);
 }
 
 /*
- * The counter of a hashed context: hash bits pick a pair of neighbours, the low byte is a check
- * kept in each counter. A counter whose check differs belongs to another context; if neither
- * neighbour is the context's, the less used one starts afresh for it.
+ * The counter of a hashed context: the top 24 hash bits scaled to the table pick a pair of
+ * neighbours (TN is even), the low byte is a check kept beside each counter. A counter whose check
+ * differs belongs to another context; if neither neighbour is the context's, the less used one
+ * starts afresh for it.
  */
-HOT uint32_t slot(uint32_t *t, uint32_t hh)
+HOT uint32_t slot(uint16_t *t, uint8_t *ck, uint32_t hh)
 {
-	uint32_t ix = hh >> (32 - ZCM_TBITS) & TMASK, chk = hh & 255;
+	uint32_t ix = (uint32_t)((uint64_t)(hh >> 8) * TN >> 24), chk = hh & 255;
 
-	if ((t[ix] >> 8 & 255) == chk)
+	if (ck[ix] == chk)
 		return ix;
-	if ((t[ix ^ 1] >> 8 & 255) == chk)
+	if (ck[ix ^ 1] == chk)
 		return ix ^ 1;
-	if ((t[ix ^ 1] & 255) < (t[ix] & 255))
+	if ((t[ix ^ 1] & 15) < (t[ix] & 15))
 		ix ^= 1;
-	t[ix] = 0x80000000u | chk << 8;
+	t[ix] = 0x8000;
+	ck[ix] = (uint8_t)chk;
 	return ix;
 }
 
@@ -205,10 +206,9 @@ static int32_t zcm_p(struct zcm *m)
 		uint32_t ix;
 
 		if (i == 0)
-			ix = (m->c4 & 0xff) << 8 | c0;
+			ix = ((m->c4 & 0xff) << 8 | c0) % TN;
 		else
-			ix = slot(m->t[i], m->h[i] ^ c0k);
-		ix &= TMASK;
+			ix = slot(m->t[i], m->chk[i], m->h[i] ^ c0k);
 		m->idx[i] = ix;
 		m->x[i] = m->stretch[counter_p(m->t[i][ix])];
 	}
@@ -236,17 +236,16 @@ static int32_t zcm_p(struct zcm *m)
 		m->x[ZCM_NHASH + 2] = 0;
 	}
 	m->x[ZCM_NHASH + 3] = 256;
-	/* Four mixers see the same inputs with weights chosen by: the x86 role and the partial
-	 * byte; the role, match length and bit position; the byte before; the byte before that.
-	 * A final mixer (weights by role) combines their stretched outputs. */
+	/* Three mixers see the same inputs with weights chosen by: the x86 role and the partial
+	 * byte; the role, match length and bit position; the byte before with the top three bits
+	 * of the one before it. A final mixer (weights by role) combines their stretched outputs. */
 	m->set[0] = (m->role << 8 | c0) & 2047;
 	{
 		uint32_t lb = m->mlen == 0 ? 0 : m->mlen < 16 ? 1 + (m->mlen >> 2) : m->mlen < 32 ? 5 : 6;
 
 		m->set[1] = 2048 + ((m->role * 56 + (lb > 6 ? 6 : lb) * 8 + m->bitn) & 511);
 	}
-	m->set[2] = 2560 + (m->c4 & 255);
-	m->set[3] = 2816 + (m->c4 >> 8 & 255);
+	m->set[2] = 2560 + ((m->c4 & 0xff) | (m->c4 >> 5 & 0x700));
 	for (uint32_t k = 0; k < NMIX; k++) {
 		int32_t dot = 0;
 
@@ -298,6 +297,8 @@ HOT void sse_update(uint16_t *t, uint32_t w, uint32_t y)
 
 HOT void mixer_update(int32_t *w, const int32_t *x, int32_t err)
 {
+	if (err < ERRMIN && err > -ERRMIN)
+		return;
 	for (uint32_t i = 0; i < NIN; i++) {
 		w[i] = (int32_t)((uint32_t)w[i] + (uint32_t)((x[i] * err) >> ZCM_LRS));
 	}
@@ -309,7 +310,7 @@ static void zcm_bit(struct zcm *m, uint32_t y)
 	int32_t lr = ZCM_LR + (int32_t)(m->pos < 4096 ? ZCM_LRA : m->pos < 32768 ? ZCM_LRB : 0);
 
 	for (uint32_t i = 0; i < ZCM_NHASH; i++) {
-		uint32_t *c = &m->t[i][m->idx[i] & TMASK];
+		uint16_t *c = &m->t[i][m->idx[i] % TN];
 
 		*c = counter_update(m, *c, y, i < 2 ? ZCM_LIMIT_LO : ZCM_LIMIT_HI);
 	}

@@ -20,15 +20,18 @@
 #include <stdint.h>
 
 #ifndef ZCM_TBITS
-#define ZCM_TBITS 16		/* log2 of each hashed model's counters */
+#define ZCM_TBITS 16		/* log2 of each hashed model's table's bytes, less 2 */
 #endif
 #define ZCM_NHASH 11		/* hashed context models (zcm_byte sets h[0..10]) */
 #ifndef ZCM_MBITS
 #define ZCM_MBITS 16		/* log2 of the match model's position table */
 #endif
 
-/* The arena: counters (4 bytes each), match positions, mixer weights, SSE and lookup tables. */
-#define ZCM_ARENA_BYTES (((size_t)4 * ZCM_NHASH << ZCM_TBITS) + ((size_t)4 << ZCM_MBITS) + \
+/* Counters per hashed model: 3 bytes each (16-bit counter, 8-bit check) in 4 << ZCM_TBITS. */
+#define ZCM_TN (((4u << ZCM_TBITS) / 3) & ~1u)
+
+/* The arena: counters, match positions, mixer weights, SSE and lookup tables. */
+#define ZCM_ARENA_BYTES (((size_t)3 * ZCM_NHASH * ZCM_TN) + ((size_t)4 << ZCM_MBITS) + \
 	(size_t)512 * 1024)
 
 enum zcm_status {
@@ -49,7 +52,7 @@ enum zcm_status {
  */
 #define IBZ_HEADER_LEN 20
 #define IBZ2_MAGIC 0x325a4249u	/* "IBZ2" */
-#define ZCM_VERSION 3
+#define ZCM_VERSION 4
 #define IBZ_FILTER_X86 0x01u
 
 /* Encode in[0, len) into out[0, cap); returns the stream's length, 0 if it does not fit. */
