@@ -57,7 +57,7 @@ static int cmd_fault(int argc __unused, char **argv __unused)
 	kprintf("reading %p, which is not mapped\n", (void *)(uintptr_t)p);
 	return (int)*p;
 }
-SHELL_COMMAND(fault, CMD_ORDER_CORE, "read an unmapped address (tests the exception report)",
+SHELL_COMMAND(fault, CMD_ORDER_CORE, "read an unmapped address (exception test)",
 	      cmd_fault);
 
 static int cmd_reboot(int argc __unused, char **argv __unused)

@@ -8,4 +8,4 @@ static int cmd_fwdump(int argc __unused, char **argv __unused)
 	return hermon_fwdump_all();
 }
 SHELL_COMMAND(fwdump, CMD_ORDER_IB,
-	      "HCA catastrophic-error buffer and the driver's view of every queue", cmd_fwdump);
+	      "HCA error buffer and every queue's state", cmd_fwdump);

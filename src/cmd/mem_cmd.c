@@ -61,7 +61,7 @@ static int cmd_modules(int argc __unused, char **argv __unused)
 	return 0;
 }
 SHELL_COMMAND(modules, CMD_ORDER_MEMORY,
-	      "the boot loader's modules (initrd), with byte sums", cmd_modules);
+	      "boot loader's modules, with byte sums", cmd_modules);
 
 /* exec64 N [ARGS...]: the remaining words, joined by spaces, become the command line (cut at
  * what the zero page's command line holds). */

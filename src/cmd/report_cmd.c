@@ -15,5 +15,5 @@ static int cmd_report(int argc, char **argv)
 	return report_send(argc == 2 ? argv[1] : NULL, "requested");
 }
 SHELL_COMMAND(report, CMD_ORDER_HTTP,
-	      "[URL]: send the boot report (identity, ports, console, fwdump)",
+	      "[URL]: send the boot report",
 	      cmd_report);
