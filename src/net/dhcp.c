@@ -292,14 +292,9 @@ int dhcp_parse(const uint8_t *buf, size_t len, struct dhcp_msg *out, const char 
 		*why = "bad op";
 		return -EINVAL;
 	}
-	out->htype = buf[OFF_HTYPE];
-	out->hlen = buf[OFF_HLEN];
 	out->xid = get_be32(buf + OFF_XID);
-	out->flags = get_be16(buf + OFF_FLAGS);
-	out->ciaddr = get_be32(buf + OFF_CIADDR);
 	out->yiaddr = get_be32(buf + OFF_YIADDR);
 	out->siaddr = get_be32(buf + OFF_SIADDR);
-	out->giaddr = get_be32(buf + OFF_GIADDR);
 	/* RFC 2131 §4.1: options, then file, then sname when option 52 says they hold options. */
 	rc = parse_area(out, &ps, buf + OFF_OPTIONS, len - OFF_OPTIONS, "options", true, why);
 	if (rc < 0)

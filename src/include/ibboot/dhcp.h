@@ -30,10 +30,9 @@ enum dhcp_msg_type {
 
 /* What a reply says (host byte order; 0 / "" = absent). */
 struct dhcp_msg {
-	uint8_t op, htype, hlen;
-	uint16_t flags;
+	uint8_t op;
 	uint32_t xid;
-	uint32_t ciaddr, yiaddr, siaddr, giaddr;
+	uint32_t yiaddr, siaddr;
 	uint8_t msg_type;             /* option 53; 0 = plain BOOTP */
 	uint32_t server_id;           /* option 54 */
 	uint32_t netmask;             /* option 1 */
