@@ -28,7 +28,6 @@ struct ib_port_policy {
 	uint64_t next_query_ms;
 	uint64_t link_up_ms;         /* when the port was first seen INIT in this link-up */
 	uint64_t next_sm_report_ms;
-	bool sm_warned;
 	uint64_t created_ms;         /* for "no link" when no port of any device comes up */
 	bool nolink_warned;
 	struct ib_port_attr event_attr;   /* as read after the last port event */

@@ -175,16 +175,9 @@ static void sm_wait_report(struct ib_port *port, uint64_t now)
 
 	if ((int64_t)(now - pol->next_sm_report_ms) < 0)
 		return;
-	if (!pol->sm_warned) {
-		ib_port_log(port, "link up but no subnet manager after %u s (port state %s) — is "
-			    "OpenSM running?\n", (unsigned)(waited / 1000),
-			    ib_port_state_name(port->attr.state));
-		pol->sm_warned = true;
-	} else {
-		ib_port_log(port, "still waiting for a subnet manager (%u s, port state %s, SM "
-			    "LID 0x%04x)\n", (unsigned)(waited / 1000),
-			    ib_port_state_name(port->attr.state), port->attr.sm_lid);
-	}
+	ib_port_log(port, "link up but no subnet manager after %u s (port state %s, SM LID 0x%04x): "
+		    "is OpenSM running?\n", (unsigned)(waited / 1000),
+		    ib_port_state_name(port->attr.state), port->attr.sm_lid);
 	pol->next_sm_report_ms = now + IB_SM_PROGRESS_MS;
 }
 
@@ -214,7 +207,6 @@ void ib_policy_tick(struct ib_port *port, uint64_t now)
 			char rate[32];
 
 			pol->link_up_ms = now;
-			pol->sm_warned = false;
 			pol->next_sm_report_ms = now + IB_SM_WAIT_WARN_MS;
 			if (st != IB_PORT_ACTIVE)
 				ib_port_log(port, "link up, %s; waiting for the subnet manager\n",
@@ -247,7 +239,7 @@ void ib_policy_tick(struct ib_port *port, uint64_t now)
 		sm_wait_report(port, now);
 	if (port->attr.state == IB_PORT_DOWN && !pol->nolink_warned && !chosen_port &&
 	    now - pol->created_ms >= IB_SM_WAIT_WARN_MS) {
-		ib_port_log(port, "no link after %u s (physical state %s) — is a cable connected "
+		ib_port_log(port, "no link after %u s (physical state %s): is a cable connected "
 			    "to a switch?\n", IB_SM_WAIT_WARN_MS / 1000,
 			    ib_phys_state_name(port->attr.phys_state));
 		pol->nolink_warned = true;
