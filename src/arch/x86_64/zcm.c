@@ -21,7 +21,7 @@
 #define MMASK ((1u << ZCM_MBITS) - 1)
 #define SSE2_BITS 11
 #define SSE1_CTX (m->sse1c & 255)
-#define MATCH_MIN 7		/* bytes hashed to find a match */
+#define MATCH_MIN 4		/* bytes hashed to find a match (x86 code repeats in short runs) */
 #define MATCH_MAX_CHECK 48	/* bytes compared backwards to measure a new match */
 
 #ifndef ZCM_LR
@@ -498,7 +498,7 @@ static void zcm_byte(struct zcm *m)
 		m->mlen = 0;
 	}
 	if (pos >= MATCH_MIN) {
-		uint32_t hm = hash2(m->c4, m->c8 & 0xffffff) >> (32 - ZCM_MBITS) & MMASK;
+		uint32_t hm = hash2(m->c4, 0) >> (32 - ZCM_MBITS) & MMASK;
 
 		if (!m->mlen) {
 			uint32_t cand = m->mt[hm], l = 0;
