@@ -227,10 +227,10 @@ static int32_t zcm_p(struct zcm *m)
 		}
 	}
 	if (m->mlen) {
-		int32_t l = m->mlen > 32 ? 32 : (int32_t)m->mlen;
+		int32_t l = m->mlen > 32 ? 32 : (int32_t)m->mlen;	/* 1/4 log-odds per byte */
 
 		m->x[ZCM_NHASH + 1] = m->stretch[counter_p(m->mm[m->mctx & 63])];
-		m->x[ZCM_NHASH + 2] = m->mbit ? l * 32 : -l * 32;
+		m->x[ZCM_NHASH + 2] = m->mbit ? l * 64 : -l * 64;
 	} else {
 		m->x[ZCM_NHASH + 1] = 0;
 		m->x[ZCM_NHASH + 2] = 0;
