@@ -5,14 +5,15 @@
  * this same file; the stub's link drops the encoder.
  *
  * Per bit: each model looks its context up (hashed with the bits of the current byte seen so
- * far) in a table of adaptive probabilities; three logistic mixers, whose weight sets are chosen by
- * small contexts (the x86 role of the byte with the partial byte; the role with the match length
- * and bit position; the byte before with the top of the one before it), add their predictions in
- * the stretched (log-odds) domain and learn online from their errors; a final mixer weighs the
- * three by the x86 role; two SSE stages (secondary estimation: a probability interpolated from a table
- * indexed by a small context and the quantised input probability) refine the result. The coder
- * is the carryless binary arithmetic coder of the PAQ family: a 32-bit interval [x1, x2] split in
- * proportion to the 12-bit probability, the common top bytes shifted out.
+ * far) in a table of adaptive probabilities; three logistic mixers, whose weight sets are chosen
+ * by small contexts (the x86 role of the byte with the partial byte; the role with the match
+ * length and bit position; the byte before with the top of the one before it), add their
+ * predictions in the stretched (log-odds) domain and learn online from their errors; a final
+ * mixer weighs the three by the x86 role; two SSE stages (secondary estimation: a probability
+ * interpolated from a table indexed by a small context and the quantised input probability)
+ * refine the result. The coder is the carryless binary arithmetic coder of the PAQ family: a
+ * 32-bit interval [x1, x2] split in proportion to the 12-bit probability, the common top bytes
+ * shifted out.
  */
 #include "zcm.h"
 
@@ -530,20 +531,21 @@ static void zcm_byte(struct zcm *m)
 		if (m->role == R_OP && !m->pfx)
 			m->ins_start = pos;
 	}
-	/* h[0] is order 1, indexed directly; orders 2, 3, 4; bytes 3-4 back (sparse: the opcode
-	 * and ModRM before a 16-bit operand, or before a 32-bit one's top half); the current word
-	 * (letters) with the byte before; bytes 2-3 back (sparse). Then the x86 contexts: the opcode with the one before
-	 * it, or an operand byte's field and opcode with the byte before; the last three opcodes, or
-	 * the field with the opcode and ModRM; the opcode with the byte before, or the field with the
-	 * opcode and two bytes before; the last opcode and ModRM, or the byte at the same place in
-	 * the last instruction of the same opcode (an operand column: displacements and immediates
-	 * repeat per opcode). */
+	/* h[0] is order 1, indexed directly; order 2; bytes 1 and 3 back; order 5; byte 3 back;
+	 * the current word (letters) with the byte before; byte 2 back. (The sparse contexts skip
+	 * what varies between instances of one instruction shape: a register field, a displacement
+	 * or immediate byte; they measured better than orders 3, 4 and 6.) Then the x86 contexts:
+	 * the opcode with the one before it, or an operand byte's field and opcode with the byte
+	 * before; the last three opcodes, or the field with the opcode and ModRM; the opcode with
+	 * the byte before, or the field with the opcode and two bytes before; the last opcode and
+	 * ModRM, or the byte at the same place in the last instruction of the same opcode (an
+	 * operand column: displacements and immediates repeat per opcode). */
 	m->h[1] = hash2(1, m->c4 & 0xffff);
-	m->h[2] = hash2(2, m->c4 & 0xffffff);
-	m->h[3] = hash2(3, m->c4);
-	m->h[4] = hash2(4, m->c4 & 0xffff0000);
+	m->h[2] = hash2(2, m->c4 & 0xff00ff);
+	m->h[3] = hash2(m->c4, m->c8 & 0xff);
+	m->h[4] = hash2(4, m->c4 & 0xff0000);
 	m->h[5] = hash2(m->word + 5, m->c4 & 0xff);
-	m->h[6] = hash2(6, m->c4 & 0xffff00);
+	m->h[6] = hash2(6, m->c4 & 0xff00);
 	if (m->role == R_OP)
 		m->h[7] = hash2(7 + (m->pfx << 4), m->op << 12 | m->prev_op);
 	else

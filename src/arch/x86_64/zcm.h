@@ -6,8 +6,8 @@
  *
  * Each bit of the body (after the x86 call/jump transform below) is coded by a carryless 32-bit
  * binary arithmetic coder with the probability logistic mixers make of several models'
- * predictions: order 0-4 byte contexts, sparse and x86 contexts, a word context for strings and a
- * match model, refined by two SSE stages.
+ * predictions: order 0, 1, 2 and 5 byte contexts, sparse and x86 contexts, a word context for
+ * strings and a match model, refined by two SSE stages.
  *
  * Freestanding and bounded: the decoder reads only in[0, in_len) and writes only out[0, out_len);
  * every table index is masked; a stream that runs out before the output is complete is refused.
@@ -52,7 +52,7 @@ enum zcm_status {
  */
 #define IBZ_HEADER_LEN 20
 #define IBZ2_MAGIC 0x325a4249u	/* "IBZ2" */
-#define ZCM_VERSION 6
+#define ZCM_VERSION 7
 #define IBZ_FILTER_X86 0x01u
 
 /* Encode in[0, len) into out[0, cap); returns the stream's length, 0 if it does not fit. */
