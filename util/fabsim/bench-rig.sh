@@ -9,7 +9,8 @@
 # tens of times cheaper than under TCG; its CPU share is printed so that one can see it is not the
 # limit. It keeps nginx sending the way a real client does (TCP with ibboot's window and ACKs):
 # a receiver that did not ACK would measure nothing.
-# Both runs use the firmware's `http URL` command (its own clock: ms and KB/s on the console).
+# Both runs use the firmware's `http URL` command (its own clock: ms and KB/s on the console; the
+# SHA-256 it prints is computed after its clock stopped, and checked here against the file's).
 # On a shared machine the other tenants' load decides the MB/s: BENCH_RIG_NICE=N (e.g. -10;
 # default: leave them) renices the rig's processes, the sink and QEMU alike, for the bench.
 # Figures only; one run each on a shared machine is noisy.
@@ -85,6 +86,14 @@ wait "$tpid"
 wall=$(( (t1 - t0) / 1000 ))   # ms
 pct() { awk -v t="$1" -v hz="$HZ" -v ms="$wall" 'BEGIN { if (ms > 0) printf "%d%%", t * 100000 / hz / ms; else print "n/a" }'; }
 sink_kbs=$(rate "$B/sink.log" | awk '{ print $2 }' | median)
+# Integrity, outside the timed part: the http command hashes what it received after its clock
+# stopped (the MB/s never include it); each download's SHA-256 must be the file's.
+want=$(sha256sum "$B/srv/big.bin" | cut -d' ' -f1)
+got=$(sed -n 's/^http: sha256 \([0-9a-f]*\).*/\1/p' "$B/sink.log")
+if [ -n "$got" ]; then
+	bad=$(echo "$got" | grep -cv "^$want\$")
+	[ "$bad" -eq 0 ] || echo "bench-rig: the sink received wrong bytes: $bad of $(echo "$got" | wc -l) downloads do not hash to the file's SHA-256 $want ($B/sink.log)"
+fi
 echo "INFO: bench-rig: sink (ibboot's stack natively, model in-process): $(rate "$B/sink.log" | awk '{ printf "%.1f ", $2 * 1.024 / 1000 }')MB/s over $RUNS x $SIZE_MIB MiB"
 mib=$((RUNS * SIZE_MIB))
 perm() { awk -v t="$1" -v hz="$HZ" -v m="$mib" 'BEGIN { printf "%.1f", t * 1000 / hz / m }'; }

@@ -24,18 +24,47 @@ static uint16_t le16(const uint8_t *p)
 
 uint16_t tun_csum_add(uint32_t sum32, const uint8_t *p, size_t len)
 {
-	uint64_t sum = sum32;
+	uint64_t acc = 0, sum;
 
-	/* 32 bits at a time into a 64-bit accumulator: the carries wait in the upper half. */
-	for (; len >= 4; p += 4, len -= 4)
-		sum += (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+	/* RFC 1071 §2(B): the one's complement sum does not depend on byte order, so the data is
+	 * summed as the host's native 32-bit words (8 bytes a load, the carries wait in the upper
+	 * half of a 64-bit accumulator) and the folded result swapped to network order once. */
+	for (; len >= 8; p += 8, len -= 8) {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		acc += (uint32_t)v;
+		acc += v >> 32;
+	}
+	if (len >= 4) {
+		uint32_t v;
+
+		memcpy(&v, p, 4);
+		acc += v;
+		p += 4;
+		len -= 4;
+	}
 	if (len >= 2) {
-		sum += (uint32_t)p[0] << 8 | p[1];
+		uint16_t v;
+
+		memcpy(&v, p, 2);
+		acc += v;
 		p += 2;
 		len -= 2;
 	}
-	if (len)
-		sum += (uint32_t)p[0] << 8;
+	if (len) {   /* the odd last byte is the high half of a word padded with zero */
+		uint8_t pad[2] = { p[0], 0 };
+		uint16_t v;
+
+		memcpy(&v, pad, 2);
+		acc += v;
+	}
+	while (acc >> 16)
+		acc = (acc & 0xFFFF) + (acc >> 16);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	acc = (acc >> 8 | acc << 8) & 0xFFFF;
+#endif
+	sum = (uint64_t)sum32 + acc;
 	while (sum >> 16)
 		sum = (sum & 0xFFFF) + (sum >> 16);
 	return (uint16_t)sum;
