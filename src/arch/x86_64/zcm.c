@@ -533,7 +533,8 @@ static void zcm_byte(struct zcm *m)
 	}
 	/* h[0] is order 1, indexed directly; order 2; bytes 1 and 3 back; order 5; byte 3 back
 	 * with the byte's x86 role and the operand bytes left; the current word (letters) with the
-	 * byte before; byte 2 back with the role and bytes left. (The sparse contexts skip what
+	 * byte before, or outside words the byte before with the role and bytes left; byte 2 back
+	 * with the role and bytes left. (The sparse contexts skip what
 	 * varies between instances of one instruction shape: a register field, a displacement or
 	 * immediate byte; they measured better than orders 3, 4 and 6.) Then the x86 contexts:
 	 * the opcode with the one before it, or an operand byte's field and opcode with the byte
@@ -545,7 +546,7 @@ static void zcm_byte(struct zcm *m)
 	m->h[2] = hash2(2, m->c4 & 0xff00ff);
 	m->h[3] = hash2(m->c4, m->c8 & 0xff);
 	m->h[4] = hash2(4 + (m->role << 4) + (m->left << 8), m->c4 & 0xff0000);
-	m->h[5] = hash2(m->word + 5, m->c4 & 0xff);
+	m->h[5] = hash2(m->word + 5 + (m->word ? 0 : (m->role << 4) + (m->left << 8)), m->c4 & 0xff);
 	m->h[6] = hash2(6 + (m->role << 4) + (m->left << 8), m->c4 & 0xff00);
 	if (m->role == R_OP)
 		m->h[7] = hash2(7 + (m->pfx << 4), m->op << 12 | m->prev_op);

@@ -52,7 +52,7 @@ enum zcm_status {
  */
 #define IBZ_HEADER_LEN 20
 #define IBZ2_MAGIC 0x325a4249u	/* "IBZ2" */
-#define ZCM_VERSION 8
+#define ZCM_VERSION 9
 #define IBZ_FILTER_X86 0x01u
 
 /* Encode in[0, len) into out[0, cap); returns the stream's length, 0 if it does not fit. */
