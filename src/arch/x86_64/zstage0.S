@@ -28,6 +28,7 @@
 #define XV -12
 #define C0 -16
 #define NREC -20		/* models x 32 */
+#define HASH -24		/* of the output so far */
 #define R_W 0			/* mixer weight */
 #define R_H 4			/* context hash of this byte */
 #define R_S 8			/* stretched prediction of this bit */
@@ -114,8 +115,8 @@ zs0_run:
 	jmp	3b
 4:	stosl
 	incl	%ecx
-	cmpw	$4096, %cx
-	jb	3b
+	btl	$12, %ecx			/* j < 4096 */
+	jnc	3b
 
 	/* the models: count (1..ZS0_MAXM), masks; weights from ZS0_W0 */
 	movl	$(zs0_in + 4), %esi
@@ -141,6 +142,7 @@ zs0_run:
 	/* the coder: x1 = 0, x2 = ~0, x = the first four bytes */
 	xorl	%eax, %eax
 	movl	%eax, X1(%ebp)
+	movl	%eax, HASH(%ebp)
 	decl	%eax
 	movl	%eax, X2(%ebp)
 	movb	$4, %cl
@@ -267,19 +269,14 @@ zs0_bit:
 	cmpl	$256, %eax
 	jb	zs0_bit
 	stosb
+	/* the output's hash, h = (h + byte) * K1; the stream's when the stub is complete */
+	movzbl	%al, %eax
+	addl	HASH(%ebp), %eax
+	imull	$ZS0_K1, %eax, %eax
+	movl	%eax, HASH(%ebp)
 	cmpl	$zs0_out_end, %edi
 	jb	zs0_byte
-
-	/* the stub's hash, h = (h + byte) * K1, must be the stream's */
-	movl	$zs0_out, %esi
-	movl	$zs0_out_len, %ecx
-	xorl	%ebx, %ebx
-	xorl	%eax, %eax
-17:	lodsb
-	addl	%eax, %ebx
-	imull	$ZS0_K1, %ebx, %ebx
-	loop	17b
-	cmpl	zs0_in, %ebx
+	cmpl	zs0_in, %eax
 	jne	zs0_bad
 	popl	%ebx
 	popl	%ebp
@@ -303,19 +300,16 @@ zs0_bad:
 /* eax = reason. COM1 at 115200 8N1, each character after a bounded wait for the transmitter. */
 	.globl	zfail
 zfail:
-	movl	%eax, %ebx
-	movw	$0x3fb, %dx
-	movb	$0x80, %al
-	outb	%al, %dx			/* LCR: divisor latch */
-	movw	$0x3f8, %dx
-	movb	$1, %al
-	outb	%al, %dx			/* DLL = 1: 115200 baud */
-	incw	%dx
-	xorb	%al, %al
-	outb	%al, %dx			/* DLM = 0 */
-	movw	$0x3fb, %dx
-	movb	$3, %al
-	outb	%al, %dx			/* LCR: 8N1 */
+	xchgl	%eax, %ebx
+	movl	$zs0_uart, %esi
+	pushl	$4
+	popl	%ecx
+	movb	$3, %dh
+1:	lodsw					/* al = port - 0x300, ah = value */
+	movb	%al, %dl
+	movb	%ah, %al
+	outb	%al, %dx
+	loop	1b
 	movl	$zfail_msg, %esi
 	call	zputs
 	movl	%ebx, %esi
@@ -342,6 +336,9 @@ zputs:
 	jmp	zputs
 3:	ret
 
+/* LCR: divisor latch; DLL = 1, DLM = 0: 115200 baud; LCR: 8N1 */
+zs0_uart:
+	.byte	0xfb, 0x80, 0xf8, 1, 0xf9, 0, 0xfb, 3
 zfail_msg:
 	.asciz	"\r\nibboot: cannot unpack the compressed image: "
 zfail_tail:
@@ -350,7 +347,6 @@ zs0_why:
 	.asciz	"its decoder is damaged"
 
 /* The stub as build/zimage/zs0pack packed it. */
-	.balign	4
 zs0_in:
 	.incbin	"zstub.s0z"
 zs0_in_end:
