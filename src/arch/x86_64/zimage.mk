@@ -143,9 +143,9 @@ bench-size: bin/ibboot.lkrn bin/ibboot-raw.lkrn build/tests/zcm-speed bin/ibboot
 		bin/ibboot-raw.lkrn $$(stat -c %s bin/ibboot-raw.lkrn) \
 		$$((100 * ibz / $$(stat -c %s build/zimage/body.bin))); \
 	rom=$$(stat -c %s bin/ibboot.rom); \
-	printf 'bench-size: %-28s %7d B  goal %d B (%+d): this lkrn behind the real-mode front end\n' \
+	printf 'bench-size: %-28s %7d B  goal %d B (%+d): the lkrn less its setup sectors behind the real-mode front end\n' \
 		bin/ibboot.rom $$rom 65536 $$((rom - 65536)); \
-	printf 'bench-size: %-28s %7d B  (NBP: the same front end and lkrn)\n' bin/ibboot.pxe \
+	printf 'bench-size: %-28s %7d B  (NBP: the same front end and cut of the lkrn)\n' bin/ibboot.pxe \
 		$$(stat -c %s bin/ibboot.pxe); \
 	printf 'bench-size: %-28s %7d B  (PE32+, not compressed)\n' bin/ibboot.efi \
 		$$(stat -c %s bin/ibboot.efi); \
