@@ -16,6 +16,10 @@
 # The sink's first download is a warm-up and not counted: it is the first touch of the hosted
 # platform's RAM, whose page faults cost the sink ~0.2 s per 64 MiB (first of 3 downloads, 4 runs
 # each: 109-132 MB/s, 150-220 with that RAM pre-faulted; the later ones 173-246 either way).
+# BENCH_RIG_PIN=0 leaves CPU placement to the scheduler; by default (2+ CPUs) the rig's processes
+# (fabsim, server node, nginx) run on CPU 0 and the receiver (the sink, then QEMU) on CPU 1, the
+# placement one would give a rig: the busy-polling sink no longer shares a CPU with the rig it
+# measures (sink runs, interleaved: 201 207, 165 157, 175 174 MB/s -> 276 288, 177 181, 256 257).
 # Figures only; one run each on a shared machine is noisy.
 #   BENCH_SIZE_MIB (default 64), BENCH_RIG_RUNS (sink runs after the warm-up, default 3: the
 #   median is printed)
@@ -81,6 +85,11 @@ prio() {   # PID...: every thread of each (a nice value is per thread)
 	return 0
 }
 prio $FABSIM $SN $NGINX
+RECV_PIN=()
+if [ "${BENCH_RIG_PIN:-1}" != 0 ] && [ "$(nproc)" -ge 2 ] && command -v taskset > /dev/null; then
+	for p in $FABSIM $SN $NGINX; do taskset -apc 0 "$p" > /dev/null 2>&1; done
+	RECV_PIN=(taskset -c 1)
+fi
 rate() {   # LOG: the KB/s of each `http` line, one per line
 	sed -n 's/^http: .* bytes.* in \([0-9]*\) ms (\([0-9]*\) KB\/s).*/\1 \2/p' "$1"
 }
@@ -91,7 +100,7 @@ median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)
 cmds="dhcp,http+http://$S/big.bin"
 for _ in $(seq 1 "$RUNS"); do cmds+=",http+http://$S/big.bin"; done
 cmds+=",ifstat,poweroff"
-timeout --kill-after=5 600 "$TOP/build/opt/ibboot-hosted" --hca --hca-guid="$NETBOOT_HCA1_NODE_GUID" \
+"${RECV_PIN[@]}" timeout --kill-after=5 600 "$TOP/build/opt/ibboot-hosted" --hca --hca-guid="$NETBOOT_HCA1_NODE_GUID" \
 	--hca-ports=1 --ram=512 --busy-poll --fabric="$FABSIM_HCA_SOCKET" "ibboot.cmd=$cmds" > "$B/sink.log" 2> "$B/sink.err" &
 tpid=$!
 sink=
@@ -131,7 +140,7 @@ awk -v f=$((f1 - f0)) -v s=$((s1 - s0)) -v n=$((n1 - n0)) -v hz="$HZ" -v m="$mib
 	f = f * 1000 / hz / m; s = s * 1000 / hz / m; n = n * 1000 / hz / m
 	t = f + s + n; b = f > s ? f : s; b = b > n ? b : n
 	if (t > 0) printf "INFO: bench-rig: rig CPU ceiling: fabsim + server node + nginx %.1f ms per MiB = %.0f MB/s on one core; busiest process alone %.0f MB/s\n", t, 1048.576 / t, 1048.576 / b }'
-echo "INFO: bench-rig: load average before the downloads: $load; rig, sink and QEMU reniced to ${PRIO:-(not reniced)} (the MB/s follow the machine's load, the ms per MiB less so)"
+echo "INFO: bench-rig: load average before the downloads: $load; rig, sink and QEMU reniced to ${PRIO:-(not reniced)}; $([ ${#RECV_PIN[@]} -gt 0 ] && echo 'rig on CPU 0, sink and QEMU on CPU 1' || echo 'not pinned to CPUs') (the MB/s follow the machine's load, the ms per MiB less so)"
 
 # ibboot in QEMU, same environment, same command. Over its download: the CPU of every QEMU thread
 # (the vCPU thread's share of the wall time says whether the guest or the rig was the limit) and
@@ -140,7 +149,7 @@ ib_kbs=
 vcpu_pct=
 QEMU=$(util/qemu/build --print-path 2>/dev/null)
 if [ -n "$QEMU" ] && [ -x "$QEMU" ]; then
-	timeout --kill-after=5 600 "$QEMU" -name ibboot-rig,debug-threads=on -display none -machine graphics=off -monitor none -no-reboot \
+	"${RECV_PIN[@]}" timeout --kill-after=5 600 "$QEMU" -name ibboot-rig,debug-threads=on -display none -machine graphics=off -monitor none -no-reboot \
 		-m 512 -net none -serial stdio -kernel "$TOP/bin/ibboot.lkrn" \
 		-append "ibboot.cmd=dhcp,http+http://$S/big.bin,poweroff" \
 		-device "hermon,model=$TOP/bin/libhcasim.so,guid=$NETBOOT_HCA1_NODE_GUID,port2=off,fabric=$FABSIM_HCA_SOCKET,fabric-lib=$TOP/bin/libfabsim_client.so,log=$B/device.log" \
