@@ -36,28 +36,14 @@ uint16_t tun_csum_add(uint32_t sum32, const uint8_t *p, size_t len)
 		acc += (uint32_t)v;
 		acc += v >> 32;
 	}
-	if (len >= 4) {
-		uint32_t v;
+	if (len) {   /* the last 1-7 bytes, padded with zeros to a word (an odd byte is a high half) */
+		uint8_t tail[8] = { 0 };
+		uint64_t v;
 
-		memcpy(&v, p, 4);
-		acc += v;
-		p += 4;
-		len -= 4;
-	}
-	if (len >= 2) {
-		uint16_t v;
-
-		memcpy(&v, p, 2);
-		acc += v;
-		p += 2;
-		len -= 2;
-	}
-	if (len) {   /* the odd last byte is the high half of a word padded with zero */
-		uint8_t pad[2] = { p[0], 0 };
-		uint16_t v;
-
-		memcpy(&v, pad, 2);
-		acc += v;
+		memcpy(tail, p, len);
+		memcpy(&v, tail, 8);
+		acc += (uint32_t)v;
+		acc += v >> 32;
 	}
 	while (acc >> 16)
 		acc = (acc & 0xFFFF) + (acc >> 16);
