@@ -609,23 +609,10 @@ void ib_mcast_detach(struct ib_qp *qp, const union ib_gid *mgid)
 
 /* ---- completions ---- */
 
-/* A completion the core cannot take (expect: the WQE it waited for), or, with expect < 0, one
- * that completed in error. The receive path says the same inline (its register use is the
- * fastpath's). */
+/* The two completion lines the send and receive paths share: one the core cannot take (not the
+ * WQE it waited for) and one that completed in error. */
 #define IB_WC_STRAY "QP 0x%06x: %s completion for WQE %u, expected %u: ignored\n"
 #define IB_WC_FAILED "QP 0x%06x %s WQE %u failed: %s (syndrome 0x%02x, vendor syndrome 0x%02x)\n"
-static void ib_wc_log(const struct ib_qp *qp, const struct ib_wc *wc, int expect)
-{
-	const struct ib_work_queue *q = wc->is_send ? &qp->send : &qp->recv;
-	const char *what = wc->is_send ? "send" : "receive";
-	unsigned idx = wc->wqe_index & (q->num_wqes - 1);
-
-	if (expect >= 0)
-		ib_port_log(qp->port, IB_WC_STRAY, qp->qpn, what, idx, (unsigned)expect);
-	else
-		ib_port_log(qp->port, IB_WC_FAILED, qp->qpn, what, idx,
-			    ib_wc_status_name(wc->status), wc->syndrome, wc->vendor_syndrome);
-}
 
 /*
  * The driver decoded the CQE into *wc; what the work request carried is the core's record (the
@@ -641,11 +628,12 @@ static void ib_complete_send(struct ib_qp *qp, const struct ib_wc *wc)
 	int status = 0;
 
 	if (qp->send.posted == qp->send.completed || !buf || idx != expect) {
-		ib_wc_log(qp, wc, (int)expect);
+		ib_port_log(qp->port, IB_WC_STRAY, qp->qpn, "send", idx, expect);
 		return;
 	}
 	if (wc->status != IB_WC_SUCCESS) {
-		ib_wc_log(qp, wc, -1);
+		ib_port_log(qp->port, IB_WC_FAILED, qp->qpn, "send", idx,
+			    ib_wc_status_name(wc->status), wc->syndrome, wc->vendor_syndrome);
 		status = -EIO;
 	}
 	slot->buf = NULL;
