@@ -6,8 +6,10 @@
 # firmware's src/core/sha256.c, compared with sha256sum's) and FNV-1a match the file.
 # Results as PASS:/FAIL: lines; logs in build/dhcp/ipoib-e2e/.
 #   IPOIB_E2E_SIZE=BYTES     size of the TFTP file (default 16 MiB)
-#   IPOIB_E2E_FAULT="all loss=0.03 reorder=0.03"  fabsim faults once ib0's link is up (so DHCP
-#                            and TFTP run under them; dnsmasq resends a lost DATA only after ~2 s)
+#   IPOIB_E2E_FAULT="all loss=0.03 reorder=0.03"  fabsim faults once ib0's link is up; the steps
+#                            after the first lease wait for them (they reach ibboot on its stdin only
+#                            once fabsimctl has answered), then a second DHCP and the downloads run
+#                            under them (dnsmasq resends a lost TFTP DATA only after ~2 s)
 #   IPOIB_E2E_STEPS="lease-flexboot tftp lease-ib http"  which checks to run (default: all); under
 #                            faults the lossy run uses "lease-flexboot http", since dnsmasq's TFTP
 #                            recovers a lost block only on its own 2 s timer
@@ -38,31 +40,45 @@ print("0x%08x" % h)' "$T/big.bin")
 guid=00:02:c9:03:00:d0:00:11
 steps=${IPOIB_E2E_STEPS:-lease-flexboot tftp lease-ib http}
 has() { [[ " $steps " == *" $1 "* ]]; }
+# Without faults every step is on the boot command line. With them only the first DHCP is: the
+# rest goes to ibboot's stdin (a FIFO) once the faults are in place, so that however fast the
+# download, it cannot finish before they are (a race this check once lost).
 CMDS="dhcp"
-has tftp && CMDS+=",tftp+tftp://198.18.0.1/big.bin"
-has http && CMDS+=",http+http://198.18.0.1/big.bin"
-has lease-ib && CMDS+=",dhcp+client-id=ib"
-CMDS+=",ifstat,poweroff"
+LATER=""
+[ -n "${IPOIB_E2E_FAULT:-}" ] && LATER+="dhcp\n"
+has tftp && LATER+="tftp tftp://198.18.0.1/big.bin\n"
+has http && LATER+="http http://198.18.0.1/big.bin\n"
+has lease-ib && LATER+="dhcp client-id=ib\n"
+LATER+="ifstat\npoweroff\n"
+if [ -z "${IPOIB_E2E_FAULT:-}" ]; then
+	CMDS+=$(printf "$LATER" | tr ' \n' '+,' | sed 's/^/,/; s/,$//')
+	LATER=""
+fi
+mkfifo "$T/stdin"
 cat > "$T/guest.sh" <<INNER
 #!/usr/bin/env bash
 [ "\$(printf '%x' \$NETBOOT_HCA1_PORT1_GUID)" = 2c90300d00011 ] || echo "GUID-MISMATCH \$NETBOOT_HCA1_PORT1_GUID"
 node=\$(printf '0x%x' \$((NETBOOT_HCA1_PORT1_GUID - 1)))
 timeout --kill-after=5 600 "$BIN" --hca --hca-guid=\$node --fabric=\$FABSIM_HCA_SOCKET \\
-	"ibboot.cmd=$CMDS" > "$T/serial.log" 2> "$T/stderr.log" &
+	"ibboot.cmd=$CMDS" < "$T/stdin" > "$T/serial.log" 2> "$T/stderr.log" &
 guest=\$!
+# Read-write: opening does not wait for the reader, and ibboot sees EOF only when this closes.
+exec 3<> "$T/stdin"
 # The SM is (re)started once the image waits for it (see src/tests/e2e/qemu/icmp-e2e.sh).
 for i in \$(seq 1 300); do
 	grep -q 'waiting for the subnet manager' "$T/serial.log" 2>/dev/null && break
 	sleep 0.2
 done
-$TOP/util/netboot-env sm-restart "$T/env" > "$T/sm-start.log" 2>&1
+$TOP/util/netboot-env sm-restart "$T/env" > "$T/sm-start.log" 2>&1 3>&-
 if [ -n "$fault" ]; then
 	for i in \$(seq 1 300); do
 		grep -q 'ib0: link up' "$T/serial.log" 2>/dev/null && break
 		sleep 0.2
 	done
-	$TOP/bin/fabsimctl \$FABSIM_CONTROL_SOCKET fault $fault > "$T/fault.log" 2>&1
+	$TOP/bin/fabsimctl \$FABSIM_CONTROL_SOCKET fault $fault > "$T/fault.log" 2>&1 3>&-
 fi
+printf '$LATER' >&3
+exec 3>&-
 wait \$guest
 echo \$? > "$T/guest.status"
 [ -n "$fault" ] && $TOP/bin/fabsimctl \$FABSIM_CONTROL_SOCKET counters > "$T/counters.log" 2>&1
@@ -78,7 +94,9 @@ if [ "$rc" -eq 77 ]; then
 fi
 log=$T/serial.log
 grep -q GUID-MISMATCH "$T/netboot-env.log" && fail topology "netboot-env's port GUID changed"
-if grep -q "ib0: DHCP lease 198.18.0.60 " "$log" &&
+# Under faults the second lease (taken once they were in place) must come too.
+leases=1; [ -n "$fault" ] && leases=2
+if [ "$(grep -c "ib0: DHCP lease 198.18.0.60 " "$log")" -ge "$leases" ] &&
    grep -q "client-id ff:00:00:00:00:00:02:00:00:02:c9:00:$guid" "$log"; then
 	pass lease-flexboot-client-id
 else
