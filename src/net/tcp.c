@@ -25,7 +25,7 @@
 /* Connections of every interface, each bound to the one it was opened on. */
 static struct tcp_conn *conns;
 static bool registered;
-static uint8_t iss_secret[16];
+static uint32_t iss_secret[8];   /* the ChaCha20 key of choose_iss */
 static bool iss_keyed;
 
 const char *tcp_state_name(enum tcp_state s)
@@ -208,22 +208,21 @@ static void unlink_conn(struct tcp_conn *c)
 
 /*
  * RFC 6528 §3: ISN = M + F(localip, localport, remoteip, remoteport, secretkey), M a 4 µs clock and
- * F a keyed hash (SipHash-2-4) under a 128-bit secret drawn once from the random generator: not
- * guessable from outside, and increasing for the next connection to the same peer.
+ * F a pseudorandom function under a secret drawn once from the random generator: the ChaCha20
+ * block function (RFC 8439 §2.3) keyed with a 256-bit secret, the 4-tuple as its 96-bit nonce.
+ * Not guessable from outside, and increasing for the next connection to the same peer.
  */
 static uint32_t choose_iss(const struct tcp_conn *c)
 {
-	uint8_t id[12];
+	uint32_t id[3] = { c->local_ip, (uint32_t)c->local_port << 16 | c->remote_port, c->remote_ip };
+	uint8_t out[64];
 
 	if (!iss_keyed) {
 		random_bytes(iss_secret, sizeof(iss_secret));
 		iss_keyed = true;
 	}
-	put_be32(id, c->local_ip);
-	put_be16(id + 4, c->local_port);
-	put_be32(id + 6, c->remote_ip);
-	put_be16(id + 10, c->remote_port);
-	return (uint32_t)random_siphash(iss_secret, id, sizeof(id)) + (uint32_t)(clock_us() >> 2);
+	random_chacha20_block(iss_secret, 0, id, out);
+	return get_be32(out) + (uint32_t)(clock_us() >> 2);
 }
 
 /* ---- output ---- */
