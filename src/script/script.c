@@ -62,11 +62,11 @@ static const char *expand(struct parser *p, const char *s, const struct script_o
 	return s + 1;
 }
 
-/* The words of one command (split_commands has cut the line at its || and &&), ${...} expanded,
- * quotes and backslashes taken off, into argv (pointing into `store`). Returns argc (0 for an
- * empty command) or -EINVAL with *why. */
-static int parse_words(const char *s, char *store, size_t store_size, char **argv,
-		       const struct script_ops *ops, void *ctx, const char **why)
+/* The words of one command, up to the first || or && outside quotes (*end: there, or the
+ * line's end), ${...} expanded (to nothing when ops is NULL), quotes and backslashes taken off,
+ * into argv (pointing into `store`). Returns argc (0 for an empty command) or -EINVAL with *why. */
+static int parse_words(const char *s, const char **end, char *store, size_t store_size,
+		       char **argv, const struct script_ops *ops, void *ctx, const char **why)
 {
 	struct parser p = { store, 0, store_size, NULL };
 	int nargs = 0;
@@ -74,14 +74,15 @@ static int parse_words(const char *s, char *store, size_t store_size, char **arg
 	char quote = 0;
 
 #define FAIL(msg) do { p.why = (msg); goto fail; } while (0)
-	while (*s) {
+	for (; *s; s++) {
 		char c = *s;
 
+		if (!quote && (c == '|' || c == '&') && s[1] == c)
+			break;
 		if (!quote && (c == ' ' || c == '\t')) {
 			if (in_word && !put(&p, '\0'))
 				goto fail;
 			in_word = false;
-			s++;
 			continue;
 		}
 		if (!in_word) {
@@ -94,6 +95,7 @@ static int parse_words(const char *s, char *store, size_t store_size, char **arg
 			s = expand(&p, s, ops, ctx);
 			if (!s)
 				goto fail;
+			s--;
 			continue;
 		}
 		if (!quote && (c == '"' || c == '\'')) {
@@ -108,60 +110,17 @@ static int parse_words(const char *s, char *store, size_t store_size, char **arg
 		} else if (!put(&p, c)) {
 			goto fail;
 		}
-		s++;
 	}
 	if (quote)
 		FAIL(quote == '"' ? "unterminated \"" : "unterminated '");
 	if (in_word && !put(&p, '\0'))
 		goto fail;
+	*end = s;
 	return nargs;
 fail:
 	*why = p.why;
 	return -EINVAL;
 #undef FAIL
-}
-
-/*
- * Cuts a line at the || and && outside quotes, without expanding anything: each command is
- * expanded only when it runs, so `dhcp && chain ${filename}` sees the file name dhcp just set
- * (as in iPXE). Returns the number of commands, or -EINVAL with *why.
- */
-static int split_commands(char *line, char **cmds, char *ops_after, int max, const char **why)
-{
-	int n = 0;
-	char quote = 0;
-
-	cmds[n] = line;
-	for (char *p = line; *p; p++) {
-		if (*p == '\\' && quote != '\'' && p[1]) {
-			p++;
-		} else if (!quote && (*p == '"' || *p == '\'')) {
-			quote = *p;
-		} else if (quote && *p == quote) {
-			quote = 0;
-		} else if (!quote && ((p[0] == '|' && p[1] == '|') || (p[0] == '&' && p[1] == '&'))) {
-			if (n + 1 == max) {
-				*why = "too many || and && on one line";
-				return -EINVAL;
-			}
-			ops_after[n] = *p;
-			*p++ = '\0';
-			cmds[++n] = p + 1;
-		}
-	}
-	ops_after[n++] = 0;
-	for (int i = 0; i < n; i++) {
-		const char *c = cmds[i];
-
-		while (*c == ' ' || *c == '\t')
-			c++;
-		if (!*c && n > 1) {
-			*why = i == 0 ? "'||' or '&&' without a command before it" :
-					"'||' or '&&' without a command after it";
-			return -EINVAL;
-		}
-	}
-	return n;
 }
 
 /* One line of the script as [start, end) in the text. */
@@ -191,22 +150,12 @@ static long find_label(const char *text, size_t len, const char *label)
 	return -ENOENT;
 }
 
-static bool parse_exit_code(const char *s, int *code)
-{
-	uint64_t v;
-
-	if (!shell_parse_num(s, 100000, &v))
-		return false;
-	*code = (int)v;
-	return true;
-}
-
 int script_exec(const char *text, size_t len, const struct script_ops *ops, void *ctx,
 		const struct script_limits *lim)
 {
 	enum { MAX_CMDS = 8 };
 	char line[SCRIPT_LINE_MAX + 1], store[2 * SCRIPT_LINE_MAX];
-	char *argv[SCRIPT_MAX_ARGS], ops_after[MAX_CMDS];
+	char *argv[SCRIPT_MAX_ARGS];
 	size_t pos = 0, a, b;
 	unsigned lineno = 0, steps = 0;
 
@@ -237,20 +186,36 @@ int script_exec(const char *text, size_t len, const struct script_ops *ops, void
 		line[b - a] = '\0';
 		if (line[0] == '#' || line[0] == ':')
 			continue;   /* comment, "#!ipxe", label */
-		char *cmds[MAX_CMDS], shown[SCRIPT_LINE_MAX + 1];
-		memcpy(shown, line, b - a + 1);   /* for the error message: split cuts `line` */
-		int ncmd = split_commands(line, cmds, ops_after, MAX_CMDS, &why);
-		if (ncmd < 0) {
-			kprintf("script line %u: %s\n", lineno, why);
-			return ncmd;
+		/* The whole line's syntax first, cut at its || and && without expanding anything:
+		 * each command is expanded only when it runs, so `dhcp && chain ${filename}` sees
+		 * the file name dhcp just set (as in iPXE). */
+		const char *cmds[MAX_CMDS], *end;
+		int ncmd = 0;
+		for (const char *c = line;; c = end + 2) {
+			int argc = parse_words(c, &end, store, sizeof(store), argv, NULL, NULL, &why);
+
+			if (argc == 0 && (ncmd || *end))
+				why = ncmd ? "'||' or '&&' without a command after it" :
+					     "'||' or '&&' without a command before it";
+			else if (ncmd == MAX_CMDS)
+				why = "too many || and && on one line";
+			else if (argc >= 0)
+				why = NULL;
+			if (argc < 0 || why) {
+				kprintf("script line %u: %s\n", lineno, why);
+				return -EINVAL;
+			}
+			cmds[ncmd++] = c;
+			if (!*end)
+				break;
 		}
 		bool jumped = false;
 		for (int i = 0; i < ncmd; i++) {
 			/* a || b runs b only after a failure; a && b only after a success. */
-			if (i > 0 && ((ops_after[i - 1] == '|' && rc == 0) ||
-				      (ops_after[i - 1] == '&' && rc != 0)))
+			if (i > 0 && (cmds[i][-2] == '|') == (rc == 0))
 				continue;
-			int argc = parse_words(cmds[i], store, sizeof(store), argv, ops, ctx, &why);
+			int argc = parse_words(cmds[i], &end, store, sizeof(store), argv, ops, ctx,
+					       &why);
 
 			if (argc < 0) {
 				kprintf("script line %u: %s\n", lineno, why);
@@ -272,20 +237,20 @@ int script_exec(const char *text, size_t len, const struct script_ops *ops, void
 				break;
 			}
 			if (strcmp(cmd[0], "exit") == 0) {
-				int code = 0;
+				uint64_t code = 0;
 
-				if (argc > 2 || (argc == 2 && !parse_exit_code(cmd[1], &code))) {
+				if (argc > 2 || (argc == 2 && !shell_parse_num(cmd[1], 100000, &code))) {
 					kprintf("script line %u: usage: exit [N]\n", lineno);
 					return -EINVAL;
 				}
-				return -code;
+				return -(int)code;
 			}
 			rc = ops->run(ctx, argc, cmd);
 		}
 		if (!jumped && rc != 0) {
 			if (lim && lim->interactive)
 				return rc;
-			kprintf("script line %u: '%s' failed (%s); script stopped\n", lineno, shown,
+			kprintf("script line %u: '%s' failed (%s); script stopped\n", lineno, line,
 				ib_strerror(rc));
 			return rc;
 		}
