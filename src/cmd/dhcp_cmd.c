@@ -87,30 +87,6 @@ static void print_progress(void *ctx, uint64_t bytes, uint64_t total)
 	cmd_print_progress("tftp", bytes, total, ms);
 }
 
-/* FNV-1a, 32 bits: a quick fingerprint of what arrived, for comparing with the file served. */
-static uint32_t fnv1a32(const uint8_t *p, size_t n)
-{
-	uint32_t h = 0x811c9dc5u;
-
-	while (n--)
-		h = (h ^ *p++) * 0x01000193u;
-	return h;
-}
-
-static uint8_t *tftp_buf;
-static size_t tftp_buf_size;
-
-static bool ensure_buffer(void)
-{
-	for (size_t size = TFTP_BUF_MAX; !tftp_buf && size >= TFTP_BUF_MIN; size /= 2) {
-		tftp_buf = dma_alloc(size, 4096);
-		tftp_buf_size = tftp_buf ? size : 0;
-	}
-	if (!tftp_buf)
-		kputs("tftp: no memory for a download buffer\n");
-	return tftp_buf != NULL;
-}
-
 static int cmd_tftp(int argc, char **argv)
 {
 	struct tftp_opts opts = { 0 };
@@ -120,6 +96,8 @@ static int cmd_tftp(int argc, char **argv)
 	const char *file = NULL;
 	struct net_device *nd = pick_netdev(NULL);
 	uint32_t server;
+	uint8_t *buf;
+	size_t size;
 	long n;
 	int rc;
 
@@ -146,10 +124,14 @@ static int cmd_tftp(int argc, char **argv)
 	rc = dns_resolve(nd, host, NULL, &server);
 	if (rc < 0)
 		return rc;
-	if (!ensure_buffer())
+	for (size = TFTP_BUF_MAX; size >= TFTP_BUF_MIN && !(buf = dma_alloc(size, 4096)); size /= 2)
+		;
+	if (!buf) {
+		kputs("tftp: no memory for a download buffer\n");
 		return -ENOMEM;
-	sink.buf = tftp_buf;
-	sink.size = tftp_buf_size;
+	}
+	sink.buf = buf;
+	sink.size = size;
 	sink.progress = print_progress;
 	sink.ctx = &prog;
 	opts.windowsize = 8;
@@ -158,20 +140,16 @@ static int cmd_tftp(int argc, char **argv)
 	kprintf("tftp: %s from %s\n", file, ipv4_ntoa(server, a));
 	n = tftp_fetch(nd, server, file, &opts, &sink);
 	if (n >= 0) {
-		kprintf("tftp: %s: %ld bytes in %llu ms, fnv1a32 0x%08x\n", file, n,
-			(unsigned long long)(clock_ms() - prog.start_ms),
-			fnv1a32(tftp_buf, (size_t)n));
 		uint8_t d[SHA256_DIGEST_LEN];
 		char hex[2 * SHA256_DIGEST_LEN + 1];
 
-		sha256(tftp_buf, (size_t)n, d);
+		sha256(buf, (size_t)n, d);
 		sha256_to_hex(d, hex);
-		kprintf("tftp: %s: sha256 %s\n", file, hex);
+		kprintf("tftp: %s: %ld bytes in %llu ms, sha256 %s\n", file, n,
+			(unsigned long long)(clock_ms() - prog.start_ms), hex);
 	}
 	/* A diagnostic download: the memory goes back at once, for the images to come. */
-	dma_free(tftp_buf, tftp_buf_size);
-	tftp_buf = NULL;
-	tftp_buf_size = 0;
+	dma_free(buf, size);
 	return n < 0 ? (int)n : 0;
 }
 SHELL_COMMAND(tftp, CMD_ORDER_DHCP, "tftp://HOST/FILE | [SERVER] FILE: download into memory",

@@ -3,6 +3,7 @@
 #include "apps_test.h"
 
 #include <ibboot/errno.h>
+#include <ibboot/sha256.h>
 #include <ibboot/tftp.h>
 #include <ibboot/timer.h>
 #include <stdlib.h>
@@ -666,12 +667,11 @@ TEST(tftp_console_command)
 	CHECK_EQ(run_apps_command("tftp tftp://198.18.0.1/boot.bin"), 0);
 	CHECK(test_console_has("tftp: boot.bin: 3000 bytes"));
 	{
-		uint32_t h = 0x811c9dc5u;
-		char want[32];
+		uint8_t d[SHA256_DIGEST_LEN];
+		char want[80] = "sha256 ";
 
-		for (size_t i = 0; i < 3000; i++)
-			h = (h ^ f[i]) * 0x01000193u;
-		snprintf(want, sizeof(want), "fnv1a32 0x%08x", h);
+		sha256(f, 3000, d);
+		sha256_to_hex(d, want + 7);
 		CHECK(test_console_has(want));
 	}
 	free(s.sent_once);
