@@ -91,46 +91,6 @@ void random_chacha20_block(const uint32_t key[8], uint32_t counter, const uint32
 	}
 }
 
-/* ---- SipHash-2-4 ---- */
-
-/* `n` SipRounds on v[0..3] (one function: a macro would be copied 8 times). */
-static void sip_rounds(uint64_t *v, unsigned n)
-{
-	while (n--) {
-		v[0] += v[1]; v[1] = rotl64(v[1], 13); v[1] ^= v[0]; v[0] = rotl64(v[0], 32);
-		v[2] += v[3]; v[3] = rotl64(v[3], 16); v[3] ^= v[2];
-		v[0] += v[3]; v[3] = rotl64(v[3], 21); v[3] ^= v[0];
-		v[2] += v[1]; v[1] = rotl64(v[1], 17); v[1] ^= v[2]; v[2] = rotl64(v[2], 32);
-	}
-}
-
-/* Absorbs one 64-bit message word: c = 2 compression rounds. */
-static void sip_word(uint64_t *v, uint64_t m)
-{
-	v[3] ^= m;
-	sip_rounds(v, 2);
-	v[0] ^= m;
-}
-
-uint64_t random_siphash(const uint8_t key[16], const void *data, size_t len)
-{
-	const uint8_t *p = data;
-	uint64_t k0 = load_le64(key), k1 = load_le64(key + 8);
-	uint64_t v[4] = { k0 ^ 0x736f6d6570736575ull, k1 ^ 0x646f72616e646f6dull,
-			  k0 ^ 0x6c7967656e657261ull, k1 ^ 0x7465646279746573ull };
-	uint64_t b = (uint64_t)len << 56;
-	size_t i;
-
-	for (i = 0; i + 8 <= len; i += 8)
-		sip_word(v, load_le64(p + i));
-	for (unsigned j = 0; i + j < len; j++)
-		b |= (uint64_t)p[i + j] << (8 * j);
-	sip_word(v, b);
-	v[2] ^= 0xff;
-	sip_rounds(v, 4);   /* d = 4 finalization rounds */
-	return v[0] ^ v[1] ^ v[2] ^ v[3];
-}
-
 /* ---- the CPU's sources ---- */
 
 #if defined(__x86_64__)

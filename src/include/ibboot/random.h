@@ -31,11 +31,8 @@ uint64_t random_u64(void);
 /* Uniform in [0, n) without modulo bias; n = 0 gives 0. */
 uint32_t random_below(uint32_t n);
 
-/* SipHash-2-4 (Aumasson and Bernstein, 2012) of data under key: a keyed hash for the TCP ISN
- * function (RFC 6528 §3), where the key is a secret drawn from the generator. */
-uint64_t random_siphash(const uint8_t key[16], const void *data, size_t len);
-
-/* The ChaCha20 block function (RFC 8439 §2.3): 64 bytes of key stream; for the known-answer test. */
+/* The ChaCha20 block function (RFC 8439 §2.3): 64 bytes of key stream (also the TCP ISN's keyed
+ * function, RFC 6528 §3). */
 void random_chacha20_block(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3],
 			   uint8_t out[64]);
 
