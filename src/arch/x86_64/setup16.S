@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The Linux boot-protocol front of bin/ibboot.lkrn (Documentation/x86/boot.rst, protocol 2.07):
+ * The Linux boot-protocol front of bin/ibboot.lkrn (Documentation/x86/boot.rst, protocol 2.10):
  * a boot sector whose setup header tells QEMU -kernel, syslinux (KERNEL) and GRUB (linux16) where
  * to load us, and real-mode setup code. Loaders put these sectors at some segment X (cs = X+0x20,
  * ip = 0) and the rest of the file at 1 MiB (code32_start). The setup code collects the BIOS e820
@@ -44,7 +44,7 @@ hdr_boot_flag:		.word	0xaa55
 	.byte	0xeb, setup_start - 1f
 1:
 hdr_magic:		.ascii	"HdrS"
-hdr_version:		.word	0x0207
+hdr_version:		.word	0x020a
 hdr_realmode_swtch:	.long	0
 hdr_start_sys_seg:	.word	0x1000
 hdr_kernel_version:	.word	kernel_version_str - 0x200
@@ -67,6 +67,14 @@ hdr_xloadflags:		.word	0
 hdr_cmdline_size:	.long	BOOT_CMDLINE_MAX - 1
 hdr_hardware_subarch:	.long	0
 hdr_hardware_subarch_data: .quad 0
+hdr_payload_offset:	.long	0
+hdr_payload_length:	.long	0
+hdr_setup_data:		.quad	0
+	/* 2.10: where we run (not relocatable) and the RAM from there that we use before our own
+	 * allocator runs (the link's _init_size: the image's run-time extent, with the compressed
+	 * image's decoder tables); a loader that honours it keeps its initrd out of that range. */
+hdr_pref_address:	.quad	IMAGE_LOAD_ADDR
+hdr_init_size:		.long	_init_size
 hdr_end:
 
 kernel_version_str:

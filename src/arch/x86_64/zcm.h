@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #ifndef ZCM_TBITS
-#define ZCM_TBITS 16		/* log2 of each hashed model's table's bytes, less 2 */
+#define ZCM_TBITS 18		/* log2 of each hashed model's table's bytes, less 2 */
 #endif
 #define ZCM_NHASH 11		/* hashed context models (zcm_byte sets h[0..10]) */
 #ifndef ZCM_MBITS
@@ -52,7 +52,7 @@ enum zcm_status {
  */
 #define IBZ_HEADER_LEN 20
 #define IBZ2_MAGIC 0x325a4249u	/* "IBZ2" */
-#define ZCM_VERSION 9
+#define ZCM_VERSION 10
 #define IBZ_FILTER_X86 0x01u
 
 /* Encode in[0, len) into out[0, cap); returns the stream's length, 0 if it does not fit. */

@@ -21,6 +21,7 @@
 #include "boot.h"
 #include "zstage0.h"
 
+
 /* The decoder's state: scalars below ebp, one 32-byte record per model from ebp. */
 #define ZS0_STATE (zs0_ram + 0x8000 + 64)
 #define X1 -4
@@ -84,7 +85,53 @@ zs0_copy:
 	ret
 
 zs0_run:
-	movl	$(zs0_ram + ZS0_RAM_T), %esp
+	/*
+	 * First, before any RAM above the body is touched: [IMAGE_LOAD_ADDR, zs0_need_end) (the
+	 * body, the decoders' tables; ibboot-z.ld checks that this ends below 16 MiB, the RAM the
+	 * refusal asks for) must be RAM in the memory map of a Linux boot protocol loader: type-1
+	 * (RAM) entries of boot_params' e820 table (at 0x2d0, 20 bytes each: 64-bit base and
+	 * length, 32-bit type; their count at 0x1e8), joined where they touch or overlap: n passes
+	 * over the n entries, eax = RAM known from 1 MiB up to there. A loader that passed no map
+	 * is trusted; a multiboot loader reserves the header's [load_addr, bss_end_addr) itself
+	 * (Multiboot Specification 0.6.96, 3.1.3), and the header claims that RAM.
+	 */
+	cmpl	$BOOT_TYPE_MULTIBOOT, %ebx
+	je	8f
+	movl	$IMAGE_LOAD_ADDR, %eax
+	movzbl	BP_E820_ENTRIES(%ebp), %edx
+	testl	%edx, %edx
+	jz	8f
+	cmpb	$E820_MAX, %dl
+	jbe	3f
+	movb	$E820_MAX, %dl
+3:	movl	%edx, %edi			/* passes */
+4:	leal	BP_E820_TABLE(%ebp), %esi
+	movl	%edx, %ecx
+5:	cmpl	$1, 16(%esi)			/* RAM */
+	jne	6f
+	cmpl	$0, 4(%esi)			/* base below 4 GiB */
+	jne	6f
+	cmpl	%eax, (%esi)			/* base <= eax */
+	ja	6f
+	subl	(%esi), %eax			/* eax - base */
+	cmpl	$0, 12(%esi)
+	jne	9f				/* length >= 4 GiB */
+	cmpl	8(%esi), %eax
+	jae	1f
+	movl	8(%esi), %eax			/* the entry reaches further: base + length */
+1:	addl	(%esi), %eax
+	jnc	6f
+9:	orl	$-1, %eax			/* past 4 GiB */
+6:	addl	$20, %esi
+	loop	5b
+	decl	%edi
+	jnz	4b
+	cmpl	$zs0_need_end, %eax
+	jae	8f
+	movl	$_ztext, %esp			/* (below: the stub's place, under 2 MiB) */
+	movl	$zs0_ram_short, %eax
+	jmp	zfail
+8:	movl	$(zs0_ram + ZS0_RAM_T), %esp
 	pushl	%ebp
 	pushl	%ebx
 	movl	$ZS0_STATE, %ebp
@@ -339,6 +386,8 @@ zputs:
 /* LCR: divisor latch; DLL = 1, DLM = 0: 115200 baud; LCR: 8N1 */
 zs0_uart:
 	.byte	0xfb, 0x80, 0xf8, 1, 0xf9, 0, 0xfb, 3
+zs0_ram_short:
+	.asciz	"16 MiB of RAM needed"
 zfail_msg:
 	.asciz	"\r\nibboot: cannot unpack the compressed image: "
 zfail_tail:

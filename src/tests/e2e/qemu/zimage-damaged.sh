@@ -1,7 +1,8 @@
 #!/bin/sh
 # The compressed image refuses a damaged payload: bin/ibboot-z.lkrn with one byte of its packed
 # stream changed, again cut short, and with one byte of its packed stub (stage 0's stream)
-# changed, booted by QEMU -kernel. The stub must say why on COM1 and
+# changed, booted by QEMU -kernel; and the intact image in 12 MiB of RAM, less than the decoders'
+# tables need (stage 0 checks the memory map first). The stub or stage 0 must say why on COM1 and
 # halt (the body's banner never appears); QEMU is stopped by timeout once the stub has had time
 # to decode the whole stream under TCG (a damaged stream is found out at its end).
 set -u
@@ -33,16 +34,20 @@ off=$(($(sym _setup_size) + ($(sym zs0_in) + $(sym zs0_in_end)) / 2 - $(sym _zte
 cp "$IMAGE" "$OUT/stage0.lkrn"
 b=$(od -An -tu1 -j "$off" -N1 "$IMAGE" | tr -d ' ')
 printf "\\$(printf %03o $(((b ^ 0x5a) & 255)))" | dd of="$OUT/stage0.lkrn" bs=1 seek="$off" conv=notrunc status=none
-for kind in flipped cut stage0; do
-	t=45
+cp "$IMAGE" "$OUT/smallram.lkrn"
+for kind in flipped cut stage0 smallram; do
+	t=45 mem=128
 	[ $kind = stage0 ] && t=15	# (found out before the body's decoder runs)
+	[ $kind = smallram ] && t=15 mem=12
 	timeout --kill-after=5 $t "$QEMU" -nographic -no-reboot -nodefaults -serial "file:$OUT/$kind.log" \
-		-monitor none -kernel "$OUT/$kind.lkrn" -m 128 -append "ibboot.cmd=poweroff" \
+		-monitor none -kernel "$OUT/$kind.lkrn" -m $mem -append "ibboot.cmd=poweroff" \
 		>"$OUT/$kind.qemu.out" 2>&1
 	if ! grep -q '^ibboot: cannot unpack the compressed image: .*; halting' "$OUT/$kind.log"; then
 		fail zimage/damaged-$kind "no refusal on the serial console ($OUT/$kind.log)"
 	elif [ $kind = stage0 ] && ! grep -q 'its decoder is damaged' "$OUT/$kind.log"; then
 		fail zimage/damaged-$kind "the refusal does not name the stub's decoder ($OUT/$kind.log)"
+	elif [ $kind = smallram ] && ! grep -q '16 MiB of RAM needed' "$OUT/$kind.log"; then
+		fail zimage/damaged-$kind "the refusal does not say how much RAM is needed ($OUT/$kind.log)"
 	elif grep -q 'powering off' "$OUT/$kind.log"; then
 		fail zimage/damaged-$kind "the damaged body ran ($OUT/$kind.log)"
 	else
