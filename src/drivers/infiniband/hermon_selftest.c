@@ -86,7 +86,7 @@ struct selftest {
 	uint16_t rx_slid;
 	uint8_t rx[ST_PAYLOAD];
 	/* the SA query */
-	bool sa_done;
+	unsigned sa_done;
 	int sa_status;
 	uint8_t sa_resp[IB_MAD_SIZE];
 };
@@ -637,7 +637,7 @@ static void st_sa_done(void *ctx, int status, const uint8_t *resp)
 {
 	struct selftest *t = ctx;
 
-	t->sa_done = true;
+	t->sa_done = 1;
 	t->sa_status = status;
 	if (status == 0 && resp)
 		memcpy(t->sa_resp, resp, IB_MAD_SIZE);
@@ -664,19 +664,14 @@ static void st_port_sm(struct selftest *t, struct hermon_selftest_step *s)
 		return;
 	}
 	/* A PathRecord for the port's own GID: any SA answers it; the path cache is left alone. */
-	t->sa_done = false;
+	t->sa_done = 0;
 	start = clock_ms();
 	handle = ib_sa_path_get(port, &port->gid, st_sa_done, t);
 	if (handle < 0) {
 		st_set(s, HERMON_SELFTEST_FAIL, "not sent: %s", ib_strerror(handle));
 		return;
 	}
-	while (!t->sa_done && clock_ms() - start < ST_SA_WAIT_MS) {
-		ib_poll_device(&t->h->ib);
-		if (!t->sa_done)
-			udelay(ST_POLL_US);
-	}
-	if (!t->sa_done) {
+	if (!st_wait(t, &t->sa_done, 1, ST_SA_WAIT_MS)) {
 		ib_mad_cancel(port, handle);
 		st_set(s, HERMON_SELFTEST_FAIL, "no PathRecord answer from SM LID 0x%04x in %u ms", port->attr.sm_lid, ST_SA_WAIT_MS);
 		return;
@@ -714,7 +709,7 @@ static void st_leak_check(const struct hermon *h, const struct st_snapshot *befo
 	else if (memcmp(before->amgm, after.amgm, sizeof(after.amgm)))
 		what = "an MCG entry";
 	res->leaked = what != NULL;
-	ksnprintf(res->leak, sizeof(res->leak), "%s", what ? what : "");
+	res->leak = what ? what : "";
 }
 
 int hermon_selftest_run(struct hermon *h, unsigned port, struct hermon_selftest_result *res)

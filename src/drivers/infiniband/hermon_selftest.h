@@ -27,7 +27,7 @@ struct hermon_selftest_result {
 	unsigned passed, failed, skipped;
 	uint64_t elapsed_us;
 	bool leaked;                     /* an object it created is still allocated */
-	char leak[64];                   /* what, when leaked */
+	const char *leak;                /* what, when leaked ("" otherwise) */
 	struct hermon_selftest_step step[HERMON_SELFTEST_STEPS];
 };
 
