@@ -170,17 +170,24 @@ static int cmd_chain(int argc, char **argv)
 SHELL_COMMAND(chain, CMD_ORDER_IMAGE,
 	      "[--sha256=HEX] URL [ARGS]: fetch, then run or boot it", cmd_chain);
 
+/* The image called `name`, or NULL with "<cmd>: no image <name>" said. */
+static struct image *find_image(char **argv, const char *name)
+{
+	struct image *img = image_find(name);
+
+	if (!img)
+		kprintf("%s: no image %s\n", argv[0], name);
+	return img;
+}
+
 static int cmd_imgargs(int argc, char **argv)
 {
-	struct image *img = argc >= 2 ? image_find(argv[1]) : NULL;
+	struct image *img;
 
-	if (argc < 2) {
+	if (argc < 2)
 		return shell_usage(argv[0]);
-	}
-	if (!img) {
-		kprintf("imgargs: no image %s\n", argv[1]);
+	if (!(img = find_image(argv, argv[1])))
 		return -ENOENT;
-	}
 	return image_set_cmdline(img, argc - 2, argv + 2);
 }
 SHELL_COMMAND(imgargs, CMD_ORDER_IMAGE, "NAME [ARGS...]: set an image's command line", cmd_imgargs);
@@ -210,12 +217,10 @@ static int cmd_imgfree(int argc, char **argv)
 		return 0;
 	}
 	for (int a = 1; a < argc; a++) {
-		struct image *img = image_find(argv[a]);
+		struct image *img = find_image(argv, argv[a]);
 
-		if (!img) {
-			kprintf("imgfree: no image %s\n", argv[a]);
+		if (!img)
 			return -ENOENT;
-		}
 		image_free(img);
 	}
 	return 0;
@@ -224,15 +229,12 @@ SHELL_COMMAND(imgfree, CMD_ORDER_IMAGE, "[NAME...]: free images (no NAME: all)",
 
 static int cmd_sha256(int argc, char **argv)
 {
-	struct image *img = argc == 3 ? image_find(argv[1]) : NULL;
+	struct image *img;
 
-	if (argc != 3) {
+	if (argc != 3)
 		return shell_usage(argv[0]);
-	}
-	if (!img) {
-		kprintf("sha256: no image %s\n", argv[1]);
+	if (!(img = find_image(argv, argv[1])))
 		return -ENOENT;
-	}
 	return image_verify_sha256(img, argv[2]);
 }
 SHELL_COMMAND(sha256, CMD_ORDER_IMAGE,
@@ -262,13 +264,10 @@ static int cmd_boot(int argc, char **argv)
 {
 	struct image *img = NULL;
 
-	if (argc > 2) {
+	if (argc > 2)
 		return shell_usage(argv[0]);
-	}
-	if (argc == 2 && !(img = image_find(argv[1]))) {
-		kprintf("boot: no image %s\n", argv[1]);
+	if (argc == 2 && !(img = find_image(argv, argv[1])))
 		return -ENOENT;
-	}
 	return image_boot(img);
 }
 SHELL_COMMAND(boot, CMD_ORDER_IMAGE,

@@ -126,11 +126,10 @@ int bzimage_parse(const uint8_t *d, size_t len, struct bzimage_info *o, const ch
 	return 0;
 }
 
-/* The kernel's buffer: aligned as it prefers, or as loosely as it tolerates (min_alignment). */
+/* The (relocatable) kernel's buffer: aligned as it prefers, or as loosely as it tolerates
+ * (min_alignment). */
 static uint8_t *alloc_kernel(const struct bzimage_info *bz, size_t size, size_t *align_out)
 {
-	if (!bz->relocatable)
-		return NULL;
 	for (uint64_t a = bz->kernel_alignment; a >= (1ull << bz->min_alignment) && a >= 4096;
 	     a >>= 1) {
 		uint8_t *p = dma_alloc(size, a);
