@@ -20,8 +20,8 @@
 #define NIN (ZCM_NHASH + 4)	/* hashed models, order 0, match (two), bias */
 #define TN ZCM_TN
 #define MMASK ((1u << ZCM_MBITS) - 1)
-#define SSE2_BITS 11
-#define SSE1_CTX (m->sse1c & 255)
+#define SSE2_BITS 14
+#define SSE1_CTX (m->sse1c & 8191)
 #define MATCH_MIN 4		/* bytes hashed to find a match (x86 code repeats in short runs) */
 #define MATCH_MAX_CHECK 48	/* bytes compared backwards to measure a new match */
 
@@ -44,11 +44,20 @@
 #define ZCM_LRB 3		/* ... and up to 32 KiB */
 #endif
 #define NMIX 3			/* mixers, each with its weight set chosen by another context */
-#define NSETS (2048 + 512 + 2048)
+#define NSETS (8192 + 512 + 8192)
 #define ERRMIN 600		/* a mixer whose error (x rate) is below this learns nothing: time */
 #define FLRS 14			/* the final mixer's learning rate (a shift) */
 
+/* What the next byte is in the x86 instruction walk (x86_walk): prefix or opcode (of one of the
+ * four maps), ModRM, SIB, displacement, immediate. */
+enum { R_OP, R_OP0F, R_OP38, R_OP3A, R_MODRM, R_SIB, R_DISP, R_IMM };
+
 #define HOT static inline __attribute__((always_inline))
+
+/* The x86 instruction walk's state (x86_walk). */
+struct x86_state {
+	uint32_t role, left, op, prev_op, pfx, modrm, ops;
+};
 
 struct zcm {
 	uint16_t t[ZCM_NHASH][TN];		/* counters (counter_update), first */
@@ -58,7 +67,7 @@ struct zcm {
 	uint32_t mt[1u << ZCM_MBITS];		/* position after a MATCH_MIN-byte context */
 	int32_t w[NSETS][NIN];			/* mixer weights (16.16), see zcm_p */
 	int32_t wf[8][NMIX];			/* the final mixer's, by x86 role */
-	uint16_t sse1[256][33];
+	uint16_t sse1[8192][33];
 	uint16_t sse2[1u << SSE2_BITS][33];
 	int16_t stretch[4096];
 	uint16_t rec[256];			/* 32768 * 2 / (2n + 3): counter learning rates */
@@ -68,7 +77,7 @@ struct zcm {
 	uint32_t pos, c0, c4, c8, bitn, word;
 	uint32_t h[ZCM_NHASH], idx[ZCM_NHASH];
 	uint32_t mptr, mlen, mbit, mctx;
-	uint32_t role, left, op, prev_op, pfx, modrm, ops;	/* the x86 instruction walk */
+	struct x86_state iw;			/* the x86 instruction walk */
 	uint32_t ins_start, ref;		/* this instruction's start, the last one's of its opcode */
 	uint32_t last_of_op[1024];		/* where each opcode's last instruction started */
 	int32_t x[NIN];
@@ -132,7 +141,7 @@ static void zcm_init(struct zcm *m, const uint8_t *buf)
 	for (uint32_t j = 0; j < 33; j++) {
 		uint16_t v = (uint16_t)(squash((int32_t)(j - 16) * 128) * 16);
 
-		for (uint32_t c = 0; c < 256; c++)
+		for (uint32_t c = 0; c < 8192; c++)
 			m->sse1[c][j] = v;
 		for (uint32_t c = 0; c < (1u << SSE2_BITS); c++)
 			m->sse2[c][j] = v;
@@ -237,16 +246,19 @@ static int32_t zcm_p(struct zcm *m)
 		m->x[ZCM_NHASH + 2] = 0;
 	}
 	m->x[ZCM_NHASH + 3] = 256;
-	/* Three mixers see the same inputs with weights chosen by: the x86 role and the partial
-	 * byte; the role, match length and bit position; the byte before with the top three bits
-	 * of the one before it. A final mixer (weights by role) combines their stretched outputs. */
-	m->set[0] = (m->role << 8 | c0) & 2047;
+	/* Three mixers see the same inputs with weights chosen by: the x86 role, REX and REX.W
+	 * and the partial byte; the role, match length and bit position; the byte before with the
+	 * top three bits of the one before it, and whether an operand or an immediate byte comes. A
+	 * final mixer (weights by role) combines their
+	 * stretched outputs. */
+	m->set[0] = (m->iw.pfx >> 2 << 11 | m->iw.role << 8 | c0) & 8191;
 	{
 		uint32_t lb = m->mlen == 0 ? 0 : m->mlen < 16 ? 1 + (m->mlen >> 2) : m->mlen < 32 ? 5 : 6;
 
-		m->set[1] = 2048 + ((m->role * 56 + (lb > 6 ? 6 : lb) * 8 + m->bitn) & 511);
+		m->set[1] = 8192 + ((m->iw.role * 56 + (lb > 6 ? 6 : lb) * 8 + m->bitn) & 511);
 	}
-	m->set[2] = 2560 + ((m->c4 & 0xff) | (m->c4 >> 5 & 0x700));
+	m->set[2] = 8192 + 512 + ((m->c4 & 0xff) | (m->c4 >> 5 & 0x700) |
+				  (m->iw.role >= R_MODRM) << 11 | (m->iw.role == R_IMM) << 12);
 	for (uint32_t k = 0; k < NMIX; k++) {
 		int32_t dot = 0;
 
@@ -259,17 +271,18 @@ static int32_t zcm_p(struct zcm *m)
 			dot = -2047;
 		m->st[k] = dot;
 		m->pk[k] = squash(dot);
-		dotf += mul_shift(dot, m->wf[m->role & 7][k]) >> 6;
+		dotf += mul_shift(dot, m->wf[m->iw.role & 7][k]) >> 6;
 	}
 	m->pmix = squash(dotf);
-	/* SSE: by partial byte, then by partial byte and the byte before (hashed) */
+	/* SSE: by partial byte with the x86 role and the match model's state (none, or its bit),
+	 * then by partial byte and the byte before (hashed); their average is coded */
 	{
 		int32_t s = m->stretch[m->pmix] + 2048, j = s >> 7;
 
 		if (j > 31)
 			j = 31;
 		m->sse1w = (uint32_t)(s - (j << 7)) & 127;
-		m->sse1c = c0 & 255;
+		m->sse1c = m->iw.role << 8 | c0 | (m->mlen ? 2048 | m->mbit << 12 : 0);
 		m->sse1i = (uint32_t)j;
 		m->ps1 = (m->sse1[SSE1_CTX][j] * (int32_t)(128 - m->sse1w) +
 			  m->sse1[SSE1_CTX][j + 1] * (int32_t)m->sse1w) >> 11;
@@ -278,7 +291,7 @@ static int32_t zcm_p(struct zcm *m)
 			  m->sse2[m->sse2i][j + 1] * (int32_t)m->sse1w) >> 11;
 	}
 	{
-		int32_t p = (m->pmix + m->ps1 + 2 * m->ps2 + 2) >> 2;
+		int32_t p = (m->ps1 + m->ps2 + 1) >> 1;
 
 		if (p < 1)
 			p = 1;
@@ -320,11 +333,11 @@ static void zcm_bit(struct zcm *m, uint32_t y)
 		m->mm[m->mctx & 63] = counter_update(m, m->mm[m->mctx & 63], y, ZCM_LIMIT_HI);
 	for (uint32_t k = 0; k < NMIX; k++) {
 		mixer_update(m->w[m->set[k] % NSETS], m->x, ((int32_t)(y << 12) - m->pk[k]) * lr);
-		int32_t *wf = &m->wf[m->role & 7][k], e = (int32_t)(y << 12) - m->pmix;
+		int32_t *wf = &m->wf[m->iw.role & 7][k], e = (int32_t)(y << 12) - m->pmix;
 
 		*wf = (int32_t)((uint32_t)*wf + (uint32_t)((m->st[k] * e) >> FLRS));
 	}
-	sse_update(&m->sse1[m->sse1c & 255][m->sse1i & 31], m->sse1w, y);
+	sse_update(&m->sse1[m->sse1c & 8191][m->sse1i & 31], m->sse1w, y);
 	sse_update(&m->sse2[m->sse2i & ((1u << SSE2_BITS) - 1)][m->sse1i & 31], m->sse1w, y);
 	m->c0 = m->c0 << 1 | y;
 	m->bitn++;
@@ -342,7 +355,6 @@ static uint32_t is_word_byte(uint32_t b)
  * Data decodes as nonsense instructions; that only costs prediction, never correctness, since
  * both ends walk the same bytes.
  */
-enum { R_OP, R_OP0F, R_OP38, R_OP3A, R_MODRM, R_SIB, R_DISP, R_IMM };
 
 /*
  * What follows each opcode of the one-byte map and of the 0F map, 4 bits per opcode (even
@@ -388,7 +400,7 @@ static uint32_t x86_op(uint32_t map, uint32_t op, uint32_t pfx)
 	return (c & 8) << 4 | n;
 }
 
-static void x86_walk(struct zcm *m, uint32_t b)
+static void x86_walk(struct x86_state *m, uint32_t b)
 {
 	uint32_t d;
 
@@ -521,17 +533,17 @@ static void zcm_byte(struct zcm *m)
 	else
 		m->word = 0;
 	{
-		uint32_t was = m->role;
+		uint32_t was = m->iw.role;
 
-		x86_walk(m, b);
-		if (was < R_MODRM && m->role >= R_MODRM) {
-			m->ref = m->last_of_op[m->op & 1023];
-			m->last_of_op[m->op & 1023] = m->ins_start;
+		x86_walk(&m->iw, b);
+		if (was < R_MODRM && m->iw.role >= R_MODRM) {
+			m->ref = m->last_of_op[m->iw.op & 1023];
+			m->last_of_op[m->iw.op & 1023] = m->ins_start;
 		}
-		if (m->role == R_OP && !m->pfx)
+		if (m->iw.role == R_OP && !m->iw.pfx)
 			m->ins_start = pos;
 	}
-	/* h[0] is order 1, indexed directly; order 2; bytes 1 and 3 back; order 5; byte 3 back
+	/* h[0] is order 1, indexed directly; order 2 (and h[11] order 3); bytes 1 and 3 back; order 5; byte 3 back
 	 * with the byte's x86 role and the operand bytes left; the current word (letters) with the
 	 * byte before, or outside words the byte before with the role and bytes left; byte 2 back
 	 * with the role and bytes left. (The sparse contexts skip what
@@ -543,43 +555,66 @@ static void zcm_byte(struct zcm *m)
 	 * ModRM, or the byte at the same place in the last instruction of the same opcode (an
 	 * operand column: displacements and immediates repeat per opcode). */
 	m->h[1] = hash2(1, m->c4 & 0xffff);
+	m->h[11] = hash2(11, m->c4 & 0xffffff);
 	m->h[2] = hash2(2, m->c4 & 0xff00ff);
 	m->h[3] = hash2(m->c4, m->c8 & 0xff);
-	m->h[4] = hash2(4 + (m->role << 4) + (m->left << 8), m->c4 & 0xff0000);
-	m->h[5] = hash2(m->word + 5 + (m->word ? 0 : (m->role << 4) + (m->left << 8)), m->c4 & 0xff);
-	m->h[6] = hash2(6 + (m->role << 4) + (m->left << 8), m->c4 & 0xff00);
-	if (m->role == R_OP)
-		m->h[7] = hash2(7 + (m->pfx << 4), m->op << 12 | m->prev_op);
+	m->h[4] = hash2(4 + (m->iw.role << 4) + (m->iw.left << 8), m->c4 & 0xff0000);
+	m->h[5] = hash2(m->word + 5 + (m->word ? 0 : (m->iw.role << 4) + (m->iw.left << 8)), m->c4 & 0xff);
+	m->h[6] = hash2(6 + (m->iw.role << 4) + (m->iw.left << 8), m->c4 & 0xff00);
+	if (m->iw.role == R_OP)
+		m->h[7] = hash2(7 + (m->iw.pfx << 4), m->iw.op << 12 | m->iw.prev_op);
 	else
-		m->h[7] = hash2(7 + (m->role << 4) + (m->left << 8), m->op << 8 | (m->c4 & 0xff));
-	if (m->role < R_MODRM) {
-		m->h[10] = hash2(10 + (m->pfx << 4), m->op << 8 | m->modrm);
+		m->h[7] = hash2(7 + (m->iw.role << 4) + (m->iw.left << 8), m->iw.op << 8 | (m->c4 & 0xff));
+	if (m->iw.role < R_MODRM) {
+		m->h[10] = hash2(10 + (m->iw.pfx << 4), m->iw.op << 8 | m->iw.modrm);
 	} else {
 		uint32_t off = pos - m->ins_start, r = m->ref + off, pred = 0x100;
 
 		if (m->ref < m->ins_start && r < m->ins_start)
 			pred = m->buf[r];
-		m->h[10] = hash2(10 + (off << 4) + (m->role << 8), m->op << 12 | pred);
+		m->h[10] = hash2(10 + (off << 4) + (m->iw.role << 8), m->iw.op << 12 | pred);
 	}
-	if (m->role == R_OP) {
-		m->h[8] = hash2(8, m->ops & 0xffffff);
-		m->h[9] = hash2(9 + (m->pfx << 4), m->op << 8 | (m->c4 & 0xff));
+	if (m->iw.role == R_OP) {
+		m->h[8] = hash2(8, m->iw.ops & 0xffffff);
+		m->h[9] = hash2(9 + (m->iw.pfx << 4), m->iw.op << 8 | (m->c4 & 0xff));
 	} else {
-		m->h[8] = hash2(8 + (m->role << 4) + (m->left << 8) + (m->pfx << 20),
-				m->op << 8 | m->modrm);
-		m->h[9] = hash2(9 + (m->role << 4) + (m->left << 8), m->op << 16 | (m->c4 & 0xffff));
+		m->h[8] = hash2(8 + (m->iw.role << 4) + (m->iw.left << 8) + (m->iw.pfx << 20),
+				m->iw.op << 8 | m->iw.modrm);
+		m->h[9] = hash2(9 + (m->iw.role << 4) + (m->iw.left << 8), m->iw.op << 16 | (m->c4 & 0xffff));
 	}
+}
+
+/*
+ * Priming: the model first learns prime[0, prime_len) (the decoder's own image: x86 code as well),
+ * bit by bit as if coding it; then the coded bytes start afresh at position 0, with no match and
+ * no instruction under way. What the counters, mixers and SSE learnt stays; so do the positions
+ * the match model and the operand column keep, which only ever read below the current position
+ * (a stale one costs prediction, never a read outside the bytes coded).
+ */
+static void zcm_start(struct zcm *m, const uint8_t *prime, size_t prime_len, const uint8_t *buf)
+{
+	zcm_init(m, prime);
+	for (size_t i = 0; i < prime_len; i++) {
+		for (int k = 7; k >= 0; k--) {
+			zcm_p(m);
+			zcm_bit(m, prime[i] >> k & 1);
+		}
+		zcm_byte(m);
+	}
+	m->buf = buf;
+	m->pos = m->mlen = m->ins_start = 0;
 }
 
 /* ---- the arithmetic coder: [x1, x2] split at x1 + (x2 - x1) * p / 4096, p = P(bit is 1) ---- */
 
-size_t zcm_encode(const uint8_t *in, size_t len, uint8_t *out, size_t cap, void *arena)
+size_t zcm_encode(const uint8_t *in, size_t len, uint8_t *out, size_t cap, void *arena,
+		  const uint8_t *prime, size_t prime_len)
 {
 	struct zcm *m = arena;
 	uint32_t x1 = 0, x2 = 0xffffffffu;
 	size_t n = 0;
 
-	zcm_init(m, in);
+	zcm_start(m, prime, prime_len, in);
 	for (size_t i = 0; i < len; i++) {
 		for (int k = 7; k >= 0; k--) {
 			uint32_t y = in[i] >> k & 1;
@@ -610,13 +645,14 @@ size_t zcm_encode(const uint8_t *in, size_t len, uint8_t *out, size_t cap, void 
 	return n;
 }
 
-int zcm_decode(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_len, void *arena)
+int zcm_decode(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_len, void *arena,
+	       const uint8_t *prime, size_t prime_len)
 {
 	struct zcm *m = arena;
 	uint32_t x1 = 0, x2 = 0xffffffffu, x = 0;
 	size_t n = 0;
 
-	zcm_init(m, out);
+	zcm_start(m, prime, prime_len, out);
 	if (in_len < 4)
 		return ZCM_E_TRUNCATED;
 	for (; n < 4; n++)
@@ -656,6 +692,19 @@ static int x86_near(uint8_t top)
 	return top == 0x00 || top == 0xff;
 }
 
+/* A near rel32 at p, relative to at, to the absolute target (encode) or back; the top byte stays
+ * 00 or FF (bit 24 of the result: 25 bits kept), so the inverse finds the same rel32s. */
+static void x86_rel32(uint8_t *p, uint32_t at, int encode)
+{
+	uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+
+	v = encode ? v + at : v - at;
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (v >> 24 & 1) ? 0xff : 0x00;
+}
+
 static void x86_convert(uint8_t *buf, size_t len, int encode)
 {
 	size_t i = 0, free_from = 0;
@@ -664,15 +713,7 @@ static void x86_convert(uint8_t *buf, size_t len, int encode)
 		if (buf[i] != 0xe8 && buf[i] != 0xe9) {
 			i++;
 		} else if (i >= free_from && x86_near(buf[i + 4])) {
-			uint32_t v = (uint32_t)buf[i + 1] | (uint32_t)buf[i + 2] << 8 |
-				     (uint32_t)buf[i + 3] << 16 | (uint32_t)buf[i + 4] << 24;
-			uint32_t at = (uint32_t)i + 5;
-
-			v = encode ? v + at : v - at;
-			buf[i + 1] = (uint8_t)v;
-			buf[i + 2] = (uint8_t)(v >> 8);
-			buf[i + 3] = (uint8_t)(v >> 16);
-			buf[i + 4] = (v >> 24 & 1) ? 0xff : 0x00;
+			x86_rel32(buf + i + 1, (uint32_t)i + 5, encode);
 			i += 5;
 		} else {
 			/* left as it is, on the strength of buf[i + 4]: no conversion may
@@ -683,13 +724,35 @@ static void x86_convert(uint8_t *buf, size_t len, int encode)
 	}
 }
 
+/*
+ * RIP-relative operands (64-bit mode: ModRM mod 00, r/m 101, then disp32 relative to the next
+ * instruction; Intel SDM vol. 2, 2.2.1.6) whose displacement's top byte is 00 or FF likewise get
+ * the target's absolute position, found by the instruction walk the model uses (x86_walk: the
+ * ModRM, and the immediate's length after the displacement). The walk reads only opcodes,
+ * prefixes and ModRM bytes, which no conversion changes, so both directions walk alike.
+ */
+static void rip_convert(uint8_t *buf, size_t len, int encode)
+{
+	struct x86_state w = { 0 };
+
+	for (size_t i = 0; i + 5 <= len; i++) {
+		uint32_t was = w.role;
+
+		x86_walk(&w, buf[i]);
+		if (was == R_MODRM && (buf[i] & 0xc7) == 0x05 && x86_near(buf[i + 4]))
+			x86_rel32(buf + i + 1, (uint32_t)i + 5 + (w.left & 0xff), encode);
+	}
+}
+
 void zcm_x86_encode(uint8_t *buf, size_t len)
 {
 	x86_convert(buf, len, 1);
+	rip_convert(buf, len, 1);
 }
 
 void zcm_x86_decode(uint8_t *buf, size_t len)
 {
+	rip_convert(buf, len, 0);
 	x86_convert(buf, len, 0);
 }
 
@@ -710,19 +773,20 @@ static uint32_t le32(const uint8_t *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-void ibz_put_header(uint8_t *z, uint32_t out_len, uint32_t in_len, uint32_t crc, int x86)
+void ibz_put_header(uint8_t *z, uint32_t out_len, uint32_t in_len, uint32_t crc, int x86,
+		    uint32_t prime_len)
 {
-	const uint32_t w[5] = { IBZ2_MAGIC, ZCM_VERSION | (x86 ? IBZ_FILTER_X86 : 0u) << 8,
-				out_len, in_len, crc };
+	const uint32_t w[5] = { IBZ2_MAGIC, ZCM_VERSION | (x86 ? IBZ_FILTER_X86 : 0u) << 8 |
+				prime_len << 16, out_len, in_len, crc };
 
 	for (int i = 0; i < IBZ_HEADER_LEN; i++)
 		z[i] = (uint8_t)(w[i / 4] >> (8 * (i % 4)));
 }
 
 int ibz_unpack(const uint8_t *z, size_t z_len, uint8_t *out, size_t out_cap, void *arena,
-	       size_t *out_len)
+	       const uint8_t *prime, size_t prime_len, size_t *out_len)
 {
-	uint32_t olen, ilen;
+	uint32_t olen, ilen, plen;
 	int rc;
 
 	*out_len = 0;
@@ -730,15 +794,18 @@ int ibz_unpack(const uint8_t *z, size_t z_len, uint8_t *out, size_t out_cap, voi
 		return ZCM_E_HEADER;
 	if (le32(z) != IBZ2_MAGIC)
 		return ZCM_E_MAGIC;
-	if (z[4] != ZCM_VERSION || (z[5] & ~IBZ_FILTER_X86) || z[6] || z[7])
+	if (z[4] != ZCM_VERSION || (z[5] & ~IBZ_FILTER_X86))
 		return ZCM_E_PROPS;
+	plen = le32(z + 4) >> 16;
+	if (plen != prime_len)
+		return ZCM_E_PRIME;
 	olen = le32(z + 8);
 	ilen = le32(z + 12);
 	if (ilen != z_len - IBZ_HEADER_LEN)
 		return ZCM_E_HEADER;
 	if (olen > out_cap)
 		return ZCM_E_SPACE;
-	rc = zcm_decode(z + IBZ_HEADER_LEN, ilen, out, olen, arena);
+	rc = zcm_decode(z + IBZ_HEADER_LEN, ilen, out, olen, arena, prime, plen);
 	if (rc)
 		return rc;
 	if (z[5] & IBZ_FILTER_X86)
@@ -760,6 +827,7 @@ const char *zcm_strerror(int status)
 	case ZCM_E_TRUNCATED: return "compressed stream truncated";
 	case ZCM_E_TRAILING: return "compressed stream does not end with its output";
 	case ZCM_E_CRC: return "CRC-32 of the output does not match";
+	case ZCM_E_PRIME: return "primed with another image";
 	}
 	return "unknown error";
 }

@@ -39,8 +39,9 @@ build/zimage/zpack: util/zimage/zpack.c src/arch/x86_64/zcm.c src/arch/x86_64/zc
 	@mkdir -p $(@D)
 	$(HOST_CC) -std=c11 -O2 -Wall -Wextra -Werror -Isrc/arch/x86_64 -o $@ util/zimage/zpack.c \
 		src/arch/x86_64/zcm.c
-build/zimage/body.ibz: build/zimage/body.bin build/zimage/zpack
-	build/zimage/zpack $< $@
+# (primed with the stub's image, which the stub holds when it decodes: zstub.c)
+build/zimage/body.ibz: build/zimage/body.bin build/zimage/zpack build/zimage/zstub.bin
+	build/zimage/zpack --prime build/zimage/zstub.bin $< $@
 # What the stub needs to know of the body: where its run-time extent ends, its length, its entry.
 build/zimage/body.syms: build/image/ibboot.elf
 	@mkdir -p $(@D)
@@ -109,7 +110,7 @@ build/tests/zcm-speed: src/tests/unit/arch/zcm_speed.c src/arch/x86_64/zcm.c src
 # (small hash tables: the same code and masks, a quicker start per input)
 build/tests/fuzz-zcm: src/tests/fuzz/zcm/fuzz_zcm.c src/arch/x86_64/zcm.c src/arch/x86_64/zcm.h
 	@mkdir -p $(@D)
-	$(FUZZ_CC) -std=c11 -O1 -g -Wall -Wextra -Werror -Isrc/arch/x86_64 -DZCM_TBITS=10 -DZCM_MBITS=10 \
+	$(FUZZ_CC) -std=c11 -O1 -g -Wall -Wextra -Werror -Isrc/arch/x86_64 -DZCM_TN=1364 -DZCM_MBITS=10 \
 		-fsanitize=fuzzer,address,undefined -o $@ src/tests/fuzz/zcm/fuzz_zcm.c \
 		src/arch/x86_64/zcm.c
 
@@ -119,7 +120,8 @@ build/tests/fuzz-zcm: src/tests/fuzz/zcm/fuzz_zcm.c src/arch/x86_64/zcm.c src/ar
 .PHONY: check-zimage fuzz-zcm
 check-zimage: build/tests/unit-arch build/tests/unit-zstage0 $(if $(HAVE_CLANG),build/tests/fuzz-zcm) \
 		bin/ibboot-z.lkrn
-	@IBZ_FILE=build/zimage/body.ibz IBZ_BODY=build/zimage/body.bin util/run-test unit-arch \
+	@IBZ_FILE=build/zimage/body.ibz IBZ_BODY=build/zimage/body.bin IBZ_PRIME=build/zimage/zstub.bin \
+		util/run-test unit-arch \
 		build/tests/unit-arch
 	@ZS0_FILE=build/zimage/zstub.s0z ZS0_STUB=build/zimage/zstub.bin util/run-test unit-zstage0 \
 		build/tests/unit-zstage0
@@ -150,5 +152,5 @@ bench-size: bin/ibboot.lkrn bin/ibboot-raw.lkrn build/tests/zcm-speed bin/ibboot
 	printf 'bench-size: %-28s %7d B  (PE32+, not compressed)\n' bin/ibboot.efi \
 		$$(stat -c %s bin/ibboot.efi); \
 	printf 'bench-size: %-28s native %s; QEMU TCG boot CPU to poweroff, packed - raw: %s\n' \
-		'  unpack time' "$$(build/tests/zcm-speed build/zimage/body.ibz)" \
+		'  unpack time' "$$(build/tests/zcm-speed build/zimage/body.ibz build/zimage/zstub.bin)" \
 		"$$(util/zimage/unpack-time bin/ibboot-raw.lkrn bin/ibboot.lkrn)"

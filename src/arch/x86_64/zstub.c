@@ -9,7 +9,7 @@
 #include "boot.h"
 #include "zcm.h"
 
-extern uint8_t _ztext[];
+extern uint8_t _ztext[], _zedata[];
 /* The body's length as linked (zstage0-stub.ld): a payload of another build is refused. */
 extern const uint8_t zbody_len[];
 
@@ -20,7 +20,9 @@ const char *zstub_unpack(const uint8_t *payload, size_t payload_len)
 {
 	uint8_t *dest = (uint8_t *)IMAGE_LOAD_ADDR;
 	size_t len;
-	int rc = ibz_unpack(payload, payload_len, dest, (size_t)(_ztext - dest), arena, &len);
+	/* the model is primed with the stub's own image, as zpack primed it (zstub.bin) */
+	int rc = ibz_unpack(payload, payload_len, dest, (size_t)(_ztext - dest), arena, _ztext,
+			    (size_t)(_zedata - _ztext), &len);
 
 	if (rc)
 		return zcm_strerror(rc);

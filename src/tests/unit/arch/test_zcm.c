@@ -4,8 +4,9 @@
  * random, code-like and text inputs through the IBZ2 container, the x86 transform's inverse,
  * every truncation and a sample of single-byte changes of a stream refused (an error or a CRC
  * mismatch, never a read or write outside the buffers: the buffers are malloc'd at their exact
- * size, so ASan fails the program on any stray access), and the header's checks. With IBZ_FILE
- * and IBZ_BODY set (check-zimage), the image's own packed body must unpack to the body byte for
+ * size, so ASan fails the program on any stray access), the header's checks, and a model primed
+ * with other bytes first (as the stub primes it with its own image). With IBZ_FILE, IBZ_BODY and
+ * IBZ_PRIME set (check-zimage), the image's own packed body must unpack to the body byte for
  * byte, and the body must pack again to the same bytes.
  */
 #include "test.h"
@@ -28,7 +29,8 @@ static void put32(uint8_t *p, uint32_t v)
 }
 
 /* An IBZ2 container of body (malloc'd, exactly its length), as util/zimage/zpack writes it. */
-static uint8_t *pack(const uint8_t *body, size_t n, int x86, size_t *len)
+static uint8_t *pack(const uint8_t *body, size_t n, int x86, const uint8_t *prime,
+		     size_t prime_len, size_t *len)
 {
 	size_t cap = n + n / 2 + 64, zlen;
 	uint8_t *work = malloc(n + 1), *z = malloc(IBZ_HEADER_LEN + cap), *c;
@@ -37,9 +39,10 @@ static uint8_t *pack(const uint8_t *body, size_t n, int x86, size_t *len)
 	memcpy(work, body, n);
 	if (x86)
 		zcm_x86_encode(work, n);
-	zlen = zcm_encode(work, n, z + IBZ_HEADER_LEN, cap, arena);
+	zlen = zcm_encode(work, n, z + IBZ_HEADER_LEN, cap, arena, prime, prime_len);
 	CHECK(zlen >= 4);
-	ibz_put_header(z, (uint32_t)n, (uint32_t)zlen, zcm_crc32(body, n), x86);
+	ibz_put_header(z, (uint32_t)n, (uint32_t)zlen, zcm_crc32(body, n), x86,
+		       (uint32_t)prime_len);
 	*len = IBZ_HEADER_LEN + zlen;
 	c = malloc(*len);
 	memcpy(c, z, *len);
@@ -105,15 +108,15 @@ TEST(round_trips)
 				uint8_t *body = malloc(n + 1), *out = malloc(n ? n : 1), *c;
 
 				fill(body, n, kind);
-				c = pack(body, n, x86, &clen);
-				int rc = ibz_unpack(c, clen, out, n, arena, &got);
+				c = pack(body, n, x86, NULL, 0, &clen);
+				int rc = ibz_unpack(c, clen, out, n, arena, NULL, 0, &got);
 				CHECK_EQ(rc, ZCM_OK);
 				CHECK_EQ(got, n);
 				if (rc == ZCM_OK && n)
 					CHECK_MEM(out, body, n);
 				/* one byte less room than the body needs: refused before decoding */
 				if (n)
-					CHECK_EQ(ibz_unpack(c, clen, out, n - 1, arena, &got),
+					CHECK_EQ(ibz_unpack(c, clen, out, n - 1, arena, NULL, 0, &got),
 						 ZCM_E_SPACE);
 				free(body);
 				free(out);
@@ -130,7 +133,7 @@ TEST(random_data_grows_little)
 
 	test_srand(5);
 	fill(body, n, 2);
-	c = pack(body, n, 0, &clen);
+	c = pack(body, n, 0, NULL, 0, &clen);
 	CHECK(clen < n + n / 50 + IBZ_HEADER_LEN + 8);
 	printf("  20000 random bytes -> %zu\n", clen);
 	free(body);
@@ -183,12 +186,12 @@ TEST(truncations_and_changes_are_refused)
 	test_srand(3);
 	fill_codeish(body, n / 2);
 	fill_text(body + n / 2, n - n / 2);
-	c = pack(body, n, 1, &clen);
+	c = pack(body, n, 1, NULL, 0, &clen);
 	for (size_t cut = 0; cut < clen; cut += cut < IBZ_HEADER_LEN + 8 ? 1 : 7) {
 		uint8_t *t = malloc(cut ? cut : 1), *out = malloc(n);
 
 		memcpy(t, c, cut);
-		int rc = ibz_unpack(t, cut, out, n, arena, &got);
+		int rc = ibz_unpack(t, cut, out, n, arena, NULL, 0, &got);
 		if (rc == ZCM_OK)
 			test_fail(__FILE__, __LINE__, "a stream cut at %zu of %zu was accepted", cut,
 				  clen);
@@ -203,7 +206,7 @@ TEST(truncations_and_changes_are_refused)
 
 		memcpy(t, c, cut);
 		put32(t + 12, (uint32_t)(cut - IBZ_HEADER_LEN));
-		CHECK_EQ(ibz_unpack(t, cut, out, n, arena, &got), ZCM_E_TRUNCATED);
+		CHECK_EQ(ibz_unpack(t, cut, out, n, arena, NULL, 0, &got), ZCM_E_TRUNCATED);
 		free(t);
 		free(out);
 	}
@@ -213,9 +216,9 @@ TEST(truncations_and_changes_are_refused)
 
 		memcpy(t, c, clen);
 		t[12]++;
-		CHECK_EQ(ibz_unpack(t, clen, out, n, arena, &got), ZCM_E_HEADER);
+		CHECK_EQ(ibz_unpack(t, clen, out, n, arena, NULL, 0, &got), ZCM_E_HEADER);
 		t[12] -= 2;
-		CHECK_EQ(ibz_unpack(t, clen, out, n, arena, &got), ZCM_E_HEADER);
+		CHECK_EQ(ibz_unpack(t, clen, out, n, arena, NULL, 0, &got), ZCM_E_HEADER);
 		free(t);
 		free(out);
 	}
@@ -226,7 +229,7 @@ TEST(truncations_and_changes_are_refused)
 
 			memcpy(t, c, clen);
 			t[at] ^= x[v];
-			int rc = ibz_unpack(t, clen, out, n, arena, &got);
+			int rc = ibz_unpack(t, clen, out, n, arena, NULL, 0, &got);
 			changes++;
 			if (rc != ZCM_OK) {
 				refused++;
@@ -254,39 +257,78 @@ TEST(header_checks)
 	need_arena();
 	z[4] = ZCM_VERSION;
 	put32(z + 12, sizeof(z) - IBZ_HEADER_LEN);
-	CHECK_EQ(ibz_unpack(z, IBZ_HEADER_LEN - 1, out, sizeof(out), arena, &got), ZCM_E_HEADER);
+	CHECK_EQ(ibz_unpack(z, IBZ_HEADER_LEN - 1, out, sizeof(out), arena, NULL, 0, &got), ZCM_E_HEADER);
 	CHECK_EQ(got, 0);
 	z[0] = 'X';
-	CHECK_EQ(ibz_unpack(z, sizeof(z), out, sizeof(out), arena, &got), ZCM_E_MAGIC);
+	CHECK_EQ(ibz_unpack(z, sizeof(z), out, sizeof(out), arena, NULL, 0, &got), ZCM_E_MAGIC);
 	z[0] = 'I';
 	z[5] = 2;	/* unknown filter */
-	CHECK_EQ(ibz_unpack(z, sizeof(z), out, sizeof(out), arena, &got), ZCM_E_PROPS);
+	CHECK_EQ(ibz_unpack(z, sizeof(z), out, sizeof(out), arena, NULL, 0, &got), ZCM_E_PROPS);
 	z[5] = 0;
+	z[7] = 1;	/* primed with 256 bytes: the decoder holds 255, or none */
+	CHECK_EQ(ibz_unpack(z, sizeof(z), out, sizeof(out), arena, z, 255, &got), ZCM_E_PRIME);
+	CHECK_EQ(ibz_unpack(z, sizeof(z), out, sizeof(out), arena, NULL, 0, &got), ZCM_E_PRIME);
+	CHECK_EQ(got, 0);
+	z[7] = 0;	/* primed with none: the decoder holds 4 */
+	CHECK_EQ(ibz_unpack(z, sizeof(z), out, sizeof(out), arena, out, 4, &got), ZCM_E_PRIME);
 	z[4] = ZCM_VERSION + 1;	/* another model */
-	CHECK_EQ(ibz_unpack(z, sizeof(z), out, sizeof(out), arena, &got), ZCM_E_PROPS);
+	CHECK_EQ(ibz_unpack(z, sizeof(z), out, sizeof(out), arena, NULL, 0, &got), ZCM_E_PROPS);
 	z[4] = ZCM_VERSION;
 	z[8] = 17;	/* output bigger than the room */
-	CHECK_EQ(ibz_unpack(z, sizeof(z), out, sizeof(out), arena, &got), ZCM_E_SPACE);
+	CHECK_EQ(ibz_unpack(z, sizeof(z), out, sizeof(out), arena, NULL, 0, &got), ZCM_E_SPACE);
 	/* a stream too short to start the coder */
 	z[8] = 4;
 	put32(z + 12, 3);
-	CHECK_EQ(ibz_unpack(z, IBZ_HEADER_LEN + 3, out, sizeof(out), arena, &got),
+	CHECK_EQ(ibz_unpack(z, IBZ_HEADER_LEN + 3, out, sizeof(out), arena, NULL, 0, &got),
 		 ZCM_E_TRUNCATED);
 	CHECK(strcmp(zcm_strerror(ZCM_E_CRC), "unknown error") != 0);
 	CHECK_STR(zcm_strerror(1234), "unknown error");
 }
 
+/* A model primed with code-like bytes codes other code-like bytes smaller, and only a decoder
+ * primed with the same bytes gets them back. */
+TEST(primed_round_trip)
+{
+	size_t n = 20000, pn = 6000, clen, plain_len, got = 99;
+	uint8_t *body = malloc(n), *prime = malloc(pn), *other = malloc(pn), *out = malloc(n), *c;
+
+	test_srand(7);
+	fill_codeish(prime, pn);
+	fill_codeish(body, n);
+	memcpy(other, prime, pn);
+	other[pn / 2] ^= 0x40;
+	free(pack(body, n, 1, NULL, 0, &plain_len));
+	c = pack(body, n, 1, prime, pn, &clen);
+	printf("  %zu code-like bytes: %zu unprimed, %zu primed with %zu others\n", n, plain_len,
+	       clen, pn);
+	CHECK(clen < plain_len);
+	CHECK_EQ(c[6] | c[7] << 8, pn);
+	CHECK_EQ(ibz_unpack(c, clen, out, n, arena, prime, pn, &got), ZCM_OK);
+	CHECK_EQ(got, n);
+	CHECK_MEM(out, body, n);
+	/* the same length, one byte differs: the stream decodes to something else, refused */
+	CHECK(ibz_unpack(c, clen, out, n, arena, other, pn, &got) != ZCM_OK);
+	CHECK_EQ(got, 0);
+	CHECK_EQ(ibz_unpack(c, clen, out, n, arena, prime, pn - 1, &got), ZCM_E_PRIME);
+	free(body);
+	free(prime);
+	free(other);
+	free(out);
+	free(c);
+}
+
 /* check-zimage: the image's packed body (build/zimage/zpack) against the body it was made from. */
 TEST(image_body_round_trip)
 {
-	const char *zf = getenv("IBZ_FILE"), *bf = getenv("IBZ_BODY");
-	static uint8_t z[1 << 20], body[1 << 21], out[1 << 21];
-	size_t zlen, blen, got, clen;
+	const char *zf = getenv("IBZ_FILE"), *bf = getenv("IBZ_BODY"), *pf = getenv("IBZ_PRIME");
+	static uint8_t z[1 << 20], body[1 << 21], out[1 << 21], prime[ZCM_PRIME_MAX];
+	size_t zlen, blen, got, clen, plen;
 	uint8_t *c;
 	FILE *f;
 
-	if (!zf || !bf) {
-		printf("  (IBZ_FILE/IBZ_BODY not set: the image's body is checked by check-zimage)\n");
+	if (!zf || !bf || !pf) {
+		printf("  (IBZ_FILE/IBZ_BODY/IBZ_PRIME not set: the image's body is checked by "
+		       "check-zimage)\n");
 		return;
 	}
 	need_arena();
@@ -302,14 +344,21 @@ TEST(image_body_round_trip)
 		return;
 	blen = fread(body, 1, sizeof(body), f);
 	fclose(f);
-	CHECK_EQ(ibz_unpack(z, zlen, out, sizeof(out), arena, &got), ZCM_OK);
+	f = fopen(pf, "rb");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	plen = fread(prime, 1, sizeof(prime), f);
+	fclose(f);
+	CHECK_EQ(ibz_unpack(z, zlen, out, sizeof(out), arena, prime, plen, &got), ZCM_OK);
 	CHECK_EQ(got, blen);
 	CHECK_MEM(out, body, blen);
 	/* this build's encoder writes the very same container */
-	c = pack(body, blen, 1, &clen);
+	c = pack(body, blen, 1, prime, plen, &clen);
 	CHECK_EQ(clen, zlen);
 	if (clen == zlen)
 		CHECK_MEM(c, z, zlen);
 	free(c);
-	printf("  %s: %zu -> %zu bytes, identical to %s\n", zf, zlen, got, bf);
+	printf("  %s: %zu -> %zu bytes (primed with %s, %zu bytes), identical to %s\n", zf, zlen,
+	       got, pf, plen, bf);
 }
