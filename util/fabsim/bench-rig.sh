@@ -69,6 +69,12 @@ ticks_now() {   # PID...: as ticks, into $TICKS, without a fork
 		TICKS=$((TICKS + f[11] + f[12]))
 	done
 }
+# Context switches per MiB: each wakeup of a rig process costs it more than its per-packet work
+# does on a paravirtualized guest (perf: ~20% of fabsim's samples in finish_task_switch), and the
+# count depends less on the neighbours' load than the ms do.
+ctxsw() {   # PID: context switches (voluntary + involuntary) of all its threads
+	cat /proc/"$1"/task/*/status 2>/dev/null | awk '/_ctxt_switches:/ { t += $2 } END { print t + 0 }'
+}
 count_http() {   # LOG: the finished downloads (`http: ... bytes` lines) into $HTTP_N
 	local l
 	HTTP_N=0
@@ -112,12 +118,14 @@ for _ in $(seq 1 600); do count_http "$B/sink.log"; [ "$HTTP_N" -ge 1 ] && break
 t0=${EPOCHREALTIME/./}
 load=$(cut -d' ' -f1 /proc/loadavg)
 f0=$(ticks $FABSIM) s0=$(ticks $SN) n0=$(ticks $NGINX) k0=$(ticks $sink) k1=$k0
+fc0=$(ctxsw $FABSIM) sc0=$(ctxsw $SN) nc0=0; for p in $NGINX; do nc0=$((nc0 + $(ctxsw $p))); done
 while kill -0 "$tpid" 2>/dev/null; do
 	count_http "$B/sink.log"; [ "$HTTP_N" -gt "$RUNS" ] && break
 	ticks_now $sink; k1=$TICKS; nap
 done
 t1=${EPOCHREALTIME/./}
 f1=$(ticks $FABSIM) s1=$(ticks $SN) n1=$(ticks $NGINX); k=$(ticks $sink); [ -n "$k" ] && [ "$k" -gt 0 ] && k1=$k
+fc1=$(ctxsw $FABSIM) sc1=$(ctxsw $SN) nc1=0; for p in $NGINX; do nc1=$((nc1 + $(ctxsw $p))); done
 wait "$tpid"
 wall=$(( (t1 - t0) / 1000 ))   # ms
 pct() { awk -v t="$1" -v hz="$HZ" -v ms="$wall" 'BEGIN { if (ms > 0) printf "%d%%", t * 100000 / hz / ms; else print "n/a" }'; }
@@ -135,6 +143,7 @@ echo "INFO: bench-rig: sink (ibboot's stack natively, model in-process): $(sink_
 mib=$((RUNS * SIZE_MIB))
 perm() { awk -v t="$1" -v hz="$HZ" -v m="$mib" 'BEGIN { printf "%.1f", t * 1000 / hz / m }'; }
 echo "INFO: bench-rig: CPU over those downloads (share of the wall time; ms per MiB): fabsim $(pct $((f1 - f0))) $(perm $((f1 - f0))), server node $(pct $((s1 - s0))) $(perm $((s1 - s0))), nginx $(pct $((n1 - n0))) $(perm $((n1 - n0))), sink incl. the model $(pct $((k1 - k0))) $(perm $((k1 - k0)))"
+echo "INFO: bench-rig: context switches per MiB over those downloads: fabsim $(( (fc1 - fc0) / mib )), server node $(( (sc1 - sc0) / mib )), nginx $(( (nc1 - nc0) / mib ))"
 # What the rig's own processes cost, whatever the neighbours do: the MB/s one core would carry
 # for fabsim + server node + nginx together, and for the busiest of them alone (a pipeline on
 # an idle machine runs them side by side). The HCA model's share is inside the sink's figure.

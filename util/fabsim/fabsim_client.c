@@ -16,7 +16,7 @@
 
 /* Messages are read in batches (recvmmsg): one system call takes up to RX_BATCH of them; the first
  * lands in the caller's buffer, the others wait here for the next calls. */
-#define RX_BATCH 16
+#define RX_BATCH 64
 
 struct rx_slot {
 	struct fabsim_wire_hdr h;

@@ -21,7 +21,7 @@
 /* Messages are read and written in batches (recvmmsg/sendmmsg): one system call moves up to this
  * many packets of a connection. Packets for an HCA port wait in its queue until the end of the
  * queue run that delivered them (hca_server_flush), or until the queue is full. */
-#define BATCH 32
+#define BATCH 64
 
 struct tx_slot {
 	struct fabsim_wire_hdr h;

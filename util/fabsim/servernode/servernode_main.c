@@ -29,7 +29,7 @@
 #include "tun_gso.h"
 
 /* Packets to fabsim leave in batches: one sendmmsg per turn of the loop (or per TX_BATCH). */
-#define TX_BATCH 32
+#define TX_BATCH 64
 
 struct tx_slot {
 	struct fabsim_wire_hdr h;
