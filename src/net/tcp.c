@@ -11,7 +11,6 @@
 #include <ibboot/timer.h>
 #include <ibboot/udp.h>
 
-#define TCP_EPHEMERAL_FIRST 49152u   /* RFC 6335 §6 */
 #define TCP_OPT_EOL     0
 #define TCP_OPT_NOP     1
 #define TCP_OPT_MSS     2
@@ -168,30 +167,14 @@ static struct tcp_conn *find_conn(const struct net_device *nd, uint32_t remote, 
 	return NULL;
 }
 
-static bool port_in_use(uint16_t port)
+/* Taken on any interface: the port picker's test for a connection. */
+static bool port_in_use(uint16_t port, const struct net_device *nd)
 {
+	(void)nd;
 	for (struct tcp_conn *c = conns; c; c = c->next)
 		if (c->local_port == port)
 			return true;
 	return false;
-}
-
-static int pick_port(uint16_t *port)
-{
-	const unsigned span = 65536u - TCP_EPHEMERAL_FIRST;
-
-	/* RFC 6056 §3.3.1: a random start for every connection, one draw per connect. */
-	unsigned start = random_below(span);
-
-	for (unsigned i = 0; i < span; i++) {
-		uint16_t p = (uint16_t)(TCP_EPHEMERAL_FIRST + (start + i) % span);
-
-		if (!port_in_use(p)) {
-			*port = p;
-			return 0;
-		}
-	}
-	return -EBUSY;
 }
 
 static void unlink_conn(struct tcp_conn *c)
@@ -458,9 +441,8 @@ int tcp_connect(struct tcp_conn *c, struct net_device *nd, uint32_t dst, uint16_
 	c->local_ip = nd->ip_addr;
 	c->remote_ip = dst;
 	c->remote_port = dport;
-	rc = pick_port(&c->local_port);
-	if (rc < 0)
-		return rc;
+	if (net_pick_port(port_in_use, nd, &c->local_port) < 0)
+		return -EBUSY;
 	c->rcv_mss = (uint16_t)MIN(nd->mtu - IPV4_HDR_LEN - TCP_HDR_LEN, 65535u);
 	/* The store: slots of the MSS we announce (no segment the peer may send is larger),
 	 * enough to cover the receive window, never more than TCP_OOO_SLOTS of them. */

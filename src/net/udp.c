@@ -78,17 +78,18 @@ static bool port_in_use(uint16_t port, const struct net_device *nd)
 	return false;
 }
 
-static int pick_ephemeral(uint16_t *port, const struct net_device *nd)
+int net_pick_port(bool (*in_use)(uint16_t port, const struct net_device *nd),
+		  const struct net_device *nd, uint16_t *port)
 {
 	const unsigned span = UDP_EPHEMERAL_LAST - UDP_EPHEMERAL_FIRST + 1;
-	/* RFC 6056 §3.3.1 (Algorithm 1): a random port for every socket, the next free one up from
-	 * there if it is taken. One draw per socket, none per packet. */
+	/* RFC 6056 §3.3.1 (Algorithm 1): a random port for every socket or connection, the next
+	 * free one up from there if it is taken. One draw per socket, none per packet. */
 	unsigned start = random_below(span);
 
 	for (unsigned i = 0; i < span; i++) {
 		uint16_t p = (uint16_t)(UDP_EPHEMERAL_FIRST + (start + i) % span);
 
-		if (!port_in_use(p, nd)) {
+		if (!in_use(p, nd)) {
 			*port = p;
 			return 0;
 		}
@@ -112,7 +113,7 @@ int udp_open(struct udp_socket *s, struct net_device *nd, uint16_t local_port, u
 	if (local_port) {
 		if (port_in_use(local_port, nd))
 			return -EBUSY;
-	} else if ((rc = pick_ephemeral(&local_port, nd)) < 0) {
+	} else if ((rc = net_pick_port(port_in_use, nd, &local_port)) < 0) {
 		return rc;
 	}
 	s->nd = nd;

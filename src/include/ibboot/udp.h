@@ -43,6 +43,10 @@ struct udp_datagram {
 int udp_open(struct udp_socket *s, struct net_device *nd, uint16_t local_port, udp_rx_fn rx,
 	     void *priv);
 void udp_close(struct udp_socket *s);
+/* An ephemeral port (UDP_EPHEMERAL_FIRST..LAST) that in_use(port, nd) does not report taken, for
+ * UDP sockets and TCP connections; -ENOSPC when none is free. */
+int net_pick_port(bool (*in_use)(uint16_t port, const struct net_device *nd),
+		  const struct net_device *nd, uint16_t *port);
 /* Sends len bytes to dst:dport from the socket's port (source address: the device's, or 0.0.0.0
  * before it has one). 0 or a negative error (-ERANGE when it does not fit the MTU). */
 int udp_sendto(struct udp_socket *s, uint32_t dst, uint16_t dport, const void *data, size_t len);
