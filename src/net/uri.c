@@ -122,26 +122,33 @@ int uri_format(const struct http_url *u, char *out, size_t size)
 	return n < 0 || (size_t)n >= size ? -ERANGE : 0;
 }
 
-/* Appends src[0..n) to out at *len; false if it does not fit (with the NUL). */
-static bool append(char *out, size_t size, size_t *len, const char *src, size_t n)
+/* The string under construction: once a piece does not fit (with the NUL), `over` stays set and
+ * nothing more is written. */
+struct sbuf {
+	char *out;
+	size_t size, len;
+	bool over;
+};
+
+static void append(struct sbuf *b, const char *src, size_t n)
 {
-	if (n >= size - *len)
-		return false;
-	memcpy(out + *len, src, n);
-	*len += n;
-	out[*len] = '\0';
-	return true;
+	if (b->over || n >= b->size - b->len) {
+		b->over = true;
+		return;
+	}
+	memcpy(b->out + b->len, src, n);
+	b->len += n;
+	b->out[b->len] = '\0';
 }
 
 /*
  * RFC 3986 §5.2.4 for a path that starts with '/': "." segments go, ".." removes the segment
- * before it (never above the root), a final "." or ".." leaves a trailing '/'. Writes to out.
+ * before it (never above the root), a final "." or ".." leaves a trailing '/'. Appends to b.
  */
-static bool remove_dot_segments(const char *in, size_t in_len, char *out, size_t size)
+static void remove_dot_segments(const char *in, size_t in_len, struct sbuf *b)
 {
-	size_t len = 0, i = 0;
+	size_t i = 0, root = b->len;
 
-	out[0] = '\0';
 	while (i < in_len) {
 		size_t start, seg;
 
@@ -151,25 +158,23 @@ static bool remove_dot_segments(const char *in, size_t in_len, char *out, size_t
 		while (i < in_len && in[i] != '/')
 			i++;
 		seg = i - start;
-		if (seg == 1 && in[start] == '.') {
-			if (i >= in_len && !append(out, size, &len, "/", 1))
-				return false;
-		} else if (seg == 2 && in[start] == '.' && in[start + 1] == '.') {
-			while (len && out[len - 1] != '/')
-				len--;
-			if (len)
-				len--;   /* the '/' before the removed segment */
-			out[len] = '\0';
-			if (i >= in_len && !append(out, size, &len, "/", 1))
-				return false;
-		} else if (!append(out, size, &len, "/", 1) ||
-			   !append(out, size, &len, in + start, seg)) {
-			return false;
+		if (seg == 2 && in[start] == '.' && in[start + 1] == '.' && !b->over) {
+			while (b->len > root && b->out[b->len - 1] != '/')
+				b->len--;
+			if (b->len > root)
+				b->len--;   /* the '/' before the removed segment */
+			b->out[b->len] = '\0';
+		}
+		if (seg <= 2 && in[start] == '.' && (seg == 1 || in[start + 1] == '.')) {
+			if (i >= in_len)
+				append(b, "/", 1);
+		} else {
+			append(b, "/", 1);
+			append(b, in + start, seg);
 		}
 	}
-	if (!len)
-		return append(out, size, &len, "/", 1);
-	return true;
+	if (b->len == root)
+		append(b, "/", 1);
 }
 
 /* Length of a path+query string up to a fragment. */
@@ -184,57 +189,57 @@ static size_t until_fragment(const char *s)
 
 int uri_resolve(const char *base, const char *ref, char *out, size_t size)
 {
-	char merged[URI_MAX], path[URI_MAX];
+	char merged[URI_MAX];
+	struct sbuf b = { out, size, 0, false }, m = { merged, sizeof(merged), 0, false };
 	const char *auth_end, *bpath, *q;
-	size_t len = 0, blen, mlen = 0, rlen;
+	size_t blen, rlen;
 
 	if (!base || !ref || !out || size < 2 || !is_http(base))
 		return -EINVAL;
 	if (strnlen(ref, URI_MAX) >= URI_MAX || strnlen(base, URI_MAX) >= URI_MAX)
 		return -ERANGE;
 	out[0] = '\0';
+	merged[0] = '\0';
 	rlen = until_fragment(ref);
-	if (scheme_len(ref))   /* already absolute */
-		return append(out, size, &len, ref, rlen) ? 0 : -ERANGE;
-	if (ref[0] == '/' && ref[1] == '/')   /* network-path reference: keep the scheme */
-		return append(out, size, &len, "http:", 5) && append(out, size, &len, ref, rlen)
-		       ? 0 : -ERANGE;
-	for (auth_end = base + 7; *auth_end && *auth_end != '/' && *auth_end != '?' &&
-	     *auth_end != '#'; auth_end++)
-		;
-	if (!append(out, size, &len, base, (size_t)(auth_end - base)))
-		return -ERANGE;
-	bpath = auth_end;
-	blen = until_fragment(bpath);
-	if (!rlen)   /* same document */
-		return append(out, size, &len, bpath, blen) ? 0 : -ERANGE;
-	if (ref[0] == '?') {
-		for (q = bpath; q < bpath + blen && *q != '?'; q++)
-			;
-		return append(out, size, &len, bpath, (size_t)(q - bpath)) &&
-		       append(out, size, &len, ref, rlen) ? 0 : -ERANGE;
-	}
-	if (ref[0] != '/') {
-		/* §5.2.3 merge: the base path up to its last '/', then the reference. */
-		size_t upto = 0;
-
-		for (size_t i = 0; i < blen && bpath[i] != '?'; i++)
-			if (bpath[i] == '/')
-				upto = i + 1;
-		if (!upto && !append(merged, sizeof(merged), &mlen, "/", 1))
-			return -ERANGE;
-		merged[mlen] = '\0';
-		if (!append(merged, sizeof(merged), &mlen, bpath, upto))
-			return -ERANGE;
+	if (scheme_len(ref)) {   /* already absolute */
+		append(&b, ref, rlen);
+	} else if (ref[0] == '/' && ref[1] == '/') {   /* network-path reference: keep the scheme */
+		append(&b, "http:", 5);
+		append(&b, ref, rlen);
 	} else {
-		merged[0] = '\0';
+		for (auth_end = base + 7; *auth_end && *auth_end != '/' && *auth_end != '?' &&
+		     *auth_end != '#'; auth_end++)
+			;
+		append(&b, base, (size_t)(auth_end - base));
+		bpath = auth_end;
+		blen = until_fragment(bpath);
+		if (!rlen) {   /* same document */
+			append(&b, bpath, blen);
+		} else if (ref[0] == '?') {
+			for (q = bpath; q < bpath + blen && *q != '?'; q++)
+				;
+			append(&b, bpath, (size_t)(q - bpath));
+			append(&b, ref, rlen);
+		} else {
+			if (ref[0] != '/') {
+				/* §5.2.3 merge: the base path up to its last '/', then the
+				 * reference. */
+				size_t upto = 0;
+
+				for (size_t i = 0; i < blen && bpath[i] != '?'; i++)
+					if (bpath[i] == '/')
+						upto = i + 1;
+				if (!upto)
+					append(&m, "/", 1);
+				append(&m, bpath, upto);
+			}
+			append(&m, ref, rlen);
+			for (q = merged; *q && *q != '?'; q++)
+				;
+			remove_dot_segments(merged, (size_t)(q - merged), &b);
+			append(&b, q, strlen(q));
+			b.over |= m.over;
+		}
 	}
-	if (!append(merged, sizeof(merged), &mlen, ref, rlen))
-		return -ERANGE;
-	for (q = merged; *q && *q != '?'; q++)
-		;
-	if (!remove_dot_segments(merged, (size_t)(q - merged), path, sizeof(path)))
-		return -ERANGE;
-	return append(out, size, &len, path, strlen(path)) &&
-	       append(out, size, &len, q, strlen(q)) ? 0 : -ERANGE;
+	return b.over ? -ERANGE : 0;
 }
