@@ -45,23 +45,18 @@ struct ib_port *ib_active_port(void)
 
 const char *ib_port_rate_string(const struct ib_port_attr *a, char *buf, size_t size)
 {
-	unsigned lanes, lane_mbps;
-	const char *w, *s;
+	/* PortInfo LinkWidthActive 1/2/4/8 = 1X/4X/8X/12X, LinkSpeedActive 1/2/4 = SDR/DDR/QDR
+	 * (2.5/5/10 Gb/s a lane; IBA 14.2.5.6). */
+	static const uint8_t lanes_of[] = { [1] = 1, [2] = 4, [4] = 8, [8] = 12 };
+	static const char speeds[][4] = { "?DR", "SDR", "DDR", "?DR", "QDR" };
+	unsigned wc = a->link_width_active, sc = a->link_speed_active;
+	unsigned lanes = wc < sizeof(lanes_of) ? lanes_of[wc] : 0;
+	unsigned lane_mbps = sc == 1 || sc == 2 || sc == 4 ? 2500 * sc : 0;
+	char w[4] = "?X";
 
-	switch (a->link_width_active) {
-	case 1: w = "1X"; lanes = 1; break;
-	case 2: w = "4X"; lanes = 4; break;
-	case 4: w = "8X"; lanes = 8; break;
-	case 8: w = "12X"; lanes = 12; break;
-	default: w = "?X"; lanes = 0; break;
-	}
-	switch (a->link_speed_active) {
-	case 1: s = "SDR"; lane_mbps = 2500; break;
-	case 2: s = "DDR"; lane_mbps = 5000; break;
-	case 4: s = "QDR"; lane_mbps = 10000; break;
-	default: s = "?DR"; lane_mbps = 0; break;
-	}
-	ksnprintf(buf, size, "%s %s (%u Gb/s)", w, s, lanes * lane_mbps / 1000);
+	if (lanes)
+		ksnprintf(w, sizeof(w), "%uX", lanes);
+	ksnprintf(buf, size, "%s %s (%u Gb/s)", w, speeds[lane_mbps ? sc : 0], lanes * lane_mbps / 1000);
 	return buf;
 }
 
