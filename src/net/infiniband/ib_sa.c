@@ -423,20 +423,24 @@ static void group_done(void *ctx, int status, const uint8_t *resp)
 		g->cb(g->ctx, g, rc);
 }
 
-static void group_build(const struct ib_mcast_group *g, uint8_t *mad, uint8_t method)
+/* An MCMemberRecord request for mgid in partition pkey: a Get asks whether the group exists (MGID
+ * and P_Key, IBA 15.2.5.17); a Set (join) or Delete (leave) adds this port as a full member with
+ * the mask Linux IPoIB uses for an existing group (fabric-opensm.md §4: 0x10083). */
+static void mcr_build(const struct ib_port *port, const union ib_gid *mgid, uint16_t pkey,
+		      uint8_t *mad, uint8_t method)
 {
 	struct iblib_mcmember_record mr;
-	struct ib_port *port = g->port;
+	uint64_t mask = IBLIB_MCR_COMP_MGID | IBLIB_MCR_COMP_PKEY;
 
 	memset(&mr, 0, sizeof(mr));
-	gid_to_iblib(&mr.mgid, &g->info.mgid);
-	gid_to_iblib(&mr.port_gid, &port->gid);
-	mr.pkey = ib_port_pkey(port) | 0x8000;
-	mr.join_state = IBLIB_MCR_JOIN_FULL;
-	/* The mask Linux IPoIB uses for an existing group (fabric-opensm.md §4: 0x10083). */
-	sa_build(mad, method, IBLIB_SA_ATTR_MCMEMBER_RECORD,
-		 IBLIB_MCR_COMP_MGID | IBLIB_MCR_COMP_PORT_GID | IBLIB_MCR_COMP_PKEY |
-		 IBLIB_MCR_COMP_JOIN_STATE);
+	gid_to_iblib(&mr.mgid, mgid);
+	mr.pkey = pkey | 0x8000;
+	if (method != IBLIB_METHOD_GET) {
+		gid_to_iblib(&mr.port_gid, &port->gid);
+		mr.join_state = IBLIB_MCR_JOIN_FULL;
+		mask |= IBLIB_MCR_COMP_PORT_GID | IBLIB_MCR_COMP_JOIN_STATE;
+	}
+	sa_build(mad, method, IBLIB_SA_ATTR_MCMEMBER_RECORD, mask);
 	iblib_mcmember_record_put(mad + IBLIB_SA_DATA_OFF, &mr);
 }
 
@@ -451,7 +455,7 @@ static void group_send_join(struct ib_mcast_group *g)
 		g->state = IB_GROUP_IDLE;
 		return;
 	}
-	group_build(g, mad, IBLIB_METHOD_SET);
+	mcr_build(port, &g->info.mgid, ib_port_pkey(port), mad, IBLIB_METHOD_SET);
 	ib_sa_address(port, &sa_av);
 	g->state = IB_GROUP_JOINING;
 	rc = ib_mad_request(port, mad, &sa_av, group_done, g);
@@ -505,7 +509,7 @@ void ib_sa_leave(struct ib_mcast_group *g)
 	if (g->attached && g->qp)
 		ib_mcast_detach(g->qp, &g->info.mgid);
 	if (g->state == IB_GROUP_JOINED && port->attr.state == IB_PORT_ACTIVE) {
-		group_build(g, mad, IBLIB_METHOD_DELETE);
+		mcr_build(port, &g->info.mgid, ib_port_pkey(port), mad, IBLIB_METHOD_DELETE);
 		ib_sa_address(port, &sa_av);
 		(void)ib_mad_send_once(port, mad, &sa_av);
 		if (port->sa)
@@ -519,18 +523,12 @@ void ib_sa_leave(struct ib_mcast_group *g)
 int ib_sa_group_get(struct ib_port *port, const union ib_gid *mgid, uint16_t pkey,
 		    ib_mad_done_fn done, void *ctx)
 {
-	struct iblib_mcmember_record mr;
 	struct ib_address_vector sa_av;
 	uint8_t mad[IB_MAD_SIZE];
 
 	if (!sa_of(port) || port->attr.state != IB_PORT_ACTIVE)
 		return -ENODEV;
-	memset(&mr, 0, sizeof(mr));
-	gid_to_iblib(&mr.mgid, mgid);
-	mr.pkey = pkey | 0x8000;
-	sa_build(mad, IBLIB_METHOD_GET, IBLIB_SA_ATTR_MCMEMBER_RECORD,
-		 IBLIB_MCR_COMP_MGID | IBLIB_MCR_COMP_PKEY);
-	iblib_mcmember_record_put(mad + IBLIB_SA_DATA_OFF, &mr);
+	mcr_build(port, mgid, pkey, mad, IBLIB_METHOD_GET);
 	ib_sa_address(port, &sa_av);
 	return ib_mad_request(port, mad, &sa_av, done, ctx);
 }
