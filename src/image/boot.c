@@ -10,14 +10,6 @@
 
 int (*image_run_script)(struct image *img);
 
-/* The trust policy, before anything is loaded: a failed pin, or (enforcing) no pin given before
- * the fetch. The loaders check every pin again on the bytes they place — kernel, initrds,
- * multiboot modules — and image_boot on a script's own buffer. */
-static int refuse_unverified(const struct image *kernel)
-{
-	return image_trust_allowed(kernel);
-}
-
 int (*image_linux_boot)(struct image *kernel);
 
 /* A device that did not reset may still write into memory the kernel would own: refused rather
@@ -63,9 +55,8 @@ static int boot_linux(struct image *img)
 	return rc;
 }
 
-static int boot_multiboot(struct image *img)
+static int boot_multiboot(struct image *img, struct multiboot_plan *plan)
 {
-	struct multiboot_plan plan;
 	int rc;
 
 	if (!image_multiboot_handoff) {
@@ -73,24 +64,24 @@ static int boot_multiboot(struct image *img)
 			img->name);
 		return -ENOTSUP;
 	}
-	rc = multiboot_load(img, &plan);
+	rc = multiboot_load(img, plan);
 	if (rc)
 		return rc;
 	boot_phase("starting multiboot kernel at %#x; shutting down devices (HCA quiesced)",
-		   plan.mb.entry);
+		   plan->mb.entry);
 	if (pci_remove_drivers() != 0) {
-		multiboot_unload(&plan);
+		multiboot_unload(plan);
 		return refuse_handoff("the multiboot kernel");
 	}
-	rc = image_multiboot_handoff(plan.param);
+	rc = image_multiboot_handoff(plan->param);
 	handoff_failed(rc);
-	multiboot_unload(&plan);
+	multiboot_unload(plan);
 	return rc;
 }
 
 int image_boot(struct image *img)
 {
-	struct multiboot_info_parsed mb;
+	struct multiboot_plan plan;
 	const char *why;
 	int rc;
 
@@ -100,7 +91,10 @@ int image_boot(struct image *img)
 		kprintf("boot: no kernel (kernel URL first)\n");
 		return -ENOENT;
 	}
-	rc = refuse_unverified(img);
+	/* The trust policy, before anything is loaded: a failed pin, or (enforcing) no pin given
+	 * before the fetch. The loaders check every pin again on the bytes they place — kernel,
+	 * initrds, multiboot modules — and a script is checked on its own buffer below. */
+	rc = image_trust_allowed(img);
 	if (rc)
 		return rc;
 	if (script_is_script(img->data, img->len)) {
@@ -115,9 +109,9 @@ int image_boot(struct image *img)
 	}
 	if (img->len > 0x206 && memcmp(img->data + 0x202, "HdrS", 4) == 0)
 		return boot_linux(img);
-	rc = multiboot_parse(img->data, img->len, &mb, &why);
+	rc = multiboot_parse(img->data, img->len, &plan.mb, &why);
 	if (rc == 0)
-		return boot_multiboot(img);
+		return boot_multiboot(img, &plan);
 	if (rc != -ENOENT) {
 		kprintf("boot: %s: %s\n", img->name, why);
 		return rc;

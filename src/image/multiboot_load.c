@@ -259,17 +259,11 @@ int multiboot_check_pins(const struct image *kernel, bool hash)
 
 int multiboot_load(struct image *kernel, struct multiboot_plan *plan)
 {
-	struct multiboot_info_parsed *mb = &plan->mb;
-	const char *why;
+	struct multiboot_info_parsed *mb = &plan->mb;   /* image_boot parsed it */
 	unsigned n_mods = 0;
 	int rc;
 
-	memset(plan, 0, sizeof(*plan));
-	rc = multiboot_parse(kernel->data, kernel->len, mb, &why);
-	if (rc) {
-		kprintf("%s: %s\n", kernel->name, why);
-		return rc;
-	}
+	plan->area = plan->param = NULL;
 	rc = multiboot_check_pins(kernel, false);   /* the policy first, before anything moves */
 	if (!rc)
 		rc = check_targets_in_ram(mb);

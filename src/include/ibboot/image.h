@@ -157,6 +157,7 @@ struct multiboot_plan {
 	uint8_t *param;            /* the trampoline's page (src/image/mb_trampoline.h) */
 	uint32_t mbi_addr;
 };
+/* plan->mb: the kernel's multiboot_parse result. */
 int multiboot_load(struct image *kernel, struct multiboot_plan *plan);
 /* The kernel and every module it would get (every other image but scripts and other kernels)
  * under the trust policy; with `hash`, each pin against the image's buffer as it is now
