@@ -108,7 +108,7 @@ median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)
 cmds="dhcp,http+http://$S/big.bin"
 for _ in $(seq 1 "$RUNS"); do cmds+=",http+http://$S/big.bin"; done
 cmds+=",ifstat,poweroff"
-"${RECV_PIN[@]}" timeout --kill-after=5 600 "$TOP/build/opt/ibboot-hosted" --hca --hca-guid="$NETBOOT_HCA1_NODE_GUID" \
+HOSTED_HCA_STATS=1 "${RECV_PIN[@]}" timeout --kill-after=5 600 "$TOP/build/opt/ibboot-hosted" --hca --hca-guid="$NETBOOT_HCA1_NODE_GUID" \
 	--hca-ports=1 --ram=512 --busy-poll --fabric="$FABSIM_HCA_SOCKET" "ibboot.cmd=$cmds" > "$B/sink.log" 2> "$B/sink.err" &
 tpid=$!
 sink=
