@@ -11,19 +11,6 @@
 #include <ibboot/string.h>
 #include <ibboot/timer.h>
 
-static const struct fetch_scheme *schemes[FETCH_MAX_SCHEMES];
-int (*fetch_resolve_relative)(const char *name, char *out, size_t size);
-
-int fetch_register(const struct fetch_scheme *s)
-{
-	for (unsigned i = 0; i < FETCH_MAX_SCHEMES; i++)
-		if (!schemes[i] || strcmp(schemes[i]->scheme, s->scheme) == 0) {
-			schemes[i] = s;
-			return 0;
-		}
-	return -ENOSPC;
-}
-
 /* module:N — a file the boot loader loaded next to ibboot (multiboot module / Linux initrd). */
 static long fetch_module(const char *uri, uint8_t *buf, size_t size, fetch_progress_fn progress,
 			 void *ctx)
@@ -52,6 +39,19 @@ static long fetch_module(const char *uri, uint8_t *buf, size_t size, fetch_progr
 }
 
 static const struct fetch_scheme module_scheme = { "module", fetch_module };
+static const struct fetch_scheme *schemes[FETCH_MAX_SCHEMES] = { &module_scheme };
+
+int (*fetch_resolve_relative)(const char *name, char *out, size_t size);
+
+int fetch_register(const struct fetch_scheme *s)
+{
+	for (unsigned i = 0; i < FETCH_MAX_SCHEMES; i++)
+		if (!schemes[i] || strcmp(schemes[i]->scheme, s->scheme) == 0) {
+			schemes[i] = s;
+			return 0;
+		}
+	return -ENOSPC;
+}
 
 static const struct fetch_scheme *find_scheme(const char *uri)
 {
@@ -61,8 +61,6 @@ static const struct fetch_scheme *find_scheme(const char *uri)
 	if (!colon)
 		return NULL;
 	n = (size_t)(colon - uri);
-	if (n == 6 && strncmp(uri, "module", 6) == 0)
-		return &module_scheme;
 	for (unsigned i = 0; i < FETCH_MAX_SCHEMES && schemes[i]; i++)
 		if (strlen(schemes[i]->scheme) == n && strncmp(schemes[i]->scheme, uri, n) == 0)
 			return schemes[i];
