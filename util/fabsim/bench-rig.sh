@@ -140,6 +140,7 @@ if [ -n "$got" ]; then
 	[ "$bad" -eq 0 ] || echo "bench-rig: the sink received wrong bytes: $bad of $(echo "$got" | wc -l) downloads do not hash to the file's SHA-256 $want ($B/sink.log)"
 fi
 echo "INFO: bench-rig: sink (ibboot's stack natively, model in-process): $(sink_rate | awk '{ printf "%.1f ", $2 * 1.024 / 1000 }')MB/s over $RUNS x $SIZE_MIB MiB (after a warm-up download of the same file, not counted: $(rate "$B/sink.log" | head -1 | awk '{ printf "%.1f", $2 * 1.024 / 1000 }') MB/s)"
+sed -n 's/^hosted: \(HCA port .*\)/INFO: bench-rig: the sink'"'"'s model, whole run: \1/p' "$B/sink.err"
 mib=$((RUNS * SIZE_MIB))
 perm() { awk -v t="$1" -v hz="$HZ" -v m="$mib" 'BEGIN { printf "%.1f", t * 1000 / hz / m }'; }
 echo "INFO: bench-rig: CPU over those downloads (share of the wall time; ms per MiB): fabsim $(pct $((f1 - f0))) $(perm $((f1 - f0))), server node $(pct $((s1 - s0))) $(perm $((s1 - s0))), nginx $(pct $((n1 - n0))) $(perm $((n1 - n0))), sink incl. the model $(pct $((k1 - k0))) $(perm $((k1 - k0)))"
