@@ -152,6 +152,19 @@ static void hermon_reset_and_release(struct hermon *h)
 	h->stage = HERMON_STAGE_RESET;
 }
 
+/* Undoes the bring-up from whatever stage it reached (each step checks its own), then the reset
+ * that frees our memory: the end of hermon_quiesce, and of a failed hermon_start. */
+static void hermon_teardown(struct hermon *h)
+{
+	hermon_destroy_eq(h);
+	hermon_destroy_mpt(h);
+	hermon_close_hca(h);
+	hermon_unmap_icm(h);   /* whatever part of AUX/ICM got mapped */
+	hermon_stop_firmware(h);
+	/* Whatever the firmware still holds, the reset takes away; then our memory is free. */
+	hermon_reset_and_release(h);
+}
+
 int hermon_start(struct hermon *h)
 {
 	int rc;
@@ -164,40 +177,20 @@ int hermon_start(struct hermon *h)
 	/* Every reset leaves bus mastering off (hermon_reset); from MAP_FA on the HCA reads and
 	 * writes host memory. */
 	pci_set_bus_master(h->pci, true);
-	if ((rc = hermon_start_firmware(h)) != 0)
-		goto err_firmware;
-	if ((rc = hermon_read_caps(h)) != 0)
-		goto err_caps;
+	if ((rc = hermon_start_firmware(h)) != 0 || (rc = hermon_read_caps(h)) != 0)
+		goto err;
 	h->num_ports = h->caps.num_ports;
-	if ((rc = hermon_map_icm(h)) != 0)
-		goto err_icm;
-	if ((rc = hermon_init_hca(h)) != 0)
-		goto err_init_hca;
-	if ((rc = hermon_setup_mpt(h)) != 0)
-		goto err_mpt;
-	if ((rc = hermon_create_eq(h)) != 0)
-		goto err_eq;
-	if ((rc = hermon_cmd_conf_special_qp(h, h->plan.special_qpn_base)) != 0)
-		goto err_special_qp;
+	if ((rc = hermon_map_icm(h)) != 0 || (rc = hermon_init_hca(h)) != 0 ||
+	    (rc = hermon_setup_mpt(h)) != 0 || (rc = hermon_create_eq(h)) != 0 ||
+	    (rc = hermon_cmd_conf_special_qp(h, h->plan.special_qpn_base)) != 0)
+		goto err;
 	h->stage = HERMON_STAGE_RUNNING;
 	for (unsigned i = 0; i < HERMON_MAX_PORTS; i++)
 		h->port[i].num = i + 1;
 	return 0;
 
-err_special_qp:
-	hermon_destroy_eq(h);
-err_eq:
-	hermon_destroy_mpt(h);
-err_mpt:
-	hermon_close_hca(h);
-err_init_hca:
-err_icm:
-	hermon_unmap_icm(h);   /* whatever part of AUX/ICM got mapped */
-err_caps:
-	hermon_stop_firmware(h);
-err_firmware:
-	/* Whatever the firmware still holds, the reset takes away; then our memory is free. */
-	hermon_reset_and_release(h);
+err:
+	hermon_teardown(h);
 	hermon_err(h, "bring-up failed (%s); HCA reset and left idle", ib_strerror(rc));
 	return rc;
 }
@@ -259,12 +252,7 @@ void hermon_quiesce(struct hermon *h)
 	for (unsigned p = 1; p <= h->num_ports; p++)
 		hermon_close_port(h, p);
 	memset(h->special_qp_used, 0, sizeof(h->special_qp_used));
-	hermon_destroy_eq(h);
-	hermon_destroy_mpt(h);
-	hermon_close_hca(h);
-	hermon_unmap_icm(h);
-	hermon_stop_firmware(h);
-	hermon_reset_and_release(h);
+	hermon_teardown(h);
 }
 
 /* The mailboxes and BAR mappings hermon_init set up (any of them may be missing). */

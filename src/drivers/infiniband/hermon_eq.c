@@ -42,7 +42,7 @@ int hermon_create_eq(struct hermon *h)
 	wmb();
 
 	if ((rc = hermon_alloc_mtt(h, eq->eqe, eq->eqe_len, &eq->mtt)) != 0)
-		goto err_mtt;
+		goto err_alloc;
 
 	memset(eqc, 0, sizeof(eqc));
 	hermonprm_eqc_st_set_st(eqc, HERMON_EQ_ST_FIRED);
@@ -52,24 +52,16 @@ int hermon_create_eq(struct hermon *h)
 	hermonprm_eqc_st_set_intr(eqc, 0);
 	hermonprm_eqc_st_set_mtt_base_addr_h(eqc, (uint32_t)(eq->mtt.mtt_base_addr >> 32));
 	hermonprm_eqc_st_set_mtt_base_addr_l(eqc, (uint32_t)eq->mtt.mtt_base_addr >> 3);
+	/* On failure the caller's teardown (hermon_destroy_eq) undoes what was done. */
 	if ((rc = hermon_cmd_sw2hw_eq(h, eq->eqn, eqc)) != 0)
-		goto err_sw2hw;
+		return rc;
 	eq->sw2hw = true;
-
 	if ((rc = hermon_cmd_map_eq(h, eq->eqn, false, ~0ull)) != 0)
-		goto err_map;
+		return rc;
 	eq->mapped = true;
 	h->stage = HERMON_STAGE_EQ;
 	return 0;
 
-err_map:
-	hermon_cmd_hw2sw_eq(h, eq->eqn, eqc);
-	eq->sw2hw = false;
-err_sw2hw:
-	hermon_free_mtt(h, &eq->mtt);
-err_mtt:
-	dma_free(eq->eqe, eq->eqe_len);
-	eq->eqe = NULL;
 err_alloc:
 	if (rc == -ENOMEM)
 		hermon_err(h, "cannot allocate the event queue ring");

@@ -365,24 +365,15 @@ int hermon_start_firmware(struct hermon *h)
 		rc = -EIO;
 		goto err_query_fw;
 	}
-	if ((rc = hermon_area_alloc(h, &h->fa, (size_t)h->fw_pages * HERMON_PAGE_SIZE, "FA")))
-		goto err_alloc;
 	/* The FA mapping's virtual address is ignored by the firmware: use 0 ... */
-	if ((rc = hermon_map_areas(h, hermon_cmd_map_fa, &va0, &h->fa, 1)) != 0)
-		goto err_map_fa;
+	if ((rc = hermon_area_alloc(h, &h->fa, (size_t)h->fw_pages * HERMON_PAGE_SIZE, "FA")) ||
+	    (rc = hermon_map_areas(h, hermon_cmd_map_fa, &va0, &h->fa, 1)) != 0)
+		goto err_query_fw;
 	h->stage = HERMON_STAGE_FA_MAPPED;
-	if ((rc = hermon_cmd_run_fw(h)) != 0)
-		goto err_run_fw;
-	h->stage = HERMON_STAGE_FW_RUNNING;
-	kfree(fw);
-	return 0;
-
-err_run_fw:
-	hermon_cmd_unmap_fa(h);
-	h->stage = HERMON_STAGE_RESET;
-err_map_fa:
-	/* Memory is freed only after the device reset that follows every failure. */
-err_alloc:
+	if ((rc = hermon_cmd_run_fw(h)) == 0)
+		h->stage = HERMON_STAGE_FW_RUNNING;
+	/* On failure the caller's teardown unmaps what is mapped (hermon_stop_firmware); memory
+	 * is freed only after the device reset that follows every failure. */
 err_query_fw:
 	kfree(fw);
 	return rc;
