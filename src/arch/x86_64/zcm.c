@@ -19,6 +19,7 @@
 
 #define NIN (ZCM_NHASH + 4)	/* hashed models, order 0, match (two), bias */
 #define TN ZCM_TN
+#define WS 2048			/* counters per window: one byte context's bits share one (slot) */
 #define MMASK ((1u << ZCM_MBITS) - 1)
 #define SSE2_BITS 14
 #define SSE1_CTX (m->sse1c & 8191)
@@ -87,6 +88,7 @@ struct zcm {
 };
 _Static_assert(sizeof(struct zcm) <= ZCM_ARENA_BYTES, "ZCM_ARENA_BYTES too small");
 _Static_assert(sizeof(struct zcm) % 4 == 0, "zcm_init clears 32-bit words");
+_Static_assert(TN % WS == 0, "ZCM_TN must be a multiple of the window");
 
 /* 4096 / (1 + e^(-x/256)) at x = -2048, -1920, ..., 2048 */
 static const uint16_t squash_pts[33] = {
@@ -186,14 +188,18 @@ HOT uint16_t counter_update(const struct zcm *m, uint32_t t, uint32_t y, uint32_
 }
 
 /*
- * The counter of a hashed context: the top 24 hash bits scaled to the table pick a pair of
- * neighbours (TN is even), the low byte is a check kept beside each counter. A counter whose check
- * differs belongs to another context; if neither neighbour is the context's, the less used one
- * starts afresh for it.
+ * The counter of a hashed context for the partial byte (c0k, its hash): the byte context's hash h
+ * picks a window of WS counters (its top 24 bits scaled to the windows: the 8 bits of a byte touch
+ * 4 KiB of counters and 2 KiB of checks, not 8 places across the table, which spares an emulator's
+ * TLB), both hashes mixed pick a pair of neighbours in it (WS is even), the top byte is a check
+ * kept beside each counter. A counter whose check differs belongs to another context; if neither
+ * neighbour is the context's, the less used one starts afresh for it.
  */
-HOT uint32_t slot(uint16_t *t, uint8_t *ck, uint32_t hh)
+HOT uint32_t slot(uint16_t *t, uint8_t *ck, uint32_t h, uint32_t c0k)
 {
-	uint32_t ix = (uint32_t)((uint64_t)(hh >> 8) * TN >> 24), chk = hh & 255;
+	uint32_t hh = (h ^ c0k) * 0x2c1b3c6du;
+	uint32_t ix = (uint32_t)((uint64_t)(h >> 8) * (TN / WS) >> 24) * WS + (hh >> 8) % WS;
+	uint32_t chk = hh >> 24;
 
 	if (ck[ix] == chk)
 		return ix;
@@ -218,7 +224,7 @@ static int32_t zcm_p(struct zcm *m)
 		if (i == 0)
 			ix = ((m->c4 & 0xff) << 8 | c0) % TN;
 		else
-			ix = slot(m->t[i], m->chk[i], m->h[i] ^ c0k);
+			ix = slot(m->t[i], m->chk[i], m->h[i], c0k);
 		m->idx[i] = ix;
 		m->x[i] = m->stretch[counter_p(m->t[i][ix])];
 	}
@@ -553,7 +559,9 @@ static void zcm_byte(struct zcm *m)
 	 * before; the last three opcodes, or the field with the opcode and ModRM; the opcode with
 	 * the byte before, or the field with the opcode and two bytes before; the last opcode and
 	 * ModRM, or the byte at the same place in the last instruction of the same opcode (an
-	 * operand column: displacements and immediates repeat per opcode). */
+	 * operand column: displacements and immediates repeat per opcode). The prefixes (REX and
+	 * REX.W: the operand size) join the opcode history, and the operand contexts with the byte
+	 * before and with the operand column. */
 	m->h[1] = hash2(1, m->c4 & 0xffff);
 	m->h[11] = hash2(11, m->c4 & 0xffffff);
 	m->h[2] = hash2(2, m->c4 & 0xff00ff);
@@ -564,7 +572,8 @@ static void zcm_byte(struct zcm *m)
 	if (m->iw.role == R_OP)
 		m->h[7] = hash2(7 + (m->iw.pfx << 4), m->iw.op << 12 | m->iw.prev_op);
 	else
-		m->h[7] = hash2(7 + (m->iw.role << 4) + (m->iw.left << 8), m->iw.op << 8 | (m->c4 & 0xff));
+		m->h[7] = hash2(7 + (m->iw.role << 4) + (m->iw.left << 8) + (m->iw.pfx >> 2 << 24),
+				m->iw.op << 8 | (m->c4 & 0xff));
 	if (m->iw.role < R_MODRM) {
 		m->h[10] = hash2(10 + (m->iw.pfx << 4), m->iw.op << 8 | m->iw.modrm);
 	} else {
@@ -572,10 +581,11 @@ static void zcm_byte(struct zcm *m)
 
 		if (m->ref < m->ins_start && r < m->ins_start)
 			pred = m->buf[r];
-		m->h[10] = hash2(10 + (off << 4) + (m->iw.role << 8), m->iw.op << 12 | pred);
+		m->h[10] = hash2(10 + (off << 4) + (m->iw.role << 8) + (m->iw.pfx >> 2 << 16),
+				 m->iw.op << 12 | pred);
 	}
 	if (m->iw.role == R_OP) {
-		m->h[8] = hash2(8, m->iw.ops & 0xffffff);
+		m->h[8] = hash2(8 + (m->iw.pfx << 4), m->iw.ops & 0xffffff);
 		m->h[9] = hash2(9 + (m->iw.pfx << 4), m->iw.op << 8 | (m->c4 & 0xff));
 	} else {
 		m->h[8] = hash2(8 + (m->iw.role << 4) + (m->iw.left << 8) + (m->iw.pfx << 20),

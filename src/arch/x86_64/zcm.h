@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #ifndef ZCM_TN
-#define ZCM_TN 308000u		/* counters per hashed model (even): 3 bytes each */
+#define ZCM_TN 307200u		/* counters per hashed model (150 windows of 2048): 3 bytes each */
 #endif
 #define ZCM_NHASH 12		/* hashed context models (zcm_byte sets h[0..11]) */
 #ifndef ZCM_MBITS
@@ -53,7 +53,7 @@ enum zcm_status {
  */
 #define IBZ_HEADER_LEN 20
 #define IBZ2_MAGIC 0x325a4249u	/* "IBZ2" */
-#define ZCM_VERSION 12
+#define ZCM_VERSION 13
 #define IBZ_FILTER_X86 0x01u
 #define ZCM_PRIME_MAX 0xffffu
 

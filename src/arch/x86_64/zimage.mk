@@ -110,7 +110,7 @@ build/tests/zcm-speed: src/tests/unit/arch/zcm_speed.c src/arch/x86_64/zcm.c src
 # (small hash tables: the same code and masks, a quicker start per input)
 build/tests/fuzz-zcm: src/tests/fuzz/zcm/fuzz_zcm.c src/arch/x86_64/zcm.c src/arch/x86_64/zcm.h
 	@mkdir -p $(@D)
-	$(FUZZ_CC) -std=c11 -O1 -g -Wall -Wextra -Werror -Isrc/arch/x86_64 -DZCM_TN=1364 -DZCM_MBITS=10 \
+	$(FUZZ_CC) -std=c11 -O1 -g -Wall -Wextra -Werror -Isrc/arch/x86_64 -DZCM_TN=2048 -DZCM_MBITS=10 \
 		-fsanitize=fuzzer,address,undefined -o $@ src/tests/fuzz/zcm/fuzz_zcm.c \
 		src/arch/x86_64/zcm.c
 
