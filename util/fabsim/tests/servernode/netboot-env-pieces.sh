@@ -20,7 +20,9 @@ fi
 [ "$rc" -eq 0 ] && pass up || { cat "$WORK/err"; fail up "exit status $rc"; exit 1; }
 # shellcheck disable=SC1091
 . "$WORK/env/env.sh"
-pids=$(awk '{ print $2 }' "$WORK/env/pids")
+# "name pid start-time" per line: the start time tells a server from a later process that was
+# given the same PID (pid_max may be 32768, and a busy machine wraps it within minutes).
+procs=$(awk '{ print $2 ":" $3 }' "$WORK/env/pids")
 $NETBOOT_EXEC ss -lnup >"$WORK/udp"
 $NETBOOT_EXEC ss -lntp >"$WORK/tcp"
 grep -q '0.0.0.0%ibsim0:67 ' "$WORK/udp" && grep -q '198.18.0.1:69 ' "$WORK/udp" && pass dnsmasq-bound-to-tun \
@@ -32,7 +34,12 @@ grep -q '198.18.0.1:80 ' "$WORK/tcp" && ! grep -q '0.0.0.0:80 ' "$WORK/tcp" && p
 	|| fail status "$(util/netboot-env status "$WORK/env")"
 util/netboot-env down "$WORK/env"
 left=
-for p in $pids; do [ -d "/proc/$p" ] && [ "$(awk '{ print $3 }' "/proc/$p/stat")" != Z ] && left="$left $p"; done
+for ps in $procs; do
+	p=${ps%%:*}
+	# State and start time (fields 3 and 22 of /proc/PID/stat, counted after the command name).
+	read -r st start < <(awk '{ sub(/^.*\) /, ""); print $1, $20 }' "/proc/$p/stat" 2>/dev/null)
+	[ -n "${st:-}" ] && [ "$st" != Z ] && [ "$start" = "${ps#*:}" ] && left="$left $p"
+done
 if [ -z "$left" ] && ! ip netns list | grep -q "^$NETBOOT_NS"; then
 	pass down-leaves-nothing
 else
