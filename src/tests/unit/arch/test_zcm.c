@@ -10,6 +10,7 @@
  * byte, and the body must pack again to the same bytes.
  */
 #include "test.h"
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "zcm.h"
@@ -317,6 +318,19 @@ TEST(primed_round_trip)
 	free(c);
 }
 
+/* Reads the file at path into buf[0, cap); a file that cannot be opened fails the test. */
+static bool read_whole(const char *path, uint8_t *buf, size_t cap, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+
+	CHECK(f != NULL);
+	if (!f)
+		return false;
+	*len = fread(buf, 1, cap, f);
+	fclose(f);
+	return true;
+}
+
 /* check-zimage: the image's packed body (build/zimage/zpack) against the body it was made from. */
 TEST(image_body_round_trip)
 {
@@ -324,7 +338,6 @@ TEST(image_body_round_trip)
 	static uint8_t z[1 << 20], body[1 << 21], out[1 << 21], prime[ZCM_PRIME_MAX];
 	size_t zlen, blen, got, clen, plen;
 	uint8_t *c;
-	FILE *f;
 
 	if (!zf || !bf || !pf) {
 		printf("  (IBZ_FILE/IBZ_BODY/IBZ_PRIME not set: the image's body is checked by "
@@ -332,24 +345,9 @@ TEST(image_body_round_trip)
 		return;
 	}
 	need_arena();
-	f = fopen(zf, "rb");
-	CHECK(f != NULL);
-	if (!f)
+	if (!read_whole(zf, z, sizeof(z), &zlen) || !read_whole(bf, body, sizeof(body), &blen) ||
+	    !read_whole(pf, prime, sizeof(prime), &plen))
 		return;
-	zlen = fread(z, 1, sizeof(z), f);
-	fclose(f);
-	f = fopen(bf, "rb");
-	CHECK(f != NULL);
-	if (!f)
-		return;
-	blen = fread(body, 1, sizeof(body), f);
-	fclose(f);
-	f = fopen(pf, "rb");
-	CHECK(f != NULL);
-	if (!f)
-		return;
-	plen = fread(prime, 1, sizeof(prime), f);
-	fclose(f);
 	CHECK_EQ(ibz_unpack(z, zlen, out, sizeof(out), arena, prime, plen, &got), ZCM_OK);
 	CHECK_EQ(got, blen);
 	CHECK_MEM(out, body, blen);
