@@ -477,13 +477,13 @@ static void make_lease(struct dhcp_lease *l, const struct dhcp_msg *m)
 		l->dns[i] = m->dns[i];
 	l->n_dns = m->n_dns;
 	l->lease_s = m->lease_s;
-	memcpy(l->hostname, m->hostname, sizeof(l->hostname));
-	memcpy(l->domain, m->domain, sizeof(l->domain));
-	memcpy(l->tftp_server, m->tftp_server, sizeof(l->tftp_server));
-	memcpy(l->filename, m->bootfile, sizeof(l->filename));
-	if (m->bootfile[0])   /* a pin is for the file named in the same message */
-		memcpy(l->filename_sha256, m->file_sha256, sizeof(l->filename_sha256));
-	memcpy(l->report_url, m->report_url, sizeof(l->report_url));
+	_Static_assert(offsetof(struct dhcp_lease, report_url) - offsetof(struct dhcp_lease, hostname)
+		       == offsetof(struct dhcp_msg, report_url) - offsetof(struct dhcp_msg, hostname),
+		       "dhcp_msg and dhcp_lease strings differ");
+	memcpy(l->hostname, m->hostname, offsetof(struct dhcp_lease, report_url) + sizeof(l->report_url)
+	       - offsetof(struct dhcp_lease, hostname));
+	if (!m->bootfile[0])   /* a pin is for the file named in the same message */
+		l->filename_sha256[0] = 0;
 }
 
 static void handle_offer(struct dhcp_client *c, uint32_t src, struct dhcp_msg *m)

@@ -265,19 +265,19 @@ static int check_conn(struct http_client *h, uint64_t now, uint64_t last_rx,
 		return fail(h, c->error, "%s: %s after %llu body bytes", h->url, c->error_msg,
 			    (unsigned long long)h->body_len);
 	if (tcp_peer_closed(c) || c->state == TCP_CLOSED) {
-		if (!h->head_done)
-			return fail(h, -EIO, "server closed the connection in the response "
-				    "header of %s (%zu bytes)", h->url, h->head_len);
+		char of[32] = "";
+
 		if (h->mode == BODY_UNTIL_CLOSE) {
 			h->body_done = true;
 			return 0;
 		}
+		/* Where it stopped: the bytes of the header, or of the body (of its length). */
 		if (h->mode == BODY_LENGTH)
-			return fail(h, -EIO, "server closed the connection after %llu of %llu "
-				    "bytes of %s", (unsigned long long)h->body_len,
-				    (unsigned long long)h->resp.content_length, h->url);
-		return fail(h, -EIO, "server closed the connection in the chunked body of %s "
-			    "after %llu bytes", h->url, (unsigned long long)h->body_len);
+			ksnprintf(of, sizeof(of), " of %llu", (unsigned long long)h->resp.content_length);
+		return fail(h, -EIO, "server closed the connection after %llu%s bytes of %s%s",
+			    (unsigned long long)(h->head_done ? h->body_len : h->head_len), of, h->url,
+			    !h->head_done ? " (in the response header)" :
+			    h->mode == BODY_CHUNKED ? " (chunked body)" : "");
 	}
 	if (now - last_rx >= idle_ms)
 		return fail(h, -ETIMEDOUT, "no data from %s for %u s (%s, %llu body bytes)",

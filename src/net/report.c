@@ -122,10 +122,9 @@ size_t report_build(char *buf, size_t size, const char *reason)
 	for (struct net_device *nd = netdev_first(); nd; nd = nd->next)
 		rb_printf(&b, "interface: %s link %s ip %s", nd->name, nd->link_up ? "up" : "down",
 			  nd->ip_addr ? ipv4_ntoa(nd->ip_addr, a) : "none");
-	rb_setting(&b, "ip");
-	rb_setting(&b, "next-server");
-	rb_setting(&b, "filename");
-	rb_setting(&b, REPORT_URL_SETTING);
+	for (const char *s = "ip\0next-server\0filename\0" REPORT_URL_SETTING "\0"; *s;
+	     s += strlen(s) + 1)
+		rb_setting(&b, s);
 	if (hermon_identity_write(&out) == 0)
 		rb_line(&b, "hca: none registered");
 	report_selftest(&b, selftest, sizeof(selftest));

@@ -125,15 +125,23 @@ int tftp_parse_error(const uint8_t *p, size_t len, uint16_t *code, char *msg, si
 
 /* ---- client ---- */
 
-static void send_to(struct tftp_client *c, uint16_t port, const uint8_t *pkt, size_t len)
+static int send_to_server(struct udp_socket *s, uint32_t server, uint16_t port,
+			  const uint8_t *pkt, size_t len)
 {
-	int rc = udp_sendto(&c->sock, c->server, port, pkt, len);
+	int rc = udp_sendto(s, server, port, pkt, len);
 
 	if (rc < 0 && rc != -EBUSY)
 		kprintf("tftp: cannot send to the server: %s\n", ib_strerror(rc));
+	return rc;
 }
 
-static void send_error(struct tftp_client *c, uint16_t port, uint16_t code, const char *msg)
+static void send_to(struct tftp_client *c, uint16_t port, const uint8_t *pkt, size_t len)
+{
+	send_to_server(&c->sock, c->server, port, pkt, len);
+}
+
+void tftp_send_error(struct udp_socket *s, uint32_t server, uint16_t port, uint16_t code,
+		     const char *msg)
 {
 	uint8_t pkt[TFTP_HDR_LEN + 64];
 	size_t n = strnlen(msg, 63);
@@ -142,7 +150,12 @@ static void send_error(struct tftp_client *c, uint16_t port, uint16_t code, cons
 	put_be16(pkt + 2, code);
 	memcpy(pkt + 4, msg, n);
 	pkt[4 + n] = 0;
-	send_to(c, port, pkt, TFTP_HDR_LEN + n + 1);
+	send_to_server(s, server, port, pkt, TFTP_HDR_LEN + n + 1);
+}
+
+static void send_error(struct tftp_client *c, uint16_t port, uint16_t code, const char *msg)
+{
+	tftp_send_error(&c->sock, c->server, port, code, msg);
 }
 
 static void send_ack(struct tftp_client *c)

@@ -44,18 +44,6 @@ long tftp_put_parse_reply(const uint8_t *data, size_t len, char *msg, size_t msg
 	}
 }
 
-static void send_error_to(struct put *p, uint16_t port, uint16_t code, const char *text)
-{
-	uint8_t pkt[64];
-	size_t tl = strnlen(text, sizeof(pkt) - 5);
-
-	put_be16(pkt, TFTP_ERROR);
-	put_be16(pkt + 2, code);
-	memcpy(pkt + 4, text, tl);
-	pkt[4 + tl] = 0;
-	udp_sendto(&p->sock, p->server, port, pkt, 5 + tl);
-}
-
 static void put_rx(struct udp_socket *s, uint32_t src, uint16_t sport, const uint8_t *data,
 		   size_t len)
 {
@@ -66,7 +54,7 @@ static void put_rx(struct udp_socket *s, uint32_t src, uint16_t sport, const uin
 	if (src != p->server || p->failed)
 		return;
 	if (p->have_port && sport != p->port) {
-		send_error_to(p, sport, TFTP_ERR_UNKNOWN_TID, "Unknown transfer ID");
+		tftp_send_error(&p->sock, p->server, sport, TFTP_ERR_UNKNOWN_TID, "Unknown transfer ID");
 		return;
 	}
 	r = tftp_put_parse_reply(data, len, msg, sizeof(msg));

@@ -41,12 +41,13 @@ struct dhcp_msg {
 	unsigned n_dns;
 	uint32_t lease_s, t1_s, t2_s; /* options 51, 58, 59 */
 	uint8_t overload;             /* option 52 (RFC 2132 §9.3) */
+	char message[DHCP_NAME_MAX];  /* option 56 (a NAK's reason) */
+	/* hostname to report_url: the same fields in the same order as struct dhcp_lease's. */
 	char hostname[DHCP_NAME_MAX]; /* option 12 */
 	char domain[DHCP_NAME_MAX];   /* option 15 */
 	char tftp_server[DHCP_NAME_MAX]; /* option 66 */
 	char bootfile[DHCP_FILE_MAX]; /* option 67, else the file field unless overloaded */
 	char file_sha256[2 * 32 + 1];  /* option 175.112: the boot file's SHA-256 pin (hex) */
-	char message[DHCP_NAME_MAX];  /* option 56 (a NAK's reason) */
 	char report_url[DHCP_FILE_MAX]; /* option 225 (report.h): where the boot report goes */
 };
 
@@ -90,6 +91,7 @@ struct dhcp_lease {
 	uint32_t dns[DHCP_MAX_DNS];
 	unsigned n_dns;
 	uint32_t lease_s;
+	/* hostname to report_url: as in struct dhcp_msg (copied as one block). */
 	char hostname[DHCP_NAME_MAX], domain[DHCP_NAME_MAX], tftp_server[DHCP_NAME_MAX];
 	char filename[DHCP_FILE_MAX];
 	char filename_sha256[2 * 32 + 1];   /* its pin, from the same message; "" = none */

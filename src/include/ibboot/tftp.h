@@ -69,6 +69,10 @@ int tftp_parse_oack(const uint8_t *opts, size_t len, unsigned asked_blksize,
 		    const char **why);
 /* Parses an ERROR packet (after the opcode): code and the NUL-terminated (or not) message. */
 int tftp_parse_error(const uint8_t *p, size_t len, uint16_t *code, char *msg, size_t msg_size);
+/* An ERROR packet (RFC 1350 §5) with `code` and up to 63 bytes of `msg`, from `s` to the
+ * server's `port` (the read and the write client share it). */
+void tftp_send_error(struct udp_socket *s, uint32_t server, uint16_t port, uint16_t code,
+		     const char *msg);
 
 enum tftp_state { TFTP_IDLE, TFTP_WAIT_FIRST, TFTP_TRANSFER, TFTP_DONE, TFTP_FAILED };
 

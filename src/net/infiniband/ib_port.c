@@ -69,26 +69,22 @@ const char *ib_phys_state_name(unsigned phys_state)
 	return phys_state < ARRAY_SIZE(names) ? names[phys_state] : "unknown";
 }
 
-static void notify_up(struct ib_port *port)
+/* Each ULP's handler at `off` (port_up, port_down or reregister), where it has one. */
+typedef void ulp_fn(struct ib_port *port);
+
+static void notify(struct ib_port *port, size_t off)
 {
-	for (struct ib_ulp *u = ulp_list; u; u = u->next)
-		if (u->port_up)
-			u->port_up(port);
+	for (struct ib_ulp *u = ulp_list; u; u = u->next) {
+		ulp_fn *fn = *(ulp_fn **)((char *)u + off);
+
+		if (fn)
+			fn(port);
+	}
 }
 
-static void notify_down(struct ib_port *port)
-{
-	for (struct ib_ulp *u = ulp_list; u; u = u->next)
-		if (u->port_down)
-			u->port_down(port);
-}
-
-static void notify_rereg(struct ib_port *port)
-{
-	for (struct ib_ulp *u = ulp_list; u; u = u->next)
-		if (u->reregister)
-			u->reregister(port);
-}
+#define notify_up(port)    notify(port, offsetof(struct ib_ulp, port_up))
+#define notify_down(port)  notify(port, offsetof(struct ib_ulp, port_down))
+#define notify_rereg(port) notify(port, offsetof(struct ib_ulp, reregister))
 
 /* Chooses the first ACTIVE port of any device when none is chosen. */
 static void choose_port(void)
