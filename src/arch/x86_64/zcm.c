@@ -5,7 +5,8 @@
  * this same file; the stub's link drops the encoder.
  *
  * Per bit: each model looks its context up (hashed with the bits of the current byte seen so
- * far) in a table of adaptive probabilities; three logistic mixers, whose weight sets are chosen
+ * far) in a table of slots: an adaptive probability and a bit-history state, which the model maps
+ * to a second probability; three logistic mixers, whose weight sets are chosen
  * by small contexts (the x86 role of the byte with the partial byte; the role with the match
  * length and bit position; the byte before with the top of the one before it), add their
  * predictions in the stretched (log-odds) domain and learn online from their errors; a final
@@ -19,7 +20,8 @@
 
 #define NIN (ZCM_NHASH + 4)	/* hashed models, order 0, match (two), bias */
 #define TN ZCM_TN
-#define WS 2048			/* counters per window: one byte context's bits share one (slot) */
+#define NSLOTS (65536 + (ZCM_NHASH - 1) * TN)	/* order 1's, then TN per hashed model (slot) */
+#define WS 2048			/* slots per window: one byte context's bits share one (slot) */
 #define MMASK ((1u << ZCM_MBITS) - 1)
 #define SSE2_BITS 14
 #define SSE1_CTX (m->sse1c & 8191)
@@ -44,6 +46,9 @@
 #ifndef ZCM_LRB
 #define ZCM_LRB 3		/* ... and up to 32 KiB */
 #endif
+#ifndef ZCM_SMR
+#define ZCM_SMR 7		/* the state maps' rate (a shift) */
+#endif
 #define NMIX 3			/* mixers, each with its weight set chosen by another context */
 #define NSETS (8192 + 512 + 8192)
 #define ERRMIN 600		/* a mixer whose error (x rate) is below this learns nothing: time */
@@ -60,23 +65,31 @@ struct x86_state {
 	uint32_t role, left, op, prev_op, pfx, modrm, ops;
 };
 
+/* A context's slot: its counter (counter_update), its state (state_next), the check of its
+ * context (slot). */
+struct zslot {
+	uint16_t c;
+	uint8_t st, chk;
+};
+
 struct zcm {
-	uint16_t t[ZCM_NHASH][TN];		/* counters (counter_update), first */
+	struct zslot t[NSLOTS];			/* order 1's (indexed directly), the hashed models' */
+	uint16_t sm[ZCM_NHASH][256];		/* each model's p by state (state_next) */
 	uint16_t o0[256];
 	uint16_t mm[64];			/* match model: length bucket and expected bit */
-	uint8_t chk[ZCM_NHASH][TN];		/* the check of each counter's context (slot) */
 	uint32_t mt[1u << ZCM_MBITS];		/* position after a MATCH_MIN-byte context */
 	int32_t w[NSETS][NIN];			/* mixer weights (16.16), see zcm_p */
 	int32_t wf[8][NMIX];			/* the final mixer's, by x86 role */
 	uint16_t sse1[8192][33];
 	uint16_t sse2[1u << SSE2_BITS][33];
 	int16_t stretch[4096];
+	uint8_t nex[512];			/* state_next by state and bit */
 	uint16_t rec[256];			/* 32768 * 2 / (2n + 3): counter learning rates */
 
 	/* state */
 	const uint8_t *buf;			/* the bytes coded so far */
 	uint32_t pos, c0, c4, c8, bitn, word;
-	uint32_t h[ZCM_NHASH], idx[ZCM_NHASH];
+	uint32_t h[ZCM_NHASH], w0[ZCM_NHASH], idx[ZCM_NHASH];	/* byte context, window, slot */
 	uint32_t mptr, mlen, mbit, mctx;
 	struct x86_state iw;			/* the x86 instruction walk */
 	uint32_t ins_start, ref;		/* this instruction's start, the last one's of its opcode */
@@ -125,12 +138,42 @@ static uint32_t hash2(uint32_t a, uint32_t b)
 	return h ^ h >> 13;
 }
 
+/* The first slot of each hashed model's window for its byte context (see slot). */
+static void windows(struct zcm *m)
+{
+	for (uint32_t i = 1; i < ZCM_NHASH; i++)
+		m->w0[i] = 65536 + (i - 1) * TN + (uint32_t)((uint64_t)(m->h[i] >> 8) * (TN / WS) >> 24) * WS;
+}
+
+/*
+ * A context's state (its bit history, as in PAQ's indirect models): how many 0s and 1s it saw, 4
+ * bits each, up to 15; a bit halves the count of the other value above 2 (rounded up), so the
+ * state tells how recent and how steady its bits were. Each model maps the state to a
+ * probability (sm, adapting at 1/2^ZCM_SMR), which its input averages with its counter's.
+ * j = state << 1 | bit.
+ */
+static uint32_t state_next(uint32_t j)
+{
+	uint32_t y = j & 1, st = j >> 1, lo, hi;
+
+	if (y)
+		st = (st >> 4 | st << 4) & 255;	/* the counts of y below, the other's above */
+	lo = st & 15;
+	hi = st >> 4;
+	lo += lo < 15;
+	if (hi > 2)
+		hi = (hi + 1) >> 1;
+	st = hi << 4 | lo;
+	return y ? (st >> 4 | st << 4) & 255 : st;
+}
+
 static void zcm_init(struct zcm *m, const uint8_t *buf)
 {
 	uint32_t *p = (uint32_t *)(void *)m;
 
-	/* the counters' p = 1/2 with no uses, then the rest (all 32-bit words) zeroed */
-	for (; p < (uint32_t *)(void *)m->chk; p++)
+	/* the slots' counters p = 1/2 with no uses (state 0, check 0x80), the state maps', o0's
+	 * and the match model's likewise, then the rest (all 32-bit words) zeroed */
+	for (; p < (uint32_t *)(void *)m->mt; p++)
 		*p = 0x80008000u;
 	for (; p < (uint32_t *)(m + 1); p++)
 		*p = 0;
@@ -164,6 +207,9 @@ static void zcm_init(struct zcm *m, const uint8_t *buf)
 	}
 	for (uint32_t n = 0; n < 256; n++)
 		m->rec[n] = (uint16_t)(131072u / (2 * n + 3));
+	for (uint32_t j = 0; j < 512; j++)
+		m->nex[j] = (uint8_t)state_next(j);
+	windows(m);
 	m->buf = buf;
 	m->c0 = 1;
 }
@@ -188,28 +234,37 @@ HOT uint16_t counter_update(const struct zcm *m, uint32_t t, uint32_t y, uint32_
 }
 
 /*
- * The counter of a hashed context for the partial byte (c0k, its hash): the byte context's hash h
- * picks a window of WS counters (its top 24 bits scaled to the windows: the 8 bits of a byte touch
- * 4 KiB of counters and 2 KiB of checks, not 8 places across the table, which spares an emulator's
- * TLB), both hashes mixed pick a pair of neighbours in it (WS is even), the top byte is a check
- * kept beside each counter. A counter whose check differs belongs to another context; if neither
- * neighbour is the context's, the less used one starts afresh for it.
+ * The slot of a hashed context for the partial byte (c0k, its hash): the byte context's hash h
+ * picks a window of WS slots (w: its top 24 bits scaled to the model's windows once a byte by
+ * windows(), so inside the table whatever the hash; the 8 bits of a byte touch 8 KiB of slots,
+ * not 8 places across the table, which spares an emulator's TLB), both hashes mixed pick a pair
+ * of neighbours in it (WS is even), the top byte is a check kept in each slot. A slot whose check differs belongs to another context; if neither
+ * neighbour is the context's, the less used one starts afresh for it. Returns its index in t.
  */
-HOT uint32_t slot(uint16_t *t, uint8_t *ck, uint32_t h, uint32_t c0k)
+HOT uint32_t slot(struct zslot *t, uint32_t w, uint32_t h, uint32_t c0k)
 {
 	uint32_t hh = (h ^ c0k) * 0x2c1b3c6du;
-	uint32_t ix = (uint32_t)((uint64_t)(h >> 8) * (TN / WS) >> 24) * WS + (hh >> 8) % WS;
+	uint32_t ix = w + (hh >> 8) % WS;
 	uint32_t chk = hh >> 24;
 
-	if (ck[ix] == chk)
+	if (t[ix].chk == chk)
 		return ix;
-	if (ck[ix ^ 1] == chk)
+	if (t[ix ^ 1].chk == chk)
 		return ix ^ 1;
-	if ((t[ix ^ 1] & 15) < (t[ix] & 15))
+	if ((t[ix ^ 1].c & 15) < (t[ix].c & 15))
 		ix ^= 1;
-	t[ix] = 0x8000;
-	ck[ix] = (uint8_t)chk;
+	t[ix].c = 0x8000;
+	t[ix].chk = (uint8_t)chk;
+	t[ix].st = 0;
 	return ix;
+}
+
+/* Model i's slot (idx[i]: an index into t, bounded). */
+HOT struct zslot *slot_at(struct zcm *m, uint32_t i)
+{
+	uint32_t ix = m->idx[i];
+
+	return &m->t[ix < NSLOTS ? ix : 0];
 }
 
 /* The 12-bit probability that the next bit is 1. */
@@ -219,14 +274,14 @@ static int32_t zcm_p(struct zcm *m)
 	int32_t dotf = 0;
 
 	for (uint32_t i = 0; i < ZCM_NHASH; i++) {
-		uint32_t ix;
+		const struct zslot *c;
 
 		if (i == 0)
-			ix = ((m->c4 & 0xff) << 8 | c0) % TN;
+			m->idx[0] = (m->c4 & 0xff) << 8 | c0;
 		else
-			ix = slot(m->t[i], m->chk[i], m->h[i], c0k);
-		m->idx[i] = ix;
-		m->x[i] = m->stretch[counter_p(m->t[i][ix])];
+			m->idx[i] = slot(m->t, m->w0[i], m->h[i], c0k);
+		c = slot_at(m, i);
+		m->x[i] = (m->stretch[counter_p(c->c)] + m->stretch[m->sm[i][c->st] >> 4]) >> 1;
 	}
 	m->x[ZCM_NHASH] = m->stretch[counter_p(m->o0[c0 & 255])];
 	/* the match model: the bit the byte after the longest recent match of the context holds */
@@ -330,9 +385,12 @@ static void zcm_bit(struct zcm *m, uint32_t y)
 	int32_t lr = ZCM_LR + (int32_t)(m->pos < 4096 ? ZCM_LRA : m->pos < 32768 ? ZCM_LRB : 0);
 
 	for (uint32_t i = 0; i < ZCM_NHASH; i++) {
-		uint16_t *c = &m->t[i][m->idx[i] % TN];
+		struct zslot *c = slot_at(m, i);
+		uint16_t *q = &m->sm[i][c->st];
 
-		*c = counter_update(m, *c, y, i < 2 ? ZCM_LIMIT_LO : ZCM_LIMIT_HI);
+		*q = (uint16_t)(*q + (((int32_t)(y ? 65535u : 0u) - *q) >> ZCM_SMR));
+		c->st = m->nex[c->st << 1 | y];
+		c->c = counter_update(m, c->c, y, i < 2 ? ZCM_LIMIT_LO : ZCM_LIMIT_HI);
 	}
 	m->o0[m->c0 & 255] = counter_update(m, m->o0[m->c0 & 255], y, ZCM_LIMIT_LO);
 	if (m->mlen)
@@ -592,6 +650,7 @@ static void zcm_byte(struct zcm *m)
 				m->iw.op << 8 | m->iw.modrm);
 		m->h[9] = hash2(9 + (m->iw.role << 4) + (m->iw.left << 8), m->iw.op << 16 | (m->c4 & 0xffff));
 	}
+	windows(m);
 }
 
 /*

@@ -21,17 +21,17 @@
 #include <stdint.h>
 
 #ifndef ZCM_TN
-#define ZCM_TN 307200u		/* counters per hashed model (150 windows of 2048): 3 bytes each */
+#define ZCM_TN 268288u		/* slots per hashed model (131 windows of 2048): 4 bytes each */
 #endif
 #define ZCM_NHASH 12		/* hashed context models (zcm_byte sets h[0..11]) */
 #ifndef ZCM_MBITS
 #define ZCM_MBITS 16		/* log2 of the match model's position table */
 #endif
 
-/* The arena: counters (16-bit counter, 8-bit check), match positions, mixer weights, SSE and
- * lookup tables: 13.5 MiB. */
-#define ZCM_ARENA_BYTES (((size_t)3 * ZCM_NHASH * ZCM_TN) + ((size_t)4 << ZCM_MBITS) + \
-	(size_t)2688 * 1024)
+/* The arena: slots (16-bit counter, 8-bit check, 8-bit state) of the order-1 model (64 Ki) and
+ * the hashed ones, state maps, match positions, mixer weights, SSE and lookup tables: 14.4 MiB. */
+#define ZCM_ARENA_BYTES (((size_t)4 * (65536 + (ZCM_NHASH - 1) * ZCM_TN)) + \
+	((size_t)4 << ZCM_MBITS) + (size_t)2667 * 1024)
 
 enum zcm_status {
 	ZCM_OK = 0,
@@ -53,7 +53,7 @@ enum zcm_status {
  */
 #define IBZ_HEADER_LEN 20
 #define IBZ2_MAGIC 0x325a4249u	/* "IBZ2" */
-#define ZCM_VERSION 13
+#define ZCM_VERSION 14
 #define IBZ_FILTER_X86 0x01u
 #define ZCM_PRIME_MAX 0xffffu
 
