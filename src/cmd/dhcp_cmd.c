@@ -71,27 +71,35 @@ static int cmd_dhcp(int argc, char **argv)
 SHELL_COMMAND(dhcp, CMD_ORDER_DHCP, "[DEV] [client-id=flexboot|ib|HEX]: get an address (RFC 4390)",
 	      cmd_dhcp);
 
-struct progress {
-	uint64_t start_ms, next_report;
-};
-
-static void print_progress(void *ctx, uint64_t bytes, uint64_t total)
+void cmd_progress_start(struct cmd_progress *p, const char *proto)
 {
-	struct progress *p = ctx;
-	uint64_t ms;
+	p->proto = proto;
+	p->start_ms = p->last_ms = clock_ms();
+}
 
-	if (bytes < p->next_report)
+void cmd_progress(void *ctx, uint64_t bytes, uint64_t total)
+{
+	struct cmd_progress *p = ctx;
+	uint64_t now = clock_ms(), ms = now - p->start_ms;
+	unsigned long long rate = ms ? bytes / ms : 0;
+
+	if (now - p->last_ms < 1000 && (!total || bytes != total))
 		return;
-	p->next_report = bytes + (4u << 20);
-	ms = clock_ms() - p->start_ms;
-	cmd_print_progress("tftp", bytes, total, ms);
+	p->last_ms = now;
+	if (total)
+		kprintf("%s: %llu / %llu KiB (%u%%) %llu KB/s\n", p->proto,
+			(unsigned long long)(bytes >> 10), (unsigned long long)(total >> 10),
+			(unsigned)(bytes * 100 / total), rate);
+	else
+		kprintf("%s: %llu KiB %llu KB/s\n", p->proto, (unsigned long long)(bytes >> 10),
+			rate);
 }
 
 static int cmd_tftp(int argc, char **argv)
 {
 	struct tftp_opts opts = { 0 };
 	struct tftp_sink sink = { 0 };
-	struct progress prog;
+	struct cmd_progress prog;
 	char host[256], a[16];   /* a DNS name: at most 255 octets (RFC 1035 §2.3.4) */
 	const char *file = NULL;
 	struct net_device *nd = pick_netdev(NULL);
@@ -132,11 +140,10 @@ static int cmd_tftp(int argc, char **argv)
 	}
 	sink.buf = buf;
 	sink.size = size;
-	sink.progress = print_progress;
+	sink.progress = cmd_progress;
 	sink.ctx = &prog;
 	opts.windowsize = 8;
-	prog.start_ms = clock_ms();
-	prog.next_report = 4u << 20;
+	cmd_progress_start(&prog, "tftp");
 	kprintf("tftp: %s from %s\n", file, ipv4_ntoa(server, a));
 	n = tftp_fetch(nd, server, file, &opts, &sink);
 	if (n >= 0) {

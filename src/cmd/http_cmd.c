@@ -9,25 +9,10 @@
 #include <ibboot/timer.h>
 #include "progress.h"
 
-struct http_progress {
-	uint64_t start_ms, last_ms;
-};
-
-static void show_progress(void *ctx, uint64_t bytes, uint64_t total)
-{
-	struct http_progress *p = ctx;
-	uint64_t now = clock_ms(), ms = now - p->start_ms;
-
-	if (now - p->last_ms < 1000 && (!total || bytes != total))
-		return;
-	p->last_ms = now;
-	cmd_print_progress("http", bytes, total, ms);
-}
-
 static int cmd_http(int argc, char **argv)
 {
 	struct net_device *nd;
-	struct http_progress prog;
+	struct cmd_progress prog;
 	struct http_sink sink;
 	struct http_result res;
 	uint64_t ms;
@@ -41,9 +26,9 @@ static int cmd_http(int argc, char **argv)
 		return -ENODEV;
 	memset(&sink, 0, sizeof(sink));
 	sink.grow = true;
-	sink.progress = show_progress;
+	sink.progress = cmd_progress;
 	sink.ctx = &prog;
-	prog.start_ms = prog.last_ms = clock_ms();
+	cmd_progress_start(&prog, "http");
 	n = http_get(nd, argv[1], NULL, &sink, &res);
 	ms = clock_ms() - prog.start_ms;
 	if (n >= 0)

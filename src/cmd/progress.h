@@ -4,23 +4,20 @@
 #ifndef IBBOOT_CMD_PROGRESS_H
 #define IBBOOT_CMD_PROGRESS_H
 
-#include <ibboot/console.h>
 #include <ibboot/compiler.h>
+#include <stdint.h>
 
 struct net_device;
 /* The device called `name`, or (no name) ib0, else the first; NULL, and says so, when none. */
 struct net_device *pick_netdev(const char *name);
 
-static inline void cmd_print_progress(const char *proto, uint64_t bytes, uint64_t total, uint64_t ms)
-{
-	unsigned long long rate = ms ? bytes / ms : 0;
-
-	if (total)
-		kprintf("%s: %llu / %llu KiB (%u%%) %llu KB/s\n", proto,
-			(unsigned long long)(bytes >> 10), (unsigned long long)(total >> 10),
-			(unsigned)(bytes * 100 / total), rate);
-	else
-		kprintf("%s: %llu KiB %llu KB/s\n", proto, (unsigned long long)(bytes >> 10), rate);
-}
+/* The download commands' progress (their sinks' callback): "PROTO: N / T KiB (P%) R KB/s", or
+ * without the total when the server gave none, at most once a second and at the end. */
+struct cmd_progress {
+	const char *proto;
+	uint64_t start_ms, last_ms;
+};
+void cmd_progress_start(struct cmd_progress *p, const char *proto);
+void cmd_progress(void *ctx, uint64_t bytes, uint64_t total);
 
 #endif
