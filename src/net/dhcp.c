@@ -611,7 +611,7 @@ int dhcp_start(struct dhcp_client *c, struct net_device *nd, const struct dhcp_c
 		c->cfg.max_timeout_ms = c->cfg.first_timeout_ms;
 	rc = dhcp_make_client_id(&c->cfg, nd, c->client_id, sizeof(c->client_id));
 	if (rc < 0) {
-		kprintf("%s: cannot build a DHCP client identifier (no port GUID?)\n", nd->name);
+		kprintf("%s: no DHCP client-id (no port GUID?)\n", nd->name);
 		return rc;
 	}
 	c->client_id_len = (size_t)rc;

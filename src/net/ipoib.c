@@ -692,7 +692,7 @@ static void ipoib_probe(struct ipoib *ip, int index)
 		kprintf("%s: cannot ask the SA about P_Key 0x%04x (error %d)\n", ip->nd.name, k, rc);
 	}
 	ipoib_pkey_chosen(ip, first < 0 ? 0 : (unsigned)first,
-			  "no IPoIB broadcast group found on any P_Key, joining this one");
+			  "no P_Key has an IPoIB broadcast group; joining this one");
 }
 
 static int ipoib_attach(struct ipoib *ip, struct ib_port *port)

@@ -197,7 +197,7 @@ int report_send(const char *url, const char *reason)
 		url = setting;
 	if (!url) {
 		if (default_url(nd, setting, sizeof(setting)) < 0) {
-			kprintf("report: not sent: no %s and no DHCP next-server to write it to\n",
+			kprintf("report: not sent: no %s, no DHCP next-server\n",
 				REPORT_URL_SETTING);
 			return -ENOENT;
 		}

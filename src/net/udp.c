@@ -195,7 +195,7 @@ const struct udp_stats *udp_get_stats(const struct net_device *nd)
 int net_ready_for_unicast(const struct net_device *nd, const char *who)
 {
 	if (!nd->link_up) {
-		kprintf("%s: %s has no link (is the port ACTIVE? see ibstat)\n", who, nd->name);
+		kprintf("%s: %s has no link (see ibstat)\n", who, nd->name);
 		return -EIO;
 	}
 	if (!nd->ip_addr) {

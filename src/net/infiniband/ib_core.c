@@ -311,7 +311,7 @@ struct ib_cq *ib_create_cq(struct ib_device *dev, unsigned num_cqes)
 	cq->num_cqes = num_cqes;
 	rc = dev->ops->create_cq(dev, cq);
 	if (rc < 0) {
-		kprintf("%s: cannot create a completion queue of %u entries: %s\n", dev->name,
+		kprintf("%s: cannot create a %u-entry CQ: %s\n", dev->name,
 			num_cqes, ib_strerror(rc));
 		kfree(cq);
 		return NULL;
@@ -495,8 +495,8 @@ void ib_destroy_qp(struct ib_qp *qp)
 		/* Not in RESET: the HCA may still write the receive ring or read the send pool, so
 		 * that memory must not be handed out again (a downloaded image could land there).
 		 * It waits, never reused, for a device reset (ib_device_reset_done). */
-		kprintf("%s port %u: QP 0x%x did not stop; its %zu bytes of buffers are kept until "
-			"the HCA is reset\n", dev->name, qp->port ? qp->port->num : 0, qp->qpn,
+		kprintf("%s port %u: QP 0x%x did not stop; its %zu bytes of buffers kept until "
+			"reset\n", dev->name, qp->port ? qp->port->num : 0, qp->qpn,
 			ib_qp_buf_bytes(qp));
 		qp->state = IB_QPS_ERR;
 		qp->next = dev->quarantine;
@@ -663,8 +663,8 @@ static void ib_complete_recv(struct ib_qp *qp, const struct ib_wc *wc)
 				    ib_wc_status_name(wc->status), wc->syndrome,
 				    wc->vendor_syndrome);
 	} else if (wc->byte_len < IB_GRH_LEN || wc->byte_len > buf->len) {
-		ib_port_log(qp->port, "QP 0x%06x: receive of %u bytes does not fit a %zu-byte "
-			    "buffer with its GRH slot: dropped\n", qp->qpn,
+		ib_port_log(qp->port, "QP 0x%06x: %u-byte receive over its %zu-byte buffer "
+			    "(GRH slot in): dropped\n", qp->qpn,
 			    (unsigned)wc->byte_len, buf->len);
 	} else if (qp->owner && qp->owner->recv) {
 		qp->owner->recv(qp, wc, wc->grh_present ? va : NULL, va + IB_GRH_LEN,
@@ -706,7 +706,7 @@ static void ib_handle_event(struct ib_device *dev, const struct ib_event *ev)
 		break;
 	case IB_EVENT_CATASTROPHIC:
 		kprintf("%s: catastrophic error (syndrome 0x%x): the adapter needs a reset (run "
-			"fwdump first); its ports are no longer used\n", dev->name, ev->syndrome);
+			"fwdump first); ports out of use\n", dev->name, ev->syndrome);
 		dev->dead = true;
 		for (unsigned p = 0; p < dev->num_ports; p++)
 			ib_policy_port_dead(&dev->port[p]);
@@ -824,7 +824,7 @@ int ib_device_register(struct ib_device *dev)
 	}
 	rc = ib_query_node_guid(dev);
 	if (rc < 0)
-		kprintf("%s: cannot read NodeInfo (%s); GUIDs are read again when a port comes up\n",
+		kprintf("%s: cannot read NodeInfo (%s); GUIDs read again at port up\n",
 			dev->name, ib_strerror(rc));
 	dev->registered = true;
 	dev->next = ib_dev_list;

@@ -88,7 +88,7 @@ static const char *response_mismatch(const struct ib_mad_txn *t, const struct ib
 	if (wc->src_qpn != t->av.qpn)
 		return "not from the QP the request went to";
 	if (data[1] != t->req[1] || data[2] != t->req[2])
-		return "class or class version differs from the request's";
+		return "class or version differs from the request";
 	if (data[3] != response_method(t->req[3]))
 		return "method does not answer the request's";
 	if (get_be16(data + 16) != get_be16(t->req + 16))

@@ -121,7 +121,7 @@ int ib_sa_parse_path_response(const uint8_t *mad, size_t len, const union ib_gid
 		return -EINVAL;
 	}
 	if (pr.dlid == 0 || pr.dlid > IB_UNICAST_LID_MAX) {
-		*why = "PathRecord with a DLID that is not unicast";
+		*why = "PathRecord DLID not unicast";
 		return -EINVAL;
 	}
 	if (!ib_mtu_bytes(pr.mtu)) {
