@@ -225,7 +225,8 @@ static int cmd_ports(struct fabric *f, struct outbuf *o)
 
 		if (nd->kind == NODE_HCAPORT) {
 			out(o, "%s hca-port guid 0x%016llx %s%s\n", nd->name,
-			    (unsigned long long)nd->guid, nd->hca ? "attached" : "absent",
+			    (unsigned long long)nd->guid,
+			    nd->local ? "attached (inside fabsim)" : nd->hca ? "attached" : "absent",
 			    !nd->hca || !nd->hca_reports_link ? "" :
 			    nd->hca_trained ? ", its end trained" : ", its end not trained yet");
 			continue;

@@ -47,6 +47,8 @@ bool port_present(const struct port *p)
 {
 	if (p->node->kind != NODE_HCAPORT)
 		return true;
+	if (p->node->local)
+		return true;
 	return p->node->hca && (!p->node->hca_reports_link || p->node->hca_trained);
 }
 
@@ -180,11 +182,25 @@ static void queue_insert(struct fabric *f, struct pkt_event *e, uint64_t due)
 		f->queue_tail = e;
 }
 
-void port_transmit(struct fabric *f, struct port *from, const uint8_t *pkt, size_t len)
+/* The packet fabric_run_queue is delivering, as its own event, if pkt is its bytes: taken over
+ * (the queue run then leaves it alone) instead of copied. */
+struct pkt_event *fabric_take_current(struct fabric *f, const uint8_t *pkt, size_t len)
+{
+	struct pkt_event *e = f->current;
+
+	if (!e || e->data != pkt || e->len != len)
+		return NULL;
+	f->current = NULL;
+	e->next = NULL;
+	return e;
+}
+
+static void transmit(struct fabric *f, struct port *from, const uint8_t *pkt, size_t len,
+		     bool take)
 {
 	struct link *l = from->link;
 	struct port *dst;
-	struct pkt_event *e, *dup = NULL;
+	struct pkt_event *e = NULL, *dup = NULL;
 	uint64_t due = fabsim_now_ns();
 
 	from->cnt.tx++;
@@ -199,8 +215,15 @@ void port_transmit(struct fabric *f, struct port *from, const uint8_t *pkt, size
 		f->dropped_total++;
 		return;
 	}
-	/* The packet is copied once, into the event that carries it across the cable. */
-	e = event_new(f, dst, pkt, len);
+	/* The packet is copied once, into the event that carries it across the cable; a forwarded
+	 * one (port_forward) moves on in the event it arrived in. */
+	if (take && (e = fabric_take_current(f, pkt, len))) {
+		e->dst = dst;
+		e->wire = true;
+		e->checked = false;
+	} else {
+		e = event_new(f, dst, pkt, len);
+	}
 	if (!e) {
 		f->dropped_total++;
 		return;
@@ -243,6 +266,16 @@ void port_transmit(struct fabric *f, struct port *from, const uint8_t *pkt, size
 	}
 	if (dup)
 		queue_insert(f, dup, due);
+}
+
+void port_transmit(struct fabric *f, struct port *from, const uint8_t *pkt, size_t len)
+{
+	transmit(f, from, pkt, len, false);
+}
+
+void port_forward(struct fabric *f, struct port *from, const uint8_t *pkt, size_t len)
+{
+	transmit(f, from, pkt, len, true);
 }
 
 void port_deliver_local(struct fabric *f, struct port *to, const uint8_t *pkt, size_t len)
@@ -322,7 +355,11 @@ int fabric_run_queue(struct fabric *f)
 					if (f->pcap)
 						pcap_write(f, e->data, e->len);
 				}
+				f->current = e;
 				port_receive(f, e->dst, e->data, e->len, e->wire && e->checked);
+				if (f->current != e)
+					e = NULL;   /* a port took it over (fabric_take_current) */
+				f->current = NULL;
 			}
 			event_free(f, e);
 		}

@@ -39,6 +39,17 @@ struct node;
 struct link;
 struct hca_conn;
 
+/* An endpoint at an hca-port that lives inside fabsim (the server node, sn_port.c) instead of
+ * attaching over the HCA socket: what arrives at the port goes to packet(), cable changes to
+ * link() (as a LINK message would tell a socket client); it sends with port_transmit. */
+struct local_port {
+	void *ctx;
+	void (*packet)(void *ctx, const uint8_t *pkt, size_t len);
+	void (*link)(void *ctx, bool up);
+	bool linked;               /* link() was called once */
+	bool last_link;            /* what it said last */
+};
+
 /* Fault knobs of one link (both directions). Probabilities are 0..1. */
 struct fault_cfg {
 	double loss, dup, reorder, corrupt;
@@ -95,6 +106,7 @@ struct node {
 	bool port_state_change;
 	/* HCA port endpoint */
 	struct hca_conn *hca;      /* the attached connection, or NULL */
+	struct local_port *local;  /* or the endpoint inside fabsim, or NULL */
 	unsigned hca_port_num;     /* the port's number on its HCA (from HELLO) */
 	bool hca_reports_link;     /* HELLO said it will report its end's training */
 	bool hca_trained;          /* ... and the last report said trained */
@@ -134,6 +146,7 @@ struct fabric {
 	struct pkt_event *queue;   /* sorted by (due_ns, seq) */
 	struct pkt_event *queue_tail; /* its last event (valid while queue is not NULL) */
 	struct pkt_event *spare;   /* recycled events (each holds FABSIM_MAX_PKT bytes) */
+	struct pkt_event *current; /* the event fabric_run_queue is delivering (until taken) */
 	unsigned nspare;
 	uint64_t queue_seq;
 	unsigned queued;           /* events in the queue */
@@ -161,6 +174,11 @@ void link_update(struct fabric *f, struct link *l);
 void link_set_admin(struct fabric *f, struct link *l, bool down);
 /* Transmit a whole packet out of port `from` onto its cable (faults apply); dropped if no cable. */
 void port_transmit(struct fabric *f, struct port *from, const uint8_t *pkt, size_t len);
+/* The same for bytes that arrived at a port and leave it unchanged (a switch's unicast forward):
+ * the event that delivered them carries them on instead of a copy. */
+void port_forward(struct fabric *f, struct port *from, const uint8_t *pkt, size_t len);
+/* The event being delivered, if pkt is its data: the caller owns it now (event_free). */
+struct pkt_event *fabric_take_current(struct fabric *f, const uint8_t *pkt, size_t len);
 /* Deliver to the port itself without a cable (loopback at an SM host). */
 void port_deliver_local(struct fabric *f, struct port *to, const uint8_t *pkt, size_t len);
 /* Run due events; returns ms until the next one (-1 = none). */
@@ -207,13 +225,24 @@ int listener_accept(const struct listener *l, const struct pollfd *pfd);
 
 /* ---- HCA port attachment (hca_server.c) ---- */
 int hca_server_open(struct fabric *f, const char *path, char *err, size_t errlen);
-/* Queues the packet for the port's connection; hca_server_flush sends what is queued. */
+/* Queues the packet for the port's connection; hca_server_flush sends what is queued. A port with
+ * a local endpoint (struct local_port) gets it at once. */
 void hca_server_deliver(struct fabric *f, struct node *hp, const uint8_t *pkt, size_t len);
 void hca_server_flush(struct fabric *f);
 void hca_server_link_changed(struct fabric *f, struct node *hp);
 int hca_server_pollfds(struct pollfd *pfd, int max);
 void hca_server_handle(struct fabric *f, const struct pollfd *pfd, int n);
-void hca_server_close(void);
+void hca_server_close(struct fabric *f);
+
+/* ---- the server node as a port inside fabsim (sn_port.c) ---- */
+/* `--servernode ARGS...`: bin/fabsim-servernode's options but --socket (sn_bridge_parse). */
+int sn_port_parse(int argc, char **argv);
+/* After the topology: attach the node at its hca-port and open its TUN. 0 when not wanted. */
+int sn_port_open(struct fabric *f, char *err, size_t errlen);
+int sn_port_pollfds(struct pollfd *pfd, int max);
+void sn_port_handle(const struct pollfd *pfd, int n);
+int sn_port_tick(void);   /* ms until the node's next timer (-1: none) */
+void sn_port_close(void);
 
 /* ---- control socket (control.c) ---- */
 int control_open(const char *path, char *err, size_t errlen);

@@ -14,19 +14,26 @@ FABSIM_CLIENT_SRCS := $(FABSIM_DIR)/fabsim_client.c
 FABSIM_ATTACH_SRCS := $(FABSIM_DIR)/hca_attach.c $(FABSIM_CLIENT_SRCS)
 FABSIM_CFLAGS := -Isrc/include -I$(FABSIM_DIR)
 
-bin/fabsim: $(FABSIM_CORE_SRCS) $(FABSIM_DIR)/main.c $(FABSIM_HDRS) $(WIRE_SRCS)
+# The program also carries the IPoIB server node (--servernode: sn_port.c and the node's own
+# sources, util/fabsim/servernode), so that it can run as a port inside fabsim.
+FABSIM_SN_SRCS := $(FABSIM_DIR)/sn_port.c $(addprefix $(FABSIM_DIR)/servernode/,ipoib_wire.c \
+	ud_pkt.c sa_msg.c sn_sma.c ipoib_node.c tun_gso.c tun.c sn_bridge.c) util/hcasim/sma.c
+FABSIM_SN_HDRS := $(wildcard $(FABSIM_DIR)/servernode/*.h) util/hcasim/sma.h util/hcasim/include/hcasim.h
+FABSIM_SN_CFLAGS := -I$(FABSIM_DIR)/servernode -Iutil/hcasim -Iutil/hcasim/include
+FABSIM_PROG_SRCS := $(FABSIM_CORE_SRCS) $(FABSIM_DIR)/main.c $(FABSIM_SN_SRCS) $(WIRE_SRCS)
+
+bin/fabsim: $(FABSIM_PROG_SRCS) $(FABSIM_HDRS) $(FABSIM_SN_HDRS)
 	@mkdir -p $(@D)
-	$(HOST_CC) $(HOST_CFLAGS) $(FABSIM_CFLAGS) -o $@ $(FABSIM_CORE_SRCS) $(FABSIM_DIR)/main.c \
-		$(WIRE_SRCS)
+	$(HOST_CC) $(HOST_CFLAGS) $(FABSIM_CFLAGS) $(FABSIM_SN_CFLAGS) -o $@ $(FABSIM_PROG_SRCS)
 
 bin/fabsimctl: $(FABSIM_DIR)/fabsimctl.c
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) -o $@ $<
 
-build/fabsim/san/fabsim: $(FABSIM_CORE_SRCS) $(FABSIM_DIR)/main.c $(FABSIM_HDRS) $(WIRE_SRCS)
+build/fabsim/san/fabsim: $(FABSIM_PROG_SRCS) $(FABSIM_HDRS) $(FABSIM_SN_HDRS)
 	@mkdir -p $(@D)
-	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(FABSIM_CFLAGS) -o $@ $(FABSIM_CORE_SRCS) \
-		$(FABSIM_DIR)/main.c $(WIRE_SRCS)
+	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(FABSIM_CFLAGS) $(FABSIM_SN_CFLAGS) -o $@ \
+		$(FABSIM_PROG_SRCS)
 
 FABSIM_TEST_SRCS := $(FABSIM_DIR)/tests/test_fabsim.c
 build/tests/fabsim-test: $(FABSIM_TEST_SRCS) $(FABSIM_CORE_SRCS) $(FABSIM_CLIENT_SRCS) $(FABSIM_HDRS) \

@@ -23,10 +23,6 @@
  * queue run that delivered them (hca_server_flush), or until the queue is full. */
 #define BATCH 64
 
-struct tx_slot {
-	struct fabsim_wire_hdr h;
-	uint8_t data[FABSIM_WIRE_MAX_DATA];
-};
 
 struct hca_conn {
 	int fd;
@@ -34,8 +30,8 @@ struct hca_conn {
 	bool linked;              /* the first LINK message went out */
 	bool last_link;           /* what the last LINK message said */
 	uint64_t dropped_tx;
-	struct tx_slot *txq;      /* BATCH slots, allocated at the first packet */
-	unsigned ntx;             /* packets waiting in txq */
+	struct pkt_event *txq[BATCH]; /* packets waiting to go (each in the event that brought it) */
+	unsigned ntx;             /* how many */
 };
 
 static struct {
@@ -64,6 +60,7 @@ int hca_server_open(struct fabric *f, const char *path, char *err, size_t errlen
  * socket drops the rest, counted, as a full receive queue would. */
 static void conn_flush(struct fabric *f, struct hca_conn *c)
 {
+	struct fabsim_wire_hdr hdr[BATCH];
 	struct mmsghdr mm[BATCH];
 	struct iovec iov[BATCH][2];
 	unsigned sent = 0;
@@ -71,8 +68,9 @@ static void conn_flush(struct fabric *f, struct hca_conn *c)
 	if (!c->ntx)
 		return;
 	for (unsigned i = 0; i < c->ntx; i++) {
-		iov[i][0] = (struct iovec){ &c->txq[i].h, sizeof(c->txq[i].h) };
-		iov[i][1] = (struct iovec){ c->txq[i].data, c->txq[i].h.len };
+		hdr[i] = (struct fabsim_wire_hdr){ .type = FABSIM_MSG_PACKET, .len = (uint32_t)c->txq[i]->len };
+		iov[i][0] = (struct iovec){ &hdr[i], sizeof(hdr[i]) };
+		iov[i][1] = (struct iovec){ c->txq[i]->data, c->txq[i]->len };
 		mm[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = iov[i], .msg_iovlen = 2 } };
 	}
 	while (sent < c->ntx) {
@@ -90,6 +88,8 @@ static void conn_flush(struct fabric *f, struct hca_conn *c)
 		c->hp->ports[1].cnt.host_dropped += c->ntx - sent;
 		f->dropped_total += c->ntx - sent;
 	}
+	for (unsigned i = 0; i < c->ntx; i++)
+		event_free(f, c->txq[i]);
 	c->ntx = 0;
 }
 
@@ -105,8 +105,6 @@ static void conn_close(struct fabric *f, struct hca_conn *c)
 	struct node *hp = c->hp;
 
 	conn_flush(f, c);
-	free(c->txq);
-	c->txq = NULL;
 	close(c->fd);
 	c->fd = -1;
 	c->hp = NULL;
@@ -119,14 +117,14 @@ static void conn_close(struct fabric *f, struct hca_conn *c)
 	}
 }
 
-void hca_server_close(void)
+void hca_server_close(struct fabric *f)
 {
 	for (unsigned i = 0; i < MAX_CONNS; i++)
 		if (hs.conn[i].fd >= 0) {
 			close(hs.conn[i].fd);
 			hs.conn[i].fd = -1;
-			free(hs.conn[i].txq);
-			hs.conn[i].txq = NULL;
+			for (unsigned k = 0; k < hs.conn[i].ntx; k++)
+				event_free(f, hs.conn[i].txq[k]);
 			hs.conn[i].ntx = 0;
 			if (hs.conn[i].hp)
 				hs.conn[i].hp->hca = NULL;
@@ -139,6 +137,14 @@ void hca_server_link_changed(struct fabric *f, struct node *hp)
 	struct hca_conn *c = hp->hca;
 	bool up = cable_ok(&hp->ports[1]);
 
+	if (hp->local) {
+		if (!hp->local->linked || up != hp->local->last_link) {
+			hp->local->linked = true;
+			hp->local->last_link = up;
+			hp->local->link(hp->local->ctx, up);
+		}
+		return;
+	}
 	if (!c || !c->linked || up == c->last_link)
 		return;
 	c->last_link = up;
@@ -151,6 +157,10 @@ void hca_server_deliver(struct fabric *f, struct node *hp, const uint8_t *pkt, s
 {
 	struct hca_conn *c = hp->hca;
 
+	if (hp->local) {
+		hp->local->packet(hp->local->ctx, pkt, len);
+		return;
+	}
 	if (!c)
 		return;
 	if (len > FABSIM_WIRE_MAX_DATA) {
@@ -158,13 +168,18 @@ void hca_server_deliver(struct fabric *f, struct node *hp, const uint8_t *pkt, s
 		f->dropped_total++;
 		return;
 	}
-	if (!c->txq && !(c->txq = malloc(BATCH * sizeof(*c->txq)))) {
+	/* The event that delivered the packet waits in the queue (a copy if it came otherwise). */
+	struct pkt_event *e = fabric_take_current(f, pkt, len);
+	if (!e && (e = malloc(sizeof(*e) + FABSIM_MAX_PKT))) {
+		e->len = len;
+		memcpy(e->data, pkt, len);
+	}
+	if (!e) {
 		hp->ports[1].cnt.host_dropped++;
 		f->dropped_total++;
 		return;
 	}
-	c->txq[c->ntx].h = (struct fabsim_wire_hdr){ .type = FABSIM_MSG_PACKET, .len = (uint32_t)len };
-	memcpy(c->txq[c->ntx].data, pkt, len);
+	c->txq[c->ntx] = e;
 	if (++c->ntx == BATCH)
 		conn_flush(f, c);
 }
@@ -192,7 +207,7 @@ static void hello(struct fabric *f, struct hca_conn *c, const struct fabsim_wire
 		refuse(f, c, why);
 		return;
 	}
-	if (hp->hca) {
+	if (hp->hca || hp->local) {
 		snprintf(why, sizeof(why), "port GUID 0x%016" PRIx64 " (%s) is already attached",
 			 h->guid, hp->name);
 		refuse(f, c, why);

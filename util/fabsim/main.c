@@ -33,7 +33,10 @@ static void usage(FILE *fp)
 		"  --seed N            seed of the fault generators (default 1)\n"
 		"  --fault \"LINK|all KNOB=V...\"  as the control command 'fault' (repeatable)\n"
 		"  --link-down LINK    start with that cable unplugged (repeatable)\n"
-		"  -v, --verbose       more log on stderr (repeatable)\n");
+		"  -v, --verbose       more log on stderr (repeatable)\n"
+		"  --servernode ARGS   the rest of the command line: run the IPoIB server node as a port\n"
+		"                      inside fabsim, ARGS as bin/fabsim-servernode's without --socket\n"
+		"                      (--guid GUID [--tun DEV] [--ip A.B.C.D/N] [--name N] [--pkey P] [-v])\n");
 }
 
 /* --fault ARG is the control command "fault ARG"; --link-down LINK is "link LINK down". */
@@ -67,6 +70,8 @@ static int poll_loop(struct fabric *f)
 	struct pollfd pfd[MAX_POLLFDS];
 
 	while (!stop_signal) {
+		/* The server node's timers first: what they send crosses the fabric in this turn. */
+		int sn_timer = sn_port_tick();
 		int timeout = fabric_run_queue(f);
 		/* A queue run delivers only what was queued before it (a forwarding loop cannot keep
 		 * it from returning); what it forwarded is due now. Give those a few more runs here:
@@ -77,11 +82,14 @@ static int poll_loop(struct fabric *f)
 		int nc = control_pollfds(pfd, MAX_POLLFDS);
 		int ni = ibsim_server_pollfds(pfd + nc, MAX_POLLFDS - nc);
 		int nh = hca_server_pollfds(pfd + nc + ni, MAX_POLLFDS - nc - ni);
+		int ns = sn_port_pollfds(pfd + nc + ni + nh, MAX_POLLFDS - nc - ni - nh);
 		int r;
 
 		if (expiry >= 0 && (timeout < 0 || expiry < timeout))
 			timeout = expiry;
-		r = poll(pfd, (nfds_t)(nc + ni + nh), timeout);
+		if (sn_timer >= 0 && (timeout < 0 || sn_timer < timeout))
+			timeout = sn_timer;
+		r = poll(pfd, (nfds_t)(nc + ni + nh + ns), timeout);
 
 		if (r < 0) {
 			if (errno == EINTR)
@@ -93,6 +101,7 @@ static int poll_loop(struct fabric *f)
 			return 0;
 		ibsim_server_handle(f, pfd + nc, ni);
 		hca_server_handle(f, pfd + nc + ni, nh);
+		sn_port_handle(pfd + nc + ni + nh, ns);
 	}
 	fabsim_log(f, 0, "stopped by signal %d", (int)stop_signal);
 	return 0;
@@ -121,6 +130,18 @@ int main(int argc, char **argv)
 	char err[512];
 	bool has_smhost = false;
 	struct sigaction sa = { .sa_handler = on_signal };
+
+	/* --servernode: everything after it is the server node's (sn_port.c). */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--servernode")) {
+			int r = sn_port_parse(argc - i, argv + i);
+
+			if (r)
+				return r == 1 ? 0 : 2;
+			argc = i;
+			optind = 0;
+			break;
+		}
 
 	while ((opt = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		char *end;
@@ -185,6 +206,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fabsim: %s\n", err);
 		goto out;
 	}
+	if (sn_port_open(&f, err, sizeof(err)) < 0) {
+		fprintf(stderr, "fabsim: %s\n", err);
+		goto out;
+	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -195,8 +220,9 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	rc = poll_loop(&f);
 out:
+	sn_port_close();
 	control_close();
-	hca_server_close();
+	hca_server_close(&f);
 	ibsim_server_close();
 	fabric_free(&f);
 	return rc;

@@ -70,7 +70,8 @@ static void forward_unicast(struct fabric *f, struct node *sw, struct port *in, 
 		DROP(f, in, no_route, "LFT points back out the arrival port");
 	if (!egress_ok(&sw->ports[out], vl15))
 		DROP(f, in, not_active, "egress port not up/active");
-	port_transmit(f, &sw->ports[out], pkt, len);
+	/* Last use of the bytes here: the packet leaves in the event it arrived in. */
+	port_forward(f, &sw->ports[out], pkt, len);
 }
 
 static void forward_multicast(struct fabric *f, struct node *sw, struct port *in, uint8_t *pkt,

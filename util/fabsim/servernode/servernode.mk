@@ -47,12 +47,12 @@ $(SN_BUILD)/san/test_runner.o: src/tests/framework/test_runner.c src/tests/frame
 
 $(SN_BUILD)/san/tests/%.o: SN_CFLAGS += -Isrc/tests/framework -I$(SN_TESTS)
 
-bin/fabsim-servernode: $(SN_BUILD)/opt/sn/servernode_main.o $(SN_BUILD)/opt/sn/tun.o $(SN_CORE_OBJS_opt)
+bin/fabsim-servernode: $(SN_BUILD)/opt/sn/servernode_main.o $(SN_BUILD)/opt/sn/sn_bridge.o $(SN_BUILD)/opt/sn/tun.o $(SN_CORE_OBJS_opt)
 	@mkdir -p $(@D)
 	$(HOST_CC) -o $@ $^
 
 # The same program under ASan/UBSan: the integration tests run this one.
-build/servernode/fabsim-servernode-san: $(SN_BUILD)/san/sn/servernode_main.o $(SN_BUILD)/san/sn/tun.o $(SN_CORE_OBJS_san)
+build/servernode/fabsim-servernode-san: $(SN_BUILD)/san/sn/servernode_main.o $(SN_BUILD)/san/sn/sn_bridge.o $(SN_BUILD)/san/sn/tun.o $(SN_CORE_OBJS_san)
 	@mkdir -p $(@D)
 	$(HOST_CC) $(SAN_FLAGS) -o $@ $^
 
@@ -80,13 +80,17 @@ fuzz-servernode: build/tests/fuzz-servernode
 		util/fabsim/tests/fuzz/servernode/seeds
 
 # check-servernode: unit tests, the netboot-env pieces, then the node on fabsim (ASan/UBSan build)
-# with the raw IPoIB client: DHCP + TFTP, an SM restart, faults on the cables; and fuzzing.
+# with the raw IPoIB client: DHCP + TFTP, an SM restart, faults on the cables; DHCP + TFTP + HTTP
+# again with the node as a port inside fabsim (fabsim --servernode, ASan/UBSan); and fuzzing.
 .PHONY: check-servernode
 check-servernode: build/tests/servernode-unit bin/fabsim-servernode build/servernode/fabsim-servernode-san \
-		build/tests/ipoib-client bin/fabsim bin/fabsimctl $(if $(HAVE_CLANG),build/tests/fuzz-servernode)
+		build/tests/ipoib-client bin/fabsim bin/fabsimctl build/fabsim/san/fabsim \
+		$(if $(HAVE_CLANG),build/tests/fuzz-servernode)
 	@util/run-test servernode-unit build/tests/servernode-unit
 	@util/run-test netboot-env-pieces $(SN_TESTS)/netboot-env-pieces.sh
 	@SERVERNODE=build/servernode/fabsim-servernode-san util/run-test servernode-netboot $(SN_TESTS)/netboot-dhcp-tftp.sh
+	@NETBOOT_SERVERNODE_IN_FABSIM=1 FABSIM=build/fabsim/san/fabsim SN_TEST_NAME=servernode-netboot-in-fabsim \
+		util/run-test servernode-netboot-in-fabsim $(SN_TESTS)/netboot-dhcp-tftp.sh
 	@SERVERNODE=build/servernode/fabsim-servernode-san util/run-test servernode-sm-restart $(SN_TESTS)/netboot-sm-restart.sh
 	@SERVERNODE=build/servernode/fabsim-servernode-san util/run-test servernode-faults $(SN_TESTS)/netboot-faults.sh
 ifeq ($(HAVE_CLANG),yes)

@@ -244,7 +244,7 @@ static void rig_down(struct rig *r)
 {
 	fabsim_client_close(r->a);
 	fabsim_client_close(r->b);
-	hca_server_close();
+	hca_server_close(&r->f);
 	fabric_free(&r->f);
 }
 

@@ -9,7 +9,7 @@
 set -u
 cd "$(dirname "$0")/../../../.." || exit 1
 . src/tests/framework/lib.sh
-servernode_test servernode-netboot
+servernode_test "${SN_TEST_NAME:-servernode-netboot}"
 
 
 # Overridable for debugging a build elsewhere; netboot-env honours FABSIM and SERVERNODE too.
