@@ -74,7 +74,7 @@ struct zslot {
 
 struct zcm {
 	struct zslot t[NSLOTS];			/* order 1's (indexed directly), the hashed models' */
-	uint16_t sm[ZCM_NHASH][256];		/* each model's p by state (state_next) */
+	uint16_t sm[ZCM_NHASH][64];		/* each model's p by state (state_next) */
 	uint16_t o0[256];
 	uint16_t mm[64];			/* match model: length bucket and expected bit */
 	uint32_t mt[1u << ZCM_MBITS];		/* position after a MATCH_MIN-byte context */
@@ -83,7 +83,8 @@ struct zcm {
 	uint16_t sse1[8192][33];
 	uint16_t sse2[1u << SSE2_BITS][33];
 	int16_t stretch[4096];
-	uint8_t nex[512];			/* state_next by state and bit */
+	int16_t sq[4095];			/* squash at -2047..2047 (zcm_p clamps to it) */
+	uint8_t nex[128];			/* state_next by state and bit */
 	uint16_t rec[256];			/* 32768 * 2 / (2n + 3): counter learning rates */
 
 	/* state */
@@ -146,25 +147,19 @@ static void windows(struct zcm *m)
 }
 
 /*
- * A context's state (its bit history, as in PAQ's indirect models): how many 0s and 1s it saw, 4
- * bits each, up to 15; a bit halves the count of the other value above 2 (rounded up), so the
- * state tells how recent and how steady its bits were. Each model maps the state to a
- * probability (sm, adapting at 1/2^ZCM_SMR), which its input averages with its counter's.
- * j = state << 1 | bit.
+ * A context's state (its bit history, as in PAQ's indirect models): the last bit it saw (bit
+ * 5), how many times in a row (bits 1-4, up to 15; a change of bit starts the run at 1, or at 2
+ * if the new value came before), and whether it saw the other value (bit 0). Each model maps
+ * the state to a probability (sm, adapting at 1/2^ZCM_SMR), which its input averages with its
+ * counter's. j = state << 1 | bit.
  */
 static uint32_t state_next(uint32_t j)
 {
-	uint32_t y = j & 1, st = j >> 1, lo, hi;
+	uint32_t st = j >> 1, run = st >> 1 & 15;
 
-	if (y)
-		st = (st >> 4 | st << 4) & 255;	/* the counts of y below, the other's above */
-	lo = st & 15;
-	hi = st >> 4;
-	lo += lo < 15;
-	if (hi > 2)
-		hi = (hi + 1) >> 1;
-	st = hi << 4 | lo;
-	return y ? (st >> 4 | st << 4) & 255 : st;
+	if ((j & 1) == st >> 5)
+		return st + (run < 15 ? 2 : 0);
+	return (j & 1) << 5 | ((st & 1) + 1) << 1 | (run != 0);
 }
 
 static void zcm_init(struct zcm *m, const uint8_t *buf)
@@ -198,6 +193,7 @@ static void zcm_init(struct zcm *m, const uint8_t *buf)
 		for (int32_t x = -2047; x <= 2047; x++) {
 			int32_t v = squash(x);
 
+			m->sq[x + 2047] = (int16_t)v;
 			for (int32_t j = pi; j <= v; j++)
 				m->stretch[j] = (int16_t)x;
 			pi = v + 1;
@@ -207,7 +203,7 @@ static void zcm_init(struct zcm *m, const uint8_t *buf)
 	}
 	for (uint32_t n = 0; n < 256; n++)
 		m->rec[n] = (uint16_t)(131072u / (2 * n + 3));
-	for (uint32_t j = 0; j < 512; j++)
+	for (uint32_t j = 0; j < 128; j++)
 		m->nex[j] = (uint8_t)state_next(j);
 	windows(m);
 	m->buf = buf;
@@ -281,7 +277,7 @@ static int32_t zcm_p(struct zcm *m)
 		else
 			m->idx[i] = slot(m->t, m->w0[i], m->h[i], c0k);
 		c = slot_at(m, i);
-		m->x[i] = (m->stretch[counter_p(c->c)] + m->stretch[m->sm[i][c->st] >> 4]) >> 1;
+		m->x[i] = (m->stretch[counter_p(c->c)] + m->stretch[m->sm[i][c->st & 63] >> 4]) >> 1;
 	}
 	m->x[ZCM_NHASH] = m->stretch[counter_p(m->o0[c0 & 255])];
 	/* the match model: the bit the byte after the longest recent match of the context holds */
@@ -331,10 +327,10 @@ static int32_t zcm_p(struct zcm *m)
 		if (dot < -2047)
 			dot = -2047;
 		m->st[k] = dot;
-		m->pk[k] = squash(dot);
+		m->pk[k] = m->sq[dot + 2047];
 		dotf += mul_shift(dot, m->wf[m->iw.role & 7][k]) >> 6;
 	}
-	m->pmix = squash(dotf);
+	m->pmix = m->sq[(dotf > 2047 ? 2047 : dotf < -2047 ? -2047 : dotf) + 2047];
 	/* SSE: by partial byte with the x86 role and the match model's state (none, or its bit),
 	 * then by partial byte and the byte before (hashed); their average is coded */
 	{
@@ -386,10 +382,10 @@ static void zcm_bit(struct zcm *m, uint32_t y)
 
 	for (uint32_t i = 0; i < ZCM_NHASH; i++) {
 		struct zslot *c = slot_at(m, i);
-		uint16_t *q = &m->sm[i][c->st];
+		uint16_t *q = &m->sm[i][c->st & 63];
 
 		*q = (uint16_t)(*q + (((int32_t)(y ? 65535u : 0u) - *q) >> ZCM_SMR));
-		c->st = m->nex[c->st << 1 | y];
+		c->st = m->nex[(c->st << 1 | y) & 127];
 		c->c = counter_update(m, c->c, y, i < 2 ? ZCM_LIMIT_LO : ZCM_LIMIT_HI);
 	}
 	m->o0[m->c0 & 255] = counter_update(m, m->o0[m->c0 & 255], y, ZCM_LIMIT_LO);

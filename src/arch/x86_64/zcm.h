@@ -53,7 +53,7 @@ enum zcm_status {
  */
 #define IBZ_HEADER_LEN 20
 #define IBZ2_MAGIC 0x325a4249u	/* "IBZ2" */
-#define ZCM_VERSION 14
+#define ZCM_VERSION 15
 #define IBZ_FILTER_X86 0x01u
 #define ZCM_PRIME_MAX 0xffffu
 
