@@ -34,7 +34,7 @@ static inline uint64_t rotl64(uint64_t v, unsigned n)
 	return (v << n) | (v >> (64 - n));
 }
 
-static inline uint32_t load_le32(const uint8_t *p)
+static inline __attribute__((always_inline)) uint32_t load_le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }

@@ -2,6 +2,7 @@
 /* Memory and string functions for the freestanding image (gcc may also emit calls to these).
  * Each is noinline: with LTO gcc otherwise copies their bodies into hundreds of callers
  * (4.5 KB of the image; 430 B packed). */
+#define IBBOOT_STRING_C
 #include <ibboot/string.h>
 
 /* rep movsb/stosb: fast on every x86-64 since Ivy Bridge (ERMS), and tiny. */

@@ -19,6 +19,16 @@ size_t strnlen(const char *s, size_t max);
 int strcmp(const char *a, const char *b);
 int strncmp(const char *a, const char *b, size_t n);
 char *strchr(const char *s, int c);
+/* -ffreestanding keeps gcc from treating these as the standard functions: through the builtins
+ * a copy or fill of a small constant size becomes a move or two instead of a call (string.c
+ * defines the functions themselves, which the builtins still call for the rest). */
+#ifndef IBBOOT_STRING_C
+#define memcpy(d, s, n) __builtin_memcpy(d, s, n)
+#define memset(d, c, n) __builtin_memset(d, c, n)
+#define memcmp(a, b, n) __builtin_memcmp(a, b, n)
+#define strlen(s) __builtin_strlen(s)
+#define strcmp(a, b) __builtin_strcmp(a, b)
+#endif
 #endif
 
 #endif
