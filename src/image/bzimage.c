@@ -46,17 +46,17 @@
 
 int (*image_linux64_handoff)(uint64_t entry, void *boot_params);
 
-static uint16_t rd16(const uint8_t *p)
+static inline __attribute__((always_inline)) uint16_t rd16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] | p[1] << 8);
 }
 
-static uint32_t rd32(const uint8_t *p)
+static inline __attribute__((always_inline)) uint32_t rd32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static void wr32(uint8_t *p, uint32_t v)
+static inline __attribute__((always_inline)) void wr32(uint8_t *p, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
 		p[i] = (uint8_t)(v >> (8 * i));

@@ -24,12 +24,12 @@
 #define ELF32_EHDR_LEN 52
 #define ELF32_PHDR_LEN 32
 
-static uint32_t rd32(const uint8_t *p)
+static inline __attribute__((always_inline)) uint32_t rd32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static uint16_t rd16(const uint8_t *p)
+static inline __attribute__((always_inline)) uint16_t rd16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] | p[1] << 8);
 }
