@@ -494,7 +494,7 @@ static void ipoib_bcast_joined(void *ctx, struct ib_mcast_group *g, int status)
 		neigh_flush_all(ip);
 	if (status < 0) {
 		if (ip->nd.link_up)
-			kprintf("%s: link down (broadcast group membership lost)\n", ip->nd.name);
+			kprintf("%s: link down (lost the broadcast group)\n", ip->nd.name);
 		ip->nd.link_up = false;
 		ip->joined = false;
 		return;

@@ -586,7 +586,7 @@ static void on_rto(struct tcp_conn *c, uint64_t now)
 	if (++c->retries > (c->state == TCP_SYN_SENT ? c->cfg.syn_retries : c->cfg.data_retries)) {
 		if (c->state == TCP_SYN_SENT)
 			ksnprintf(msg, sizeof(msg), "no answer to %u connection requests: is a server "
-				  "listening there?", c->retries);
+				  "listening?", c->retries);
 		else
 			ksnprintf(msg, sizeof(msg), "peer stopped acknowledging (%u retransmissions)",
 				  c->retries - 1);

@@ -514,7 +514,7 @@ bool tftp_step(struct tftp_client *c, uint64_t now)
 	}
 	if (++c->retries > c->opts.max_retries) {
 		tftp_fail(c, -ETIMEDOUT, 0, NULL, "no answer from %s for %s after %u tries: is a "
-			  "TFTP server running there?", ipv4_ntoa(c->server, a), c->filename,
+			  "TFTP server running?", ipv4_ntoa(c->server, a), c->filename,
 			  c->retries);
 		return false;
 	}

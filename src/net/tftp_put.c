@@ -132,7 +132,7 @@ long tftp_put(struct net_device *nd, uint32_t server, const char *filename, cons
 				/* ACK 0 answers the WRQ (§4). */
 				ksnprintf(p.msg, sizeof(p.msg), "no ACK %ld from %s after %u tries%s", n,
 					  ipv4_ntoa(server, a), tries - 1,
-					  n ? "" : ": does it run a TFTP server that accepts writes?");
+					  n ? "" : ": no TFTP server taking writes there?");
 				p.timed_out = p.failed = true;
 				break;
 			}

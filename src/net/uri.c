@@ -87,7 +87,7 @@ int uri_parse_http(const char *s, struct http_url *out, const char **why)
 		char c = auth[i];
 
 		if (!is_alpha(c) && !is_digit(c) && c != '-' && c != '.' && c != '_') {
-			*why = "host name has a character other than letters, digits, -._";
+			*why = "host name has a character not in a-z A-Z 0-9 -._";
 			return -EINVAL;
 		}
 		out->host[i] = lower(c);
