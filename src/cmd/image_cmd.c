@@ -194,15 +194,13 @@ SHELL_COMMAND(imgargs, CMD_ORDER_IMAGE, "NAME [ARGS...]: set an image's command 
 
 static int cmd_imgstat(int argc __unused, char **argv __unused)
 {
-	static const char *const roles[] = { "", " [kernel]", " [initrd]" };
-
 	kprintf("trust: %s\n", image_trust_enforcing() ?
 		"enforcing (only images pinned on their fetch)" :
 		"permissive (unpinned images boot)");
 	if (!image_first())
 		kprintf("no images\n");
 	for (struct image *i = image_first(); i; i = i->next)
-		kprintf("%s: %zu bytes%s%s%s \"%s\" from %s\n", i->name, i->len, roles[i->role],
+		kprintf("%s: %zu bytes%s%s%s \"%s\" from %s\n", i->name, i->len, str_nth("\0 [kernel]\0 [initrd]", i->role),
 			i->verified > 0 ? " [sha256 ok]" : "",
 			i->verified < 0 ? " [SHA256 MISMATCH]" : "", i->cmdline,
 			i->uri[0] ? i->uri : "-");

@@ -1,30 +1,16 @@
 /* SPDX-License-Identifier: MIT */
+#include <ibboot/console.h>
 #include <ibboot/errno.h>
 
+/* By code, from 0: IB_EPERM = 1 ... IB_ECANCELED (errno.h's order). */
 const char *ib_strerror(int err)
 {
-	static const char *const names[] = {
-		[IB_EPERM] = "operation not permitted",
-		[IB_ENOENT] = "not found",
-		[IB_EIO] = "I/O error",
-		[IB_ENOMEM] = "out of memory",
-		[IB_EBUSY] = "resource busy",
-		[IB_EEXIST] = "already exists",
-		[IB_ENODEV] = "no such device",
-		[IB_EINVAL] = "invalid argument",
-		[IB_ENOSPC] = "no space left in table",
-		[IB_ERANGE] = "out of range",
-		[IB_ENOTSUP] = "not supported",
-		[IB_ETIMEDOUT] = "timed out",
-		[IB_EFAULT] = "bad address",
-		[IB_ECANCELED] = "canceled",
-	};
-
 	if (err < 0)
 		err = -err;
-	if (err == 0)
-		return "success";
-	if ((unsigned)err < sizeof(names) / sizeof(names[0]) && names[err])
-		return names[err];
-	return "unknown error";
+	if (err > IB_ECANCELED)
+		return "unknown error";
+	return str_nth("success\0operation not permitted\0not found\0I/O error\0out of memory\0"
+		       "resource busy\0already exists\0no such device\0invalid argument\0"
+		       "no space left in table\0out of range\0not supported\0timed out\0"
+		       "bad address\0canceled", (unsigned)err);
 }

@@ -241,6 +241,14 @@ int ksnprintf(char *buf, size_t size, const char *fmt, ...)
 	return n;
 }
 
+const char *str_nth(const char *list, unsigned n)
+{
+	while (n--)
+		while (*list++)
+			;
+	return list;
+}
+
 /* Here rather than in console.c so that the hosted test fakes, which capture the console through
  * their own kvprintf, take this one and the ksnprintf above from the library instead of copies. */
 int kprintf(const char *fmt, ...)

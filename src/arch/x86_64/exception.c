@@ -52,11 +52,8 @@ void exception_handler(struct exception_frame *f)
 {
 	const char *name = "reserved";
 
-	if (f->vector <= 21) {
-		name = exception_names;
-		for (uint64_t i = 0; i < f->vector; i++)
-			name += strlen(name) + 1;
-	}
+	if (f->vector <= 21)
+		name = str_nth(exception_names, (unsigned)f->vector);
 	kprintf("\n*** CPU exception %llu (%s), error code %#llx\n"
 		"    rip %#llx rsp %#llx rflags %#llx cr2 %#llx\n"
 		"    rax %#llx rbx %#llx rcx %#llx rdx %#llx rsi %#llx rdi %#llx\n",

@@ -40,11 +40,10 @@ void pci_print_device(const struct pci_device *d)
 		d->driver ? " driver " : "", d->driver ? d->driver->name : "");
 	for (unsigned i = 0; i < PCI_MAX_BARS; i++) {
 		const struct pci_bar *b = &d->bar[i];
-		static const char *const kinds[] = { "", "io", "mem32", "mem64" };
 
 		if (b->kind == PCI_BAR_NONE)
 			continue;
-		kprintf("    BAR%u %-5s %#llx size ", i, kinds[b->kind], (unsigned long long)b->addr);
+		kprintf("    BAR%u %-5s %#llx size ", i, str_nth("\0io\0mem32\0mem64", b->kind), (unsigned long long)b->addr);
 		print_size(b->size);
 		kprintf("%s%s\n", b->prefetch ? " prefetchable" : "",
 			b->addr ? "" : " (unassigned)");

@@ -19,12 +19,11 @@
 #include "hermon_ib.h"
 
 /* Token forms (no blanks: they are attribute values). */
-static const char *const hermon_stage_tokens[] = {
-	"reset", "fa-mapped", "fw-running", "aux-mapped", "icm-mapped", "hca-init", "mpt-set",
-	"eq-set", "running",
-};
-static const char *const hermon_qp_type_names[] = { "SMI", "GSI", "UD", "RC" };
-static const char *const hermon_qp_state_names[] = { "RESET", "INIT", "RTR", "RTS", "ERR" };
+#define HERMON_STAGE_TOKENS \
+	"reset\0fa-mapped\0fw-running\0aux-mapped\0icm-mapped\0hca-init\0mpt-set\0eq-set\0running"
+#define HERMON_NUM_STAGE_TOKENS 9
+#define HERMON_QP_TYPE_NAMES  "SMI\0GSI\0UD\0RC"
+#define HERMON_QP_STATE_NAMES "RESET\0INIT\0RTR\0RTS\0ERR"
 
 #define CATAS_MAX_DWORDS 64   /* QUERY_FW reports tens of dwords; more would be a bad answer */
 
@@ -153,8 +152,8 @@ static void dump_queues(struct hermon *h, struct dump *d, uint8_t *ctx)
 		qpc = hermonprm_qp_ee_state_transitions_st_qpc_eec_data(ctx);
 		ksnprintf(attrs, sizeof(attrs), "qpn=0x%x type=%s port=%u state=%s sq_producer=%u "
 			  "sq_entries=%u rq_producer=%u rq_entries=%u send_cq=0x%x recv_cq=0x%x "
-			  "mcast_groups=%u context=%s", qp->qpn, hermon_qp_type_names[qp->type],
-			  qp->port, hermon_qp_state_names[qp->state], qp->send.next,
+			  "mcast_groups=%u context=%s", qp->qpn, str_nth(HERMON_QP_TYPE_NAMES, qp->type),
+			  qp->port, str_nth(HERMON_QP_STATE_NAMES, qp->state), qp->send.next,
 			  qp->send.num_wqes, qp->recv.next, qp->recv.num_wqes, qp->send_cq->cqn,
 			  qp->recv_cq->cqn, qp->mcast_groups, ok ? "QUERY_QP" : "none");
 		context_words(qpc, w, ARRAY_SIZE(w));
@@ -166,8 +165,8 @@ void hermon_dump_to(struct hermon *h, const struct fwdump_out *out)
 {
 	struct dump d = { out, 0 };
 	uint8_t *ctx = kzalloc(HERMONPRM_QP_EE_STATE_TRANSITIONS_ST_BYTES);
-	const char *stage = h->stage < ARRAY_SIZE(hermon_stage_tokens)
-		? hermon_stage_tokens[h->stage] : "?";
+	const char *stage = h->stage < HERMON_NUM_STAGE_TOKENS
+		? str_nth(HERMON_STAGE_TOKENS, h->stage) : "?";
 	const char *name = h->ibname[0] ? h->ibname : "hermon";
 	char attrs[FWDUMP_LINE_MAX - 32];
 

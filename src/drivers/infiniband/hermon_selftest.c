@@ -57,10 +57,9 @@
 static const uint8_t st_mgid[16] = { 0xff, 0x12, 0, 0, 0, 0, 0, 0,
 				     0, 0, 0, 0, 0x5e, 0x1f, 0x7e, 0x57 };
 
-static const char *const st_names[HERMON_SELFTEST_STEPS] = {
-	"firmware alive", "command interface timing", "ICM/MPT/MTT round trip",
-	"EQ and CQ wrap", "UD loopback", "multicast attach/detach", "port state and SM",
-};
+/* The steps' names, in order (HERMON_SELFTEST_STEPS of them). */
+#define ST_NAMES "firmware alive\0command interface timing\0ICM/MPT/MTT round trip\0" \
+	"EQ and CQ wrap\0UD loopback\0multicast attach/detach\0port state and SM"
 
 /* What the driver's allocators hold: equal before and after, or something leaked. */
 struct st_snapshot {
@@ -727,7 +726,7 @@ int hermon_selftest_run(struct hermon *h, unsigned port, struct hermon_selftest_
 	ksnprintf(res->device, sizeof(res->device), "%s", h->name);
 	res->port = port;
 	for (unsigned i = 0; i < HERMON_SELFTEST_STEPS; i++)
-		res->step[i].name = st_names[i];
+		res->step[i].name = str_nth(ST_NAMES, i);
 	if (port < 1 || port > h->num_ports)
 		return -EINVAL;
 	t = kzalloc(sizeof(*t));
@@ -833,7 +832,6 @@ int hermon_selftest_all(unsigned port)
 
 size_t hermon_selftest_format(const struct hermon_selftest_result *res, char *buf, size_t len)
 {
-	static const char *const verdicts[] = { "ok", "FAIL", "skipped" };
 	size_t n = 0;
 	char dummy[1];
 
@@ -847,7 +845,7 @@ size_t hermon_selftest_format(const struct hermon_selftest_result *res, char *bu
 	for (unsigned i = 0; i < HERMON_SELFTEST_STEPS; i++) {
 		const struct hermon_selftest_step *s = &res->step[i];
 
-		ST_PUT("  %u %-25s %s%s%s%s\n", i + 1, s->name, verdicts[s->verdict],
+		ST_PUT("  %u %-25s %s%s%s%s\n", i + 1, s->name, str_nth("ok\0FAIL\0skipped", s->verdict),
 		       s->verdict == HERMON_SELFTEST_OK ? " (" : ": ", s->detail,
 		       s->verdict == HERMON_SELFTEST_OK ? ")" : "");
 	}

@@ -20,6 +20,9 @@ int kvformat(void (*sink)(void *ctx, char c), void *ctx, const char *fmt, va_lis
 
 int kprintf(const char *fmt, ...) __printf(1, 2);
 int kvprintf(const char *fmt, va_list ap);
+/* The string at index n of a list of NUL-separated strings ("a\0b\0c"); n must be below their
+ * number. A name table as one string: no table of pointers in the image. */
+const char *str_nth(const char *list, unsigned n);
 void kputs(const char *s);   /* no newline added */
 void kputc(char c);
 
