@@ -14,7 +14,7 @@ static int cmd_help(int argc __unused, char **argv __unused)
 	const struct shell_command *c;
 
 	table_for_each(c, shell_commands)
-		kprintf("  %-10s %s\n", c->name, c->help);
+		kprintf("  %-10s %s\n", c->name, shell_help(c));
 	return 0;
 }
 SHELL_COMMAND(help, CMD_ORDER_HELP, "list commands", cmd_help);

@@ -82,10 +82,15 @@ int shell_join(int argc, char **argv, char *buf, size_t size)
 	return 0;
 }
 
+const char *shell_help(const struct shell_command *c)
+{
+	return c->name + strlen(c->name) + 1;
+}
+
 int shell_usage(const char *name)
 {
 	const struct shell_command *c = shell_find_command(name);
-	const char *h = c ? c->help : "";
+	const char *h = c ? shell_help(c) : "";
 	int n = 0;
 
 	while (h[n] && !(h[n] == ':' && h[n + 1] == ' '))

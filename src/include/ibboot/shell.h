@@ -15,8 +15,7 @@
 
 struct shell_command {
 	int order;              /* table key: the command's group, see below */
-	const char *name;
-	const char *help;
+	const char *name;       /* "NAME\0HELP": the help text follows the name's NUL (shell_help) */
 	int (*run)(int argc, char **argv);
 };
 _Static_assert(sizeof(struct shell_command) % 8 == 0, "table entries must tile an array");
@@ -39,10 +38,13 @@ enum shell_command_order {
 
 /* Defines command `id` (its name as typed). The symbol is global, so two commands of one name
  * in one program fail to link. */
+/* A command's one-line help ("SYNTAX: what it does"), stored after its name. */
+const char *shell_help(const struct shell_command *c);
+
 #define SHELL_COMMAND(id, order_, help_, fn)                                               \
 	extern const struct shell_command shell_command_##id;                              \
 	const struct shell_command shell_command_##id TABLE_ENTRY(shell_commands) =        \
-		{ (order_), #id, (help_), (fn) }
+		{ (order_), #id "\0" help_, (fn) }
 
 /* Links command `id` into a program that takes the firmware from a static library (the unit
  * tests): the linker pulls an archive member only for a symbol someone names, and nothing names
