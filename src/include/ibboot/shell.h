@@ -36,11 +36,11 @@ enum shell_command_order {
 	CMD_ORDER_IMAGE_ALIAS = 810,  /* iPXE's other names for image commands */
 };
 
-/* Defines command `id` (its name as typed). The symbol is global, so two commands of one name
- * in one program fail to link. */
 /* A command's one-line help ("SYNTAX: what it does"), stored after its name. */
 const char *shell_help(const struct shell_command *c);
 
+/* Defines command `id` (its name as typed). The symbol is global, so two commands of one name
+ * in one program fail to link. */
 #define SHELL_COMMAND(id, order_, help_, fn)                                               \
 	extern const struct shell_command shell_command_##id;                              \
 	const struct shell_command shell_command_##id TABLE_ENTRY(shell_commands) =        \
