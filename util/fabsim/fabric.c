@@ -182,16 +182,20 @@ static void queue_insert(struct fabric *f, struct pkt_event *e, uint64_t due)
 		f->queue_tail = e;
 }
 
-/* The packet fabric_run_queue is delivering, as its own event, if pkt is its bytes: taken over
- * (the queue run then leaves it alone) instead of copied. */
-struct pkt_event *fabric_take_current(struct fabric *f, const uint8_t *pkt, size_t len)
+/* An event for dst holding pkt: the one fabric_run_queue is delivering, if pkt is its bytes,
+ * taken over (the queue run then leaves it alone) instead of copied; else a copy (event_new). */
+struct pkt_event *fabric_keep_packet(struct fabric *f, struct port *dst, const uint8_t *pkt,
+				     size_t len)
 {
 	struct pkt_event *e = f->current;
 
 	if (!e || e->data != pkt || e->len != len)
-		return NULL;
+		return event_new(f, dst, pkt, len);
 	f->current = NULL;
 	e->next = NULL;
+	e->dst = dst;
+	e->wire = true;
+	e->checked = false;
 	return e;
 }
 
@@ -217,13 +221,7 @@ static void transmit(struct fabric *f, struct port *from, const uint8_t *pkt, si
 	}
 	/* The packet is copied once, into the event that carries it across the cable; a forwarded
 	 * one (port_forward) moves on in the event it arrived in. */
-	if (take && (e = fabric_take_current(f, pkt, len))) {
-		e->dst = dst;
-		e->wire = true;
-		e->checked = false;
-	} else {
-		e = event_new(f, dst, pkt, len);
-	}
+	e = take ? fabric_keep_packet(f, dst, pkt, len) : event_new(f, dst, pkt, len);
 	if (!e) {
 		f->dropped_total++;
 		return;
@@ -358,7 +356,7 @@ int fabric_run_queue(struct fabric *f)
 				f->current = e;
 				port_receive(f, e->dst, e->data, e->len, e->wire && e->checked);
 				if (f->current != e)
-					e = NULL;   /* a port took it over (fabric_take_current) */
+					e = NULL;   /* a port took it over (fabric_keep_packet) */
 				f->current = NULL;
 			}
 			event_free(f, e);

@@ -177,8 +177,10 @@ void port_transmit(struct fabric *f, struct port *from, const uint8_t *pkt, size
 /* The same for bytes that arrived at a port and leave it unchanged (a switch's unicast forward):
  * the event that delivered them carries them on instead of a copy. */
 void port_forward(struct fabric *f, struct port *from, const uint8_t *pkt, size_t len);
-/* The event being delivered, if pkt is its data: the caller owns it now (event_free). */
-struct pkt_event *fabric_take_current(struct fabric *f, const uint8_t *pkt, size_t len);
+/* An event holding pkt for dst, owned by the caller (event_free): the event being delivered if
+ * pkt is its data, else a copy; NULL when out of memory. */
+struct pkt_event *fabric_keep_packet(struct fabric *f, struct port *dst, const uint8_t *pkt,
+				     size_t len);
 /* Deliver to the port itself without a cable (loopback at an SM host). */
 void port_deliver_local(struct fabric *f, struct port *to, const uint8_t *pkt, size_t len);
 /* Run due events; returns ms until the next one (-1 = none). */

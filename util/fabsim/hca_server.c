@@ -169,11 +169,7 @@ void hca_server_deliver(struct fabric *f, struct node *hp, const uint8_t *pkt, s
 		return;
 	}
 	/* The event that delivered the packet waits in the queue (a copy if it came otherwise). */
-	struct pkt_event *e = fabric_take_current(f, pkt, len);
-	if (!e && (e = malloc(sizeof(*e) + FABSIM_MAX_PKT))) {
-		e->len = len;
-		memcpy(e->data, pkt, len);
-	}
+	struct pkt_event *e = fabric_keep_packet(f, &hp->ports[1], pkt, len);
 	if (!e) {
 		hp->ports[1].cnt.host_dropped++;
 		f->dropped_total++;
