@@ -19,9 +19,9 @@
 #include "hermon_ib.h"
 
 /* Token forms (no blanks: they are attribute values). */
+/* One per enum hermon_stage, in its order (HERMON_STAGE_RESET .. HERMON_STAGE_RUNNING). */
 #define HERMON_STAGE_TOKENS \
 	"reset\0fa-mapped\0fw-running\0aux-mapped\0icm-mapped\0hca-init\0mpt-set\0eq-set\0running"
-#define HERMON_NUM_STAGE_TOKENS 9
 #define HERMON_QP_TYPE_NAMES  "SMI\0GSI\0UD\0RC"
 #define HERMON_QP_STATE_NAMES "RESET\0INIT\0RTR\0RTS\0ERR"
 
@@ -165,7 +165,7 @@ void hermon_dump_to(struct hermon *h, const struct fwdump_out *out)
 {
 	struct dump d = { out, 0 };
 	uint8_t *ctx = kzalloc(HERMONPRM_QP_EE_STATE_TRANSITIONS_ST_BYTES);
-	const char *stage = h->stage < HERMON_NUM_STAGE_TOKENS
+	const char *stage = h->stage <= HERMON_STAGE_RUNNING
 		? str_nth(HERMON_STAGE_TOKENS, h->stage) : "?";
 	const char *name = h->ibname[0] ? h->ibname : "hermon";
 	char attrs[FWDUMP_LINE_MAX - 32];
