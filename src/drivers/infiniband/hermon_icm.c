@@ -22,16 +22,12 @@
 
 int hermon_read_caps(struct hermon *h)
 {
-	uint8_t *cap = kzalloc(HERMONPRM_QUERY_DEV_CAP_ST_BYTES);
+	uint8_t cap[HERMONPRM_QUERY_DEV_CAP_ST_BYTES];
 	struct hermon_caps *c = &h->caps;
 	int rc;
 
-	if (!cap)
-		return -ENOMEM;
-	if ((rc = hermon_cmd_query_dev_cap(h, cap)) != 0) {
-		kfree(cap);
+	if ((rc = hermon_cmd_query_dev_cap(h, cap)) != 0)
 		return rc;
-	}
 	c->reserved_qps = 1u << hermonprm_query_dev_cap_st_get_log2_rsvd_qps(cap);
 	c->reserved_srqs = 1u << hermonprm_query_dev_cap_st_get_log2_rsvd_srqs(cap);
 	c->reserved_cqs = 1u << hermonprm_query_dev_cap_st_get_log2_rsvd_cqs(cap);
@@ -56,7 +52,6 @@ int hermon_read_caps(struct hermon *h)
 	c->log_max_cq_sz = MIN(hermonprm_query_dev_cap_st_get_log_max_cq_sz(cap), 22u);
 	c->dpdp = hermonprm_query_dev_cap_st_get_dpdp(cap);
 	c->port_mgmt_events = hermonprm_query_dev_cap_st_get_port_mng_chg_ev(cap);
-	kfree(cap);
 
 	if (c->num_ports == 0) {
 		hermon_err(h, "QUERY_DEV_CAP reports no ports — firmware not configured for IB?");
@@ -341,14 +336,12 @@ static int hermon_map_areas(struct hermon *h, hermon_map_cmd_fn map, const uint6
 
 int hermon_start_firmware(struct hermon *h)
 {
-	uint8_t *fw = kzalloc(HERMONPRM_QUERY_FW_ST_BYTES);
+	uint8_t fw[HERMONPRM_QUERY_FW_ST_BYTES];
 	uint64_t va0 = 0;
 	int rc;
 
-	if (!fw)
-		return -ENOMEM;
 	if ((rc = hermon_cmd_query_fw(h, fw)) != 0)
-		goto err_query_fw;
+		return rc;
 	h->fw_major = (uint16_t)hermonprm_query_fw_st_get_fw_rev_major(fw);
 	h->fw_minor = (uint16_t)hermonprm_query_fw_st_get_fw_rev_minor(fw);
 	h->fw_subminor = (uint16_t)hermonprm_query_fw_st_get_fw_rev_subminor(fw);
@@ -362,20 +355,17 @@ int hermon_start_firmware(struct hermon *h)
 		    h->fw_subminor, h->cmd_if_rev);
 	if (h->fw_pages == 0) {
 		hermon_err(h, "QUERY_FW asks for no firmware pages — firmware image broken?");
-		rc = -EIO;
-		goto err_query_fw;
+		return -EIO;
 	}
 	/* The FA mapping's virtual address is ignored by the firmware: use 0 ... */
 	if ((rc = hermon_area_alloc(h, &h->fa, (size_t)h->fw_pages * HERMON_PAGE_SIZE, "FA")) ||
 	    (rc = hermon_map_areas(h, hermon_cmd_map_fa, &va0, &h->fa, 1)) != 0)
-		goto err_query_fw;
+		return rc;
 	h->stage = HERMON_STAGE_FA_MAPPED;
 	if ((rc = hermon_cmd_run_fw(h)) == 0)
 		h->stage = HERMON_STAGE_FW_RUNNING;
 	/* On failure the caller's teardown unmaps what is mapped (hermon_stop_firmware); memory
 	 * is freed only after the device reset that follows every failure. */
-err_query_fw:
-	kfree(fw);
 	return rc;
 }
 

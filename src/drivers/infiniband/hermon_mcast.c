@@ -116,12 +116,10 @@ int hermon_mcg_lookup(struct hermon *h, const uint8_t gid[16], uint32_t qpn, uin
 
 int hermon_mcast_attach(struct hermon *h, struct hermon_qp *qp, const uint8_t gid[16])
 {
-	uint8_t *mcg = kzalloc(MCG_BYTES);
+	uint8_t mcg[MCG_BYTES];
 	unsigned hash, members, hash_size = 1u << h->plan.log_mcg_hash;
 	int idx, prev, rc, amgm = -1;
 
-	if (!mcg)
-		return -ENOMEM;
 	rc = mcg_find(h, gid, mcg, &idx, &prev, &hash);
 	if (rc == -ENOENT) {
 		if (idx < 0) {
@@ -172,24 +170,17 @@ int hermon_mcast_attach(struct hermon *h, struct hermon_qp *qp, const uint8_t gi
 out:
 	if (amgm >= 0)
 		hermon_bitmap_free(h->amgm_inuse, (unsigned)amgm, 1);
-	kfree(mcg);
 	return rc;
 }
 
 int hermon_mcast_detach(struct hermon *h, struct hermon_qp *qp, const uint8_t gid[16])
 {
-	uint8_t *mcg = kzalloc(MCG_BYTES), *next_mcg = kzalloc(MCG_BYTES);
+	uint8_t mcg[MCG_BYTES], next_mcg[MCG_BYTES];
 	unsigned hash, members, i, hash_size = 1u << h->plan.log_mcg_hash, next;
 	int idx, prev, rc;
 
-	if (h->catastrophic) {   /* the firmware refuses everything until the reset */
-		rc = -EIO;
-		goto out;
-	}
-	if (!mcg || !next_mcg) {
-		rc = -ENOMEM;
-		goto out;
-	}
+	if (h->catastrophic)   /* the firmware refuses everything until the reset */
+		return -EIO;
 	if ((rc = mcg_find(h, gid, mcg, &idx, &prev, &hash)) != 0)
 		goto out;
 	if ((i = mcg_member(mcg, qp->qpn, &members)) == members) {
@@ -237,7 +228,5 @@ done:
 	if (rc == 0 && qp->mcast_groups)
 		qp->mcast_groups--;
 out:
-	kfree(next_mcg);
-	kfree(mcg);
 	return rc;
 }

@@ -137,13 +137,11 @@ static void hermon_qp_free_buffers(struct hermon_qp *qp)
 
 static int hermon_rst2init(struct hermon *h, struct hermon_qp *qp)
 {
-	uint8_t *ctx = kzalloc(HERMONPRM_QP_EE_STATE_TRANSITIONS_ST_BYTES);
+	uint8_t ctx[HERMONPRM_QP_EE_STATE_TRANSITIONS_ST_BYTES] = { 0 };
 	void *qpc, *path;
 	uint64_t db = virt_to_bus(qp->recv.doorbell);
 	int rc;
 
-	if (!ctx)
-		return -ENOMEM;
 	qpc = hermonprm_qp_ee_state_transitions_st_qpc_eec_data(ctx);
 	path = hermonprm_queue_pair_ee_context_entry_st_primary_address_path(qpc);
 	hermonprm_queue_pair_ee_context_entry_st_set_pm_state(qpc, HERMON_PM_STATE_MIGRATED);
@@ -175,7 +173,6 @@ static int hermon_rst2init(struct hermon *h, struct hermon_qp *qp)
 	hermonprm_queue_pair_ee_context_entry_st_set_mtt_base_addr_l(qpc,
 		(uint32_t)qp->mtt.mtt_base_addr >> 3);
 	rc = hermon_cmd_rst2init_qp(h, qp->qpn, ctx);
-	kfree(ctx);
 	if (rc == 0)
 		qp->state = IB_QPS_INIT;
 	return rc;
@@ -229,12 +226,10 @@ err_qpn:
 int hermon_modify_qp(struct hermon *h, struct hermon_qp *qp, uint32_t qkey, unsigned mtu,
 		     unsigned pkey_index)
 {
-	uint8_t *ctx = kzalloc(HERMONPRM_QP_EE_STATE_TRANSITIONS_ST_BYTES);
+	uint8_t ctx[HERMONPRM_QP_EE_STATE_TRANSITIONS_ST_BYTES] = { 0 };
 	void *qpc, *path;
 	int rc = 0;
 
-	if (!ctx)
-		return -ENOMEM;
 	qpc = hermonprm_qp_ee_state_transitions_st_qpc_eec_data(ctx);
 	path = hermonprm_queue_pair_ee_context_entry_st_primary_address_path(qpc);
 	if (qp->type == IB_QPT_GSI)
@@ -268,7 +263,6 @@ int hermon_modify_qp(struct hermon *h, struct hermon_qp *qp, uint32_t qkey, unsi
 	if ((rc = hermon_cmd_rts2rts_qp(h, qp->qpn, ctx)) == 0)
 		qp->qkey = qkey;
 out:
-	kfree(ctx);
 	return rc;
 }
 

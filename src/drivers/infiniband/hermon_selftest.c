@@ -264,27 +264,19 @@ static int st_catas_buffer(struct hermon *h, unsigned *index, uint32_t *value)
 static void st_firmware(struct selftest *t, struct hermon_selftest_step *s)
 {
 	struct hermon *h = t->h;
-	uint8_t *fw = kzalloc(HERMONPRM_QUERY_FW_ST_BYTES);
+	uint8_t fw[HERMONPRM_QUERY_FW_ST_BYTES];
 	unsigned major, minor, sub, rev;
 	int rc;
 
-	if (!fw) {
-		st_set(s, HERMON_SELFTEST_FAIL, "out of memory");
-		return;
-	}
 	if (st_catas_buffer(h, &major, &rev) != 0) {
 		st_set(s, HERMON_SELFTEST_FAIL, "catastrophic-error buffer dword %u = 0x%08x: run "
 		       "fwdump, then reset the HCA", major, rev);
 		t->catas = true;
-		goto out;
+		return;
 	}
-	if ((rc = hermon_cmd_nop(h)) != 0) {
+	if ((rc = hermon_cmd_nop(h)) != 0 || (rc = hermon_cmd_query_fw(h, fw)) != 0) {
 		st_fail_cmd(t, s, NULL, rc);
-		goto out;
-	}
-	if ((rc = hermon_cmd_query_fw(h, fw)) != 0) {
-		st_fail_cmd(t, s, NULL, rc);
-		goto out;
+		return;
 	}
 	major = hermonprm_query_fw_st_get_fw_rev_major(fw);
 	minor = hermonprm_query_fw_st_get_fw_rev_minor(fw);
@@ -302,8 +294,6 @@ static void st_firmware(struct selftest *t, struct hermon_selftest_step *s)
 		st_set(s, HERMON_SELFTEST_OK, "firmware %u.%u.%u, command interface %u, error "
 		       "buffer clear", major, minor, sub, rev);
 	}
-out:
-	kfree(fw);
 }
 
 /* ---- 2: command interface timing ---- */
@@ -413,11 +403,15 @@ out_page:
 
 /* ---- 4: EQ and CQ wrap ---- */
 
-/* Why entry `at` of a ring of `size` was not seen, the i-th of the run: entries seen up to a lap
- * boundary and none after it mean the owner bit kept its old parity (PRM ownership). */
-static const char *st_lost_why(unsigned i, uint32_t at, unsigned size)
+/* Entry `at` of a ring of `size` not seen, the i-th of `of`: entries seen up to a lap boundary and
+ * none after it mean the owner bit kept its old parity (PRM ownership). */
+static void st_lost(struct hermon_selftest_step *s, const char *ring, unsigned num,
+		    const char *what, unsigned i, unsigned of, uint32_t at, unsigned size)
 {
-	return i > 0 && at % size == 0 ? "owner bit did not flip at the lap" : "no entry written";
+	st_set(s, HERMON_SELFTEST_FAIL, "%s 0x%x: %s %u of %u not seen in %u ms (entry %u of %u, "
+	       "lap %u): %s", ring, num, what, i + 1, of, ST_WAIT_MS, at % size, size,
+	       at / size + 1, i > 0 && at % size == 0 ? "owner bit did not flip at the lap" :
+	       "no entry written");
 }
 
 static bool st_eq_wrap(struct selftest *t, struct hermon_selftest_step *s)
@@ -437,12 +431,8 @@ static bool st_eq_wrap(struct selftest *t, struct hermon_selftest_step *s)
 			return false;
 		}
 		if (!st_wait(t, &h->eq.events, events0 + i + 1, ST_WAIT_MS)) {
-			uint32_t at = next0 + i;
-
-			st_set(s, HERMON_SELFTEST_FAIL, "EQ %u: event %u of %u not seen (entry %u of "
-			       "%u, lap %u): %s", h->eq.eqn, i + 1, ST_EQ_EVENTS,
-			       at % HERMON_NUM_EQES, HERMON_NUM_EQES, at / HERMON_NUM_EQES + 1,
-			       st_lost_why(i, at, HERMON_NUM_EQES));
+			st_lost(s, "EQ", h->eq.eqn, "event", i, ST_EQ_EVENTS, next0 + i,
+				HERMON_NUM_EQES);
 			return false;
 		}
 	}
@@ -482,12 +472,8 @@ static void st_wrap(struct selftest *t, struct hermon_selftest_step *s)
 			return;
 		}
 		if (!st_wait(t, &t->sends, sends, ST_WAIT_MS)) {
-			uint32_t at = next0 + i;
-
-			st_set(s, HERMON_SELFTEST_FAIL, "CQ 0x%x: completion %u of %u not seen in %u "
-			       "ms (entry %u of %u, lap %u): %s", cq->cqn, i + 1, ST_CQ_SENDS,
-			       ST_WAIT_MS, at % cq->num_cqes, cq->num_cqes, at / cq->num_cqes + 1,
-			       st_lost_why(i, at, cq->num_cqes));
+			st_lost(s, "CQ", cq->cqn, "completion", i, ST_CQ_SENDS, next0 + i,
+				cq->num_cqes);
 			return;
 		}
 		if (t->send_errors) {
@@ -586,7 +572,7 @@ static void st_mcast(struct selftest *t, struct hermon_selftest_step *s)
 {
 	struct hermon *h = t->h;
 	struct hermon_qp *qp;
-	uint8_t *mcg;
+	uint8_t mcg[HERMONPRM_MCG_ENTRY_ST_BYTES];
 	unsigned index = 0;
 	int rc, found;
 
@@ -595,14 +581,9 @@ static void st_mcast(struct selftest *t, struct hermon_selftest_step *s)
 		return;
 	}
 	qp = t->qp->drv_priv;
-	mcg = kzalloc(HERMONPRM_MCG_ENTRY_ST_BYTES);
-	if (!mcg) {
-		st_set(s, HERMON_SELFTEST_FAIL, "out of memory");
-		return;
-	}
 	if ((rc = hermon_mcast_attach(h, qp, st_mgid)) != 0) {
 		st_fail_cmd(t, s, "attach", rc);
-		goto out;
+		return;
 	}
 	found = hermon_mcg_lookup(h, st_mgid, qp->qpn, mcg, &index);
 	if (found == -ENOENT)
@@ -612,10 +593,10 @@ static void st_mcast(struct selftest *t, struct hermon_selftest_step *s)
 		st_fail_cmd(t, s, "lookup", found);
 	rc = hermon_mcast_detach(h, qp, st_mgid);   /* detached whatever the lookup said */
 	if (found)
-		goto out;   /* the first failure is the one reported */
+		return;   /* the first failure is the one reported */
 	if (rc) {
 		st_fail_cmd(t, s, "detach", rc);
-		goto out;
+		return;
 	}
 	found = hermon_mcg_lookup(h, st_mgid, qp->qpn, mcg, &index);
 	if (found == 0)
@@ -626,8 +607,6 @@ static void st_mcast(struct selftest *t, struct hermon_selftest_step *s)
 	else
 		st_set(s, HERMON_SELFTEST_OK, "QP 0x%x in MCG entry %u, gone after detach",
 		       qp->qpn, index);
-out:
-	kfree(mcg);
 }
 
 /* ---- 7: port state and SM ---- */
@@ -759,13 +738,11 @@ int hermon_selftest_run(struct hermon *h, unsigned port, struct hermon_selftest_
 	kfree(t);
 	st_leak_check(h, &before, res);
 
-	for (unsigned i = 0; i < HERMON_SELFTEST_STEPS; i++) {
-		switch (res->step[i].verdict) {
-		case HERMON_SELFTEST_OK: res->passed++; break;
-		case HERMON_SELFTEST_FAIL: res->failed++; break;
-		case HERMON_SELFTEST_SKIP: res->skipped++; break;
-		}
-	}
+	for (unsigned i = 0; i < HERMON_SELFTEST_STEPS; i++)
+		(&res->passed)[res->step[i].verdict]++;   /* passed, failed, skipped: verdict order */
+	_Static_assert(__builtin_offsetof(struct hermon_selftest_result, skipped) ==
+		       __builtin_offsetof(struct hermon_selftest_result, passed) +
+		       HERMON_SELFTEST_SKIP * sizeof(unsigned), "counts in verdict order");
 	res->elapsed_us = clock_us() - start;
 	return res->failed || res->skipped || res->leaked ? -EIO : 0;
 }

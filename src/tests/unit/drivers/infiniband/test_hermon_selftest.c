@@ -342,7 +342,7 @@ TEST(hermon_selftest_step4_owner_bit_stuck)
 	hcasim_fault_owner_stuck(r.sim, true, false);
 	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), -EIO);
 	print_result(&res);
-	check_fails_at(&res, STEP_WRAP, " of 34 not seen (entry ");
+	check_fails_at(&res, STEP_WRAP, " of 34 not seen in 100 ms (entry ");
 	CHECK(has(&res, STEP_WRAP, "of 16, lap "));
 	CHECK(has(&res, STEP_WRAP, "owner bit did not flip at the lap"));
 	rig_destroy(&r);
