@@ -34,15 +34,7 @@ static inline uint64_t rotl64(uint64_t v, unsigned n)
 	return (v << n) | (v >> (64 - n));
 }
 
-static inline __attribute__((always_inline)) uint32_t load_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static inline uint64_t load_le64(const uint8_t *p)
-{
-	return (uint64_t)load_le32(p) | (uint64_t)load_le32(p + 4) << 32;
-}
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "words are copied as LE bytes");
 
 /* ---- ChaCha20 (RFC 8439 §2.1-2.3) ---- */
 
@@ -81,14 +73,9 @@ void random_chacha20_block(const uint32_t key[8], uint32_t counter, const uint32
 
 		chacha_qr(x, i, 4 + ((i + k) & 3), 8 + ((i + 2 * k) & 3), 12 + ((i + 3 * k) & 3));
 	}
-	for (unsigned i = 0; i < 16; i++) {
-		uint32_t v = x[i] + s[i];
-
-		out[4 * i] = (uint8_t)v;
-		out[4 * i + 1] = (uint8_t)(v >> 8);
-		out[4 * i + 2] = (uint8_t)(v >> 16);
-		out[4 * i + 3] = (uint8_t)(v >> 24);
-	}
+	for (unsigned i = 0; i < 16; i++)
+		x[i] += s[i];
+	memcpy(out, x, 64);   /* little-endian words (§2.3: serialized LE) */
 }
 
 /* ---- the CPU's sources ---- */
@@ -207,8 +194,7 @@ static void stir(void)
 	uint8_t blk[64];
 
 	random_chacha20_block(R.key, 0, nonce, blk);
-	for (unsigned i = 0; i < 8; i++)
-		R.key[i] = load_le32(blk + 4 * i);
+	memcpy(R.key, blk, sizeof(R.key));   /* little-endian words */
 	wipe(blk, sizeof(blk));
 }
 
@@ -334,8 +320,7 @@ static void refill(void)
 	nonce[1] = (uint32_t)(t >> 32);
 	nonce[2] = 0x2174756f;   /* "out!" */
 	random_chacha20_block(R.key, R.counter++, nonce, blk);
-	for (unsigned i = 0; i < 8; i++)
-		R.key[i] = load_le32(blk + 4 * i);
+	memcpy(R.key, blk, sizeof(R.key));
 	memcpy(R.buf, blk + 32, sizeof(R.buf));
 	wipe(blk, sizeof(blk));
 	R.avail = sizeof(R.buf);
@@ -366,18 +351,18 @@ void random_bytes(void *buf, size_t len)
 
 uint32_t random_u32(void)
 {
-	uint8_t b[4];
+	uint32_t v;
 
-	random_bytes(b, sizeof(b));
-	return load_le32(b);
+	random_bytes(&v, sizeof(v));
+	return v;
 }
 
 uint64_t random_u64(void)
 {
-	uint8_t b[8];
+	uint64_t v;
 
-	random_bytes(b, sizeof(b));
-	return load_le64(b);
+	random_bytes(&v, sizeof(v));
+	return v;
 }
 
 uint32_t random_below(uint32_t n)

@@ -16,14 +16,14 @@ int (*image_linux_boot)(struct image *kernel);
  * than fenced off in the memory map (src/image/README.md says why). */
 static int refuse_handoff(const char *what)
 {
-	kprintf("boot: refusing to start %s: a device could not be reset and may still write into "
-		"memory; power-cycle the machine\n", what);
+	kprintf("boot: refusing to start %s: a device could not be reset and may still write "
+		"memory; power-cycle\n", what);
 	return -EBUSY;
 }
 
 static void handoff_failed(int rc)
 {
-	kprintf("boot: handoff refused (%s); devices are shut down: reboot\n", ib_strerror(rc));
+	kprintf("boot: handoff refused (%s); devices shut down: reboot\n", ib_strerror(rc));
 }
 
 static int boot_linux(struct image *img)
@@ -99,7 +99,7 @@ int image_boot(struct image *img)
 		return rc;
 	if (script_is_script(img->data, img->len)) {
 		if (!image_run_script) {
-			kprintf("boot: %s is a script; no interpreter is built in\n", img->name);
+			kprintf("boot: %s is a script; no interpreter built in\n", img->name);
 			return -ENOTSUP;
 		}
 		rc = image_trust_check_data(img);   /* the bytes the interpreter will read */
@@ -116,7 +116,7 @@ int image_boot(struct image *img)
 		kprintf("boot: %s: %s\n", img->name, why);
 		return rc;
 	}
-	kprintf("boot: %s (%zu bytes) is no bzImage, multiboot kernel or script: check the URL\n",
+	kprintf("boot: %s (%zu bytes): not bzImage, multiboot or script: check the URL\n",
 		img->name, img->len);
 	return -ENOTSUP;
 }

@@ -46,20 +46,26 @@
 
 int (*image_linux64_handoff)(uint64_t entry, void *boot_params);
 
+/* Little-endian fields (the x86 CPU's own order), read unaligned. */
 static inline __attribute__((always_inline)) uint16_t rd16(const uint8_t *p)
 {
-	return (uint16_t)(p[0] | p[1] << 8);
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return v;
 }
 
 static inline __attribute__((always_inline)) uint32_t rd32(const uint8_t *p)
 {
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
 }
 
 static inline __attribute__((always_inline)) void wr32(uint8_t *p, uint32_t v)
 {
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
+	memcpy(p, &v, 4);
 }
 
 
@@ -77,17 +83,17 @@ int bzimage_parse(const uint8_t *d, size_t len, struct bzimage_info *o, const ch
 	o->version = rd16(d + HDR_VERSION);
 	if (o->version < 0x020c)
 		return image_fail(why, -ENOTSUP,
-			    "bzImage: protocol %u.%02u too old for a 64-bit entry (need ≥ 2.12)",
+			    "bzImage: protocol %u.%02u: no 64-bit entry (need 2.12+)",
 			    o->version >> 8, o->version & 0xff);
 	o->header_end = 0x202 + (size_t)d[HDR_JUMP_LEN];
 	if (o->header_end < HDR_MIN_END)
 		return image_fail(why, -EINVAL, "bzImage: header (protocol %u.%02u) ends at %#zx, before "
-			    "init_size (0x260)", o->version >> 8, o->version & 0xff, o->header_end);
+			    "init_size", o->version >> 8, o->version & 0xff, o->header_end);
 	o->setup_sects = d[HDR_SETUP_SECTS] ? d[HDR_SETUP_SECTS] : 4;   /* 0 means 4 */
 	o->setup_len = ((size_t)o->setup_sects + 1) * 512;
 	if (o->header_end > o->setup_len || o->setup_len >= len)
 		return image_fail(why, -EINVAL, "bzImage: setup of %u sectors (%zu bytes, header to %#zx) "
-			    "does not fit %zu bytes", o->setup_sects, o->setup_len,
+			    "does not fit %zu", o->setup_sects, o->setup_len,
 			    o->header_end, len);
 	o->kernel_len = len - o->setup_len;
 	if (o->kernel_len <= ENTRY_64_OFFSET)
@@ -110,16 +116,16 @@ int bzimage_parse(const uint8_t *d, size_t len, struct bzimage_info *o, const ch
 	if (o->relocatable) {
 		if (!IS_POW2(o->kernel_alignment) || o->kernel_alignment > GiB(1))
 			return image_fail(why, -EINVAL, "bzImage: kernel_alignment %#x: not a power of two "
-				    "<= 1 GiB", o->kernel_alignment);
+				    "<= 1G", o->kernel_alignment);
 		if (o->min_alignment > 30 || (1u << o->min_alignment) > o->kernel_alignment)
-			return image_fail(why, -EINVAL, "bzImage: min_alignment 2^%u is above "
+			return image_fail(why, -EINVAL, "bzImage: min_alignment 2^%u > "
 				    "kernel_alignment %#x", o->min_alignment, o->kernel_alignment);
 	} else if (o->pref_address & 0xfff) {
-		return image_fail(why, -EINVAL, "bzImage: pref_address %#llx is not page-aligned",
+		return image_fail(why, -EINVAL, "bzImage: pref_address %#llx not page-aligned",
 			    (unsigned long long)o->pref_address);
 	}
 	if (o->init_size == 0 || o->init_size > GiB(1))
-		return image_fail(why, -EINVAL, "bzImage: init_size %#x: not 1 byte..1 GiB",
+		return image_fail(why, -EINVAL, "bzImage: init_size %#x: not 1..1G",
 			    o->init_size);
 	if (o->cmdline_size == 0)
 		return image_fail(why, -EINVAL, "bzImage: cmdline_size is 0");
@@ -201,8 +207,7 @@ static int load_initrds(const struct bzimage_info *bz, struct bzimage_layout *la
 	/* initrd_addr_max is the highest address the initrd's last byte may have. */
 	if (!(bz->xloadflags & BZ_XLF_CAN_BE_LOADED_ABOVE_4G) &&
 	    lay->initrd_addr + total - 1 > bz->initrd_addr_max) {
-		kprintf("bzImage: initrd at %#llx..%#llx ends above the kernel's initrd_addr_max "
-			"%#x\n", (unsigned long long)lay->initrd_addr,
+		kprintf("bzImage: initrd at %#llx..%#llx ends above initrd_addr_max %#x\n", (unsigned long long)lay->initrd_addr,
 			(unsigned long long)(lay->initrd_addr + total - 1), bz->initrd_addr_max);
 		return -ERANGE;
 	}
@@ -225,7 +230,7 @@ int bzimage_load(const struct image *kernel, struct bzimage_layout *lay)
 	}
 	high_ok = bz.xloadflags & BZ_XLF_CAN_BE_LOADED_ABOVE_4G;
 	if (!bz.relocatable) {
-		kprintf("bzImage: %s is not relocatable (it must sit at %#llx): build it with "
+		kprintf("bzImage: %s is not relocatable (fixed at %#llx): build it with "
 			"CONFIG_RELOCATABLE\n",
 			kernel->name, (unsigned long long)(bz.pref_address ? bz.pref_address :
 							   bz.code32_start));
@@ -234,8 +239,7 @@ int bzimage_load(const struct image *kernel, struct bzimage_layout *lay)
 	allocs.kernel_size = MAX((size_t)bz.init_size, bz.kernel_len);
 	allocs.kernel = alloc_kernel(&bz, allocs.kernel_size, &align);
 	if (!allocs.kernel) {
-		kprintf("bzImage: no %zu MiB block aligned to %#x for the kernel (init_size); "
-			"imgfree?\n",
+		kprintf("bzImage: no %zu MiB block aligned to %#x for the kernel (imgfree?)\n",
 			(allocs.kernel_size + (size_t)MiB(1) - 1) >> 20, bz.kernel_alignment);
 		rc = -ENOMEM;
 		goto fail;
@@ -254,7 +258,7 @@ int bzimage_load(const struct image *kernel, struct bzimage_layout *lay)
 		allocs.kernel = alloc_kernel(&bz, allocs.kernel_size, &align);
 		if (!allocs.kernel) {
 			kprintf("bzImage: no %zu MiB block for the kernel to run in (pref_address "
-				"%#llx + init_size)\n",
+				"%#llx + init_size; imgfree?)\n",
 				(allocs.kernel_size + (size_t)MiB(1) - 1) >> 20,
 				(unsigned long long)bz.pref_address);
 			rc = -ENOMEM;
@@ -282,7 +286,7 @@ int bzimage_load(const struct image *kernel, struct bzimage_layout *lay)
 
 	size_t clen = strlen(kernel->cmdline);
 	if (clen > bz.cmdline_size) {
-		kprintf("bzImage: command line of %zu characters; the kernel takes %u\n",
+		kprintf("bzImage: command line of %zu characters; kernel takes %u\n",
 			clen, bz.cmdline_size);
 		rc = -ERANGE;
 		goto fail;
@@ -291,7 +295,7 @@ int bzimage_load(const struct image *kernel, struct bzimage_layout *lay)
 	allocs.cmdline = dma_alloc(allocs.cmdline_size, 16);
 	lay->zero_page = dma_alloc(ZERO_PAGE_SIZE, 4096);
 	if (!allocs.cmdline || !lay->zero_page) {
-		kprintf("bzImage: no memory for the zero page and command line\n");
+		kprintf("bzImage: no memory for zero page and command line\n");
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -299,7 +303,8 @@ int bzimage_load(const struct image *kernel, struct bzimage_layout *lay)
 	lay->cmdline_addr = virt_to_bus(allocs.cmdline);
 	lay->zero_page_addr = virt_to_bus(lay->zero_page);
 	if (!high_ok && (!below_4g(lay->cmdline_addr, clen + 1) || lay->initrd_addr >= GiB(4))) {
-		kprintf("bzImage: command line or initrd above 4 GiB, out of the kernel's reach\n");
+		kprintf("bzImage: command line or initrd above 4 GiB, without "
+			"XLF_CAN_BE_LOADED_ABOVE_4G\n");
 		rc = -ERANGE;
 		goto fail;
 	}

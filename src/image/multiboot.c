@@ -26,12 +26,19 @@
 
 static inline __attribute__((always_inline)) uint32_t rd32(const uint8_t *p)
 {
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
 }
 
+/* Little-endian fields (the x86 CPU's own order), read unaligned. */
 static inline __attribute__((always_inline)) uint16_t rd16(const uint8_t *p)
 {
-	return (uint16_t)(p[0] | p[1] << 8);
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return v;
 }
 
 
@@ -50,22 +57,21 @@ static int parse_aout_kludge(const uint8_t *d, size_t len, struct multiboot_info
 	size_t file_off = o->header_off - (header_addr - load_addr);
 	size_t file_len = load_end ? (size_t)load_end - load_addr : len - file_off;
 	if (load_end && load_end <= load_addr)
-		return image_fail(why, -EINVAL, "multiboot: load_end_addr %#x is not above load_addr %#x",
+		return image_fail(why, -EINVAL, "multiboot: load_end_addr %#x <= load_addr %#x",
 			    load_end, load_addr);
 	if (file_len > len - file_off)
-		return image_fail(why, -EINVAL, "multiboot: load_end_addr %#x asks for %zu bytes; %zu "
+		return image_fail(why, -EINVAL, "multiboot: load_end_addr %#x: %zu bytes; %zu "
 			    "from offset %#zx", load_end, file_len, len - file_off,
 			    file_off);
 	uint64_t end = (uint64_t)load_addr + file_len;
 	if (end > 0xffffffffull)
-		return image_fail(why, -EINVAL, "multiboot: segment at %#x of %zu bytes passes 4 GiB",
-			    load_addr, file_len);
+		return image_fail(why, -EINVAL, "multiboot: %zu bytes at %#x pass 4 GiB",
+			    file_len, load_addr);
 	if (bss_end && bss_end < end)
-		return image_fail(why, -EINVAL, "multiboot: bss_end_addr %#x below the loaded end %#llx", bss_end, (unsigned long long)end);
+		return image_fail(why, -EINVAL, "multiboot: bss_end_addr %#x below load end %#llx", bss_end, (unsigned long long)end);
 	uint64_t mem_end = bss_end ? bss_end : end;
 	if (o->entry < load_addr || o->entry >= mem_end)
-		return image_fail(why, -EINVAL, "multiboot: entry_addr %#x outside the loaded "
-			    "%#x..%#llx", o->entry, load_addr, (unsigned long long)mem_end);
+		return image_fail(why, -EINVAL, "multiboot: entry_addr %#x outside %#x..%#llx", o->entry, load_addr, (unsigned long long)mem_end);
 	o->seg[0] = (struct mb_segment){ load_addr, file_off, file_len,
 					 (uint32_t)(mem_end - load_addr) };
 	o->n_segments = 1;
@@ -87,7 +93,7 @@ static int parse_elf32(const uint8_t *d, size_t len, struct multiboot_info_parse
 	if (phentsize < ELF32_PHDR_LEN || phnum == 0 || phoff > len ||
 	    (uint64_t)phentsize * phnum > len - phoff)
 		return image_fail(why, -EINVAL, "multiboot: ELF program headers (%u of %u bytes at %#x) "
-			    "do not fit %zu bytes", phnum, phentsize, phoff, len);
+			    "do not fit %zu", phnum, phentsize, phoff, len);
 	o->entry = rd32(d + 24);
 	o->elf = true;
 	bool entry_inside = false;
@@ -99,30 +105,30 @@ static int parse_elf32(const uint8_t *d, size_t len, struct multiboot_info_parse
 		if (rd32(ph) != PT_LOAD || memsz == 0)
 			continue;
 		if (o->n_segments == MB_MAX_SEGMENTS)
-			return image_fail(why, -ENOTSUP, "multiboot: more than %d loadable segments",
+			return image_fail(why, -ENOTSUP, "multiboot: over %d loadable segments",
 				    MB_MAX_SEGMENTS);
 		if (filesz > memsz || off > len || filesz > len - off)
 			return image_fail(why, -EINVAL, "multiboot: ELF segment %u (offset %#x, %u bytes "
 				    "in file, %u in memory) outside the file or inverted",
 				    i, off, filesz, memsz);
 		if ((uint64_t)paddr + memsz > 0x100000000ull)
-			return image_fail(why, -EINVAL, "multiboot: ELF segment %u at %#x of %u bytes "
-				    "passes 4 GiB", i, paddr, memsz);
+			return image_fail(why, -EINVAL,
+				    "multiboot: ELF segment %u: %u bytes at %#x pass 4 GiB", i, memsz,
+				    paddr);
 		for (unsigned j = 0; j < o->n_segments; j++) {
 			const struct mb_segment *s = &o->seg[j];
 
 			if (paddr < s->paddr + s->mem_len && s->paddr < paddr + memsz)
-				return image_fail(why, -EINVAL, "multiboot: ELF segments %u and %u overlap "
-					    "at %#x", j, i, paddr);
+				return image_fail(why, -EINVAL, "multiboot: ELF segments %u and %u overlap at %#x", j, i, paddr);
 		}
 		o->seg[o->n_segments++] = (struct mb_segment){ paddr, off, filesz, memsz };
 		if (o->entry >= paddr && o->entry - paddr < memsz)
 			entry_inside = true;
 	}
 	if (o->n_segments == 0)
-		return image_fail(why, -EINVAL, "multiboot: ELF has no loadable segment");
+		return image_fail(why, -EINVAL, "multiboot: ELF: no loadable segment");
 	if (!entry_inside)
-		return image_fail(why, -EINVAL, "multiboot: ELF entry %#x is in no loaded segment",
+		return image_fail(why, -EINVAL, "multiboot: ELF entry %#x in no segment",
 			    o->entry);
 	return 0;
 }
@@ -143,7 +149,7 @@ int multiboot_parse(const uint8_t *d, size_t len, struct multiboot_info_parsed *
 		o->header_off = off;
 		o->flags = flags;
 		if (flags & 0xffff & ~MB_FLAGS_UNDERSTOOD)
-			return image_fail(why, -ENOTSUP, "multiboot: unsupported features %#x required (bit 2: "
+			return image_fail(why, -ENOTSUP, "multiboot: needs unsupported flags %#x (bit 2: "
 				    "graphics mode)",
 				    flags & 0xffff & ~MB_FLAGS_UNDERSTOOD);
 		if (flags & MB_FLAG_AOUT_KLUDGE) {

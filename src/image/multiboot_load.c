@@ -109,7 +109,7 @@ static int check_targets_in_ram(const struct multiboot_info_parsed *mb)
 			ok = map[j].type == PLAT_MEM_RAM && s >= map[j].base &&
 			     e <= map[j].base + map[j].len;
 		if (!ok) {
-			kprintf("multiboot: segment %#llx..%#llx is not in RAM (see 'mem')\n",
+			kprintf("multiboot: segment %#llx..%#llx not in RAM (see 'mem')\n",
 				(unsigned long long)s, (unsigned long long)e);
 			return -ERANGE;
 		}
@@ -210,7 +210,7 @@ static int build_mbi(struct multiboot_plan *plan, const struct image *kernel, un
 			if (!is_module(i, kernel))
 				continue;
 			if ((size_t)(end - p) < strlen(i->name) + strlen(i->cmdline) + 2) {
-				kprintf("multiboot: module names do not fit the information block\n");
+				kprintf("multiboot: module names overflow the boot information\n");
 				return -ENOSPC;
 			}
 			/* start, end (exclusive), string, reserved */
@@ -280,8 +280,8 @@ int multiboot_load(struct image *kernel, struct multiboot_plan *plan)
 	plan->area = alloc_clear(mb, MB_AREA_SIZE, 4096);
 	plan->param = alloc_clear(mb, 4096, 4096);
 	if (!plan->area || !plan->param) {
-		kprintf("multiboot: no memory below 4 GiB clear of the kernel for the boot "
-			"information\n");
+		kprintf("multiboot: no memory below 4 GiB clear of the kernel for %s\n",
+			"the boot information");
 		rc = -ENOMEM;
 		goto fail;
 	}

@@ -94,7 +94,7 @@ TEST(bzimage_malformed_headers)
 		{ 's', 0x202, 0, "HdrX", sizeof(img), -EINVAL, "HdrS", false },
 		{ 'b', 0x1fe, 0, NULL, sizeof(img), -EINVAL, "boot_flag", false },
 		{ 'b', 0x206, 0x02, NULL, sizeof(img), -ENOTSUP,
-		  "bzImage: protocol 2.02 too old for a 64-bit entry (need ≥ 2.12)", true },
+		  "bzImage: protocol 2.02: no 64-bit entry (need 2.12+)", true },
 		/* header would end before init_size */
 		{ 'b', 0x201, 0x10, NULL, sizeof(img), -EINVAL, "init_size", false },
 		/* 100 KiB of setup in a 13 KiB file */
