@@ -53,7 +53,7 @@ int hermon_reset(struct hermon *h)
 		if (vendor == h->pci->vendor)
 			break;
 		if (clock_ms() - start >= HERMON_RESET_POLL_MS) {
-			hermon_err(h, "no answer on PCI %u ms after reset (vendor ID reads 0x%04x)",
+			hermon_err(h, "no PCI answer %u ms after reset (vendor ID 0x%04x)",
 				   HERMON_RESET_WAIT_MS + HERMON_RESET_POLL_MS, vendor);
 			return -ETIMEDOUT;
 		}
@@ -127,7 +127,7 @@ static void hermon_after_reset(struct hermon *h)
 /* A queue the HCA would not give back (HW2SW/2RST refused, or after a catastrophic error). */
 void hermon_kept(struct hermon *h, const char *what, unsigned num)
 {
-	hermon_err(h, "%s 0x%x still owned by hardware: its memory is kept until reset", what, num);
+	hermon_err(h, "%s 0x%x still hardware-owned: memory kept until reset", what, num);
 }
 
 /* The reset ends every DMA; only a reset that worked makes the device's memory ours again. */
@@ -170,8 +170,7 @@ int hermon_start(struct hermon *h)
 	int rc;
 
 	if (h->reset_failed) {
-		hermon_err(h, "last reset failed: it cannot be started again (power-cycle the "
-			   "machine)");
+		hermon_err(h, "last reset failed: cannot start again (power-cycle the machine)");
 		return -EIO;
 	}
 	/* Every reset leaves bus mastering off (hermon_reset); from MAP_FA on the HCA reads and
@@ -278,14 +277,14 @@ int hermon_init(struct hermon *h, struct pci_device *pci)
 		  PCI_DEV(pci->bdf), PCI_FN(pci->bdf));
 	pci_enable_device(pci);
 	if ((rc = pci_map_bar(pci, 0, &h->config)) != 0 || h->config.size < MiB(1)) {
-		hermon_err(h, "BAR0 (1 MiB of registers) is not mapped — check the BIOS's PCI "
+		hermon_err(h, "BAR0 (1 MiB registers) not mapped: check the BIOS's PCI "
 			   "resource assignment");
 		return rc ? rc : -ENODEV;
 	}
 	if ((rc = pci_map_bar(pci, 2, &h->uar)) != 0 ||
 	    h->uar.size < (uint64_t)(HERMON_UAR_NON_EQ_PAGE + 1) * HERMON_PAGE_SIZE) {
 		/* The doorbell page is UAR 128: a mapping that stops before it cannot work. */
-		hermon_err(h, "BAR2 (UAR doorbells) is not mapped or smaller than %u pages",
+		hermon_err(h, "BAR2 (UAR doorbells) not mapped or under %u pages",
 			   HERMON_UAR_NON_EQ_PAGE + 1);
 		rc = rc ? rc : -ENODEV;
 		goto err_uar;

@@ -164,7 +164,7 @@ static void dump_queues(struct hermon *h, struct dump *d, uint8_t *ctx)
 void hermon_dump_to(struct hermon *h, const struct fwdump_out *out)
 {
 	struct dump d = { out, 0 };
-	uint8_t *ctx = kzalloc(HERMONPRM_QP_EE_STATE_TRANSITIONS_ST_BYTES);
+	uint8_t ctx[HERMONPRM_QP_EE_STATE_TRANSITIONS_ST_BYTES];
 	const char *stage = h->stage <= HERMON_STAGE_RUNNING
 		? str_nth(HERMON_STAGE_TOKENS, h->stage) : "?";
 	const char *name = h->ibname[0] ? h->ibname : "hermon";
@@ -182,12 +182,10 @@ void hermon_dump_to(struct hermon *h, const struct fwdump_out *out)
 		  h->fa.len / 1024, h->aux.len / 1024,
 		  (unsigned long long)h->plan.mapped_len / 1024, h->lkey, h->mpt_index);
 	segment(&d, "memory", NULL, 0, attrs);
-	if (ctx && h->stage == HERMON_STAGE_RUNNING && !h->hcr_stuck)
+	if (h->stage == HERMON_STAGE_RUNNING && !h->hcr_stuck)
 		dump_queues(h, &d, ctx);
 	else
-		emit(&d, "# queues not queried: %s", !ctx ? "no memory" : h->hcr_stuck ?
-		     "HCR stuck" : "HCA not running");
-	kfree(ctx);
+		emit(&d, "# queues not queried: %s", h->hcr_stuck ? "HCR stuck" : "HCA not running");
 	for (unsigned i = 0; i < h->num_ports; i++) {
 		const struct hermon_port *p = &h->port[i];
 		const struct ib_port_attr *a = &h->ib.port[i].attr;

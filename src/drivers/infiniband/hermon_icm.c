@@ -54,7 +54,7 @@ int hermon_read_caps(struct hermon *h)
 	c->port_mgmt_events = hermonprm_query_dev_cap_st_get_port_mng_chg_ev(cap);
 
 	if (c->num_ports == 0) {
-		hermon_err(h, "QUERY_DEV_CAP reports no ports — firmware not configured for IB?");
+		hermon_err(h, "QUERY_DEV_CAP: no ports (firmware not set up for IB?)");
 		return -ENODEV;
 	}
 	if (c->num_ports > HERMON_MAX_PORTS) {
@@ -354,7 +354,7 @@ int hermon_start_firmware(struct hermon *h)
 	hermon_info(h, "firmware %u.%u.%u (command interface %u)", h->fw_major, h->fw_minor,
 		    h->fw_subminor, h->cmd_if_rev);
 	if (h->fw_pages == 0) {
-		hermon_err(h, "QUERY_FW asks for no firmware pages — firmware image broken?");
+		hermon_err(h, "QUERY_FW: no firmware pages (image broken?)");
 		return -EIO;
 	}
 	/* The FA mapping's virtual address is ignored by the firmware: use 0 ... */
@@ -390,7 +390,7 @@ int hermon_map_icm(struct hermon *h)
 	if ((rc = hermon_cmd_set_icm_size(h, p->icm_size, &aux_pages)) != 0)
 		return rc;
 	if (aux_pages > (1ull << 20)) {   /* 4 GiB: firmware nonsense */
-		hermon_err(h, "SET_ICM_SIZE asks for %llu AUX pages — refusing",
+		hermon_err(h, "SET_ICM_SIZE: %llu AUX pages, refused",
 			   (unsigned long long)aux_pages);
 		return -ERANGE;
 	}
@@ -411,7 +411,7 @@ int hermon_map_icm(struct hermon *h)
 	if ((rc = hermon_map_areas(h, hermon_cmd_map_icm, va, h->icm, HERMON_ICM_NUM_REGIONS)) != 0)
 		return rc;
 	h->stage = HERMON_STAGE_ICM_MAPPED;
-	hermon_info(h, "host memory for the HCA: firmware %zu KiB, ICM %llu KiB, AUX ICM %zu KiB "
+	hermon_info(h, "host memory: firmware %zu KiB, ICM %llu KiB, AUX %zu KiB "
 		    "(%u map commands, %u blocks)", h->fa.len / 1024,
 		    (unsigned long long)p->mapped_len / 1024, h->aux.len / 1024, h->map_cmds,
 		    h->map_entries);

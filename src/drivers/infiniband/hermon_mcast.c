@@ -144,7 +144,7 @@ int hermon_mcast_attach(struct hermon *h, struct hermon_qp *qp, const uint8_t gi
 	if (mcg_member(mcg, qp->qpn, &members) < members)
 		goto out;   /* already attached */
 	if (members >= HERMON_MCG_QPS) {
-		hermon_err(h, "multicast group already has %u QPs attached", members);
+		hermon_err(h, "multicast group full (%u QPs)", members);
 		rc = -ENOSPC;
 		goto out;
 	}

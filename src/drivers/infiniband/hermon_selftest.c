@@ -454,7 +454,7 @@ static void st_wrap(struct selftest *t, struct hermon_selftest_step *s)
 	if (!st_eq_wrap(t, s))
 		return;
 	if (!t->qp) {
-		st_set(s, HERMON_SELFTEST_FAIL, "no test queue pair: %s", t->qp_error);
+		st_set(s, HERMON_SELFTEST_FAIL, "no test QP: %s", t->qp_error);
 		return;
 	}
 	cq = t->scq->drv_priv;
@@ -534,7 +534,7 @@ static void st_loopback(struct selftest *t, struct hermon_selftest_step *s)
 	uint8_t msg[ST_PAYLOAD];
 
 	if (!t->qp) {
-		st_set(s, HERMON_SELFTEST_FAIL, "no test queue pair: %s", t->qp_error);
+		st_set(s, HERMON_SELFTEST_FAIL, "no test QP: %s", t->qp_error);
 		return;
 	}
 	if (t->port->attr.state != IB_PORT_ACTIVE || !t->port->attr.lid) {
@@ -577,7 +577,7 @@ static void st_mcast(struct selftest *t, struct hermon_selftest_step *s)
 	int rc, found;
 
 	if (!t->qp) {
-		st_set(s, HERMON_SELFTEST_FAIL, "no test queue pair: %s", t->qp_error);
+		st_set(s, HERMON_SELFTEST_FAIL, "no test QP: %s", t->qp_error);
 		return;
 	}
 	qp = t->qp->drv_priv;
@@ -749,12 +749,6 @@ int hermon_selftest_run(struct hermon *h, unsigned port, struct hermon_selftest_
 
 /* ---- devices, and the text ---- */
 
-/* A registered device is a Hermon when its completions are decoded by this driver. */
-static struct hermon *st_hermon(struct ib_device *dev)
-{
-	return dev->ops && dev->ops->poll_cq == hermon_poll_cq ? hermon_of(dev) : NULL;
-}
-
 static unsigned st_default_port(const struct hermon *h)
 {
 	for (unsigned p = 1; p <= h->num_ports; p++)
@@ -763,48 +757,51 @@ static unsigned st_default_port(const struct hermon *h)
 	return 1;
 }
 
+/* Runs the test on each registered Hermon (hermon_for_each), or on the first one only. */
+struct st_each {
+	struct hermon_selftest_result *res;
+	unsigned port;
+	bool all, done;              /* all: print each result; done: the first one ran */
+	int rc;
+};
+
+static void st_each_one(struct hermon *h, void *ctx)
+{
+	struct st_each *e = ctx;
+	unsigned port = e->port ? e->port : st_default_port(h);
+	int r;
+
+	if (e->done)
+		return;
+	r = hermon_selftest_run(h, port, e->res);
+	e->done = !e->all;
+	if (e->all && r == -EINVAL)
+		kprintf("selftest: %s has no port %u (it has %u)\n", h->name, port, h->num_ports);
+	else if (e->all && r == -ENOMEM)
+		kprintf("selftest: %s: out of memory\n", h->name);
+	else if (e->all)
+		hermon_selftest_print(e->res);
+	if (r && !e->rc)
+		e->rc = r;
+}
+
 int hermon_selftest_first(unsigned port, struct hermon_selftest_result *res)
 {
-	for (struct ib_device *dev = ib_devices(); dev; dev = dev->next) {
-		struct hermon *h = st_hermon(dev);
+	struct st_each e = { res, port, false, false, 0 };
 
-		if (h)
-			return hermon_selftest_run(h, port ? port : st_default_port(h), res);
-	}
-	return -ENODEV;
+	return hermon_for_each(st_each_one, &e) ? e.rc : -ENODEV;
 }
 
 int hermon_selftest_all(unsigned port)
 {
-	struct hermon_selftest_result *res = kzalloc(sizeof(*res));
-	unsigned n = 0;
-	int rc = 0;
+	struct st_each e = { kzalloc(sizeof(*e.res)), port, true, false, 0 };
+	int n;
 
-	if (!res)
+	if (!e.res)
 		return -ENOMEM;
-	for (struct ib_device *dev = ib_devices(); dev; dev = dev->next) {
-		struct hermon *h = st_hermon(dev);
-		int r;
-
-		if (!h)
-			continue;
-		n++;
-		r = hermon_selftest_run(h, port ? port : st_default_port(h), res);
-		if (r == -EINVAL) {
-			kprintf("selftest: %s has no port %u (it has %u)\n", h->name, port,
-				h->num_ports);
-		} else if (r == -ENOMEM) {
-			kprintf("selftest: %s: out of memory\n", h->name);
-		} else {
-			hermon_selftest_print(res);
-		}
-		if (r && !rc)
-			rc = r;
-	}
-	kfree(res);
-	if (n == 0)
-		return hermon_none("selftest");
-	return rc;
+	n = hermon_for_each(st_each_one, &e);
+	kfree(e.res);
+	return n ? e.rc : hermon_none("selftest");
 }
 
 size_t hermon_selftest_format(const struct hermon_selftest_result *res, char *buf, size_t len)

@@ -205,7 +205,7 @@ TEST(hermon_selftest_console_command)
 	rig_set_quiet(true);
 	rig_log_clear();
 	CHECK_EQ(c->run(1, argv), -ENODEV);   /* no HCA registered */
-	CHECK(strstr(rig_log(), "selftest: no Hermon HCA is registered") != NULL);
+	CHECK(strstr(rig_log(), "selftest: no Hermon HCA registered") != NULL);
 
 	CHECK_EQ(setup(&r, true), 0);
 	CHECK_EQ(c->run(3, argv), 0);
