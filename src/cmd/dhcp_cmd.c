@@ -51,7 +51,7 @@ static int cmd_dhcp(int argc, char **argv)
 				cfg.client_id_form = DHCP_CLIENT_ID_RAW;
 				cfg.client_id_len = (size_t)n;
 			} else {
-				kputs("dhcp: client-id= takes flexboot, ib or hex bytes (ff:00:..)\n");
+				kputs("dhcp: client-id=flexboot|ib|HEX (ff:00:..)\n");
 				return -EINVAL;
 			}
 		} else {
@@ -68,7 +68,7 @@ static int cmd_dhcp(int argc, char **argv)
 	}
 	return dhcp_run(nd, &cfg, NULL);
 }
-SHELL_COMMAND(dhcp, CMD_ORDER_DHCP, "[DEV] [client-id=flexboot|ib|HEX]: get an address (RFC 4390)",
+SHELL_COMMAND(dhcp, CMD_ORDER_DHCP, "[DEV] [client-id=flexboot|ib|HEX]: get an address",
 	      cmd_dhcp);
 
 void cmd_progress_start(struct cmd_progress *p, const char *proto)
@@ -122,7 +122,7 @@ static int cmd_tftp(int argc, char **argv)
 		file = argv[2];
 	} else if (argc == 2) {
 		if (setting_get("next-server", host, sizeof(host)) < 0) {
-			kputs("tftp: no server, and no next-server from DHCP\n");
+			kputs("tftp: no SERVER, no DHCP next-server\n");
 			return -EINVAL;
 		}
 		file = argv[1];
@@ -135,7 +135,7 @@ static int cmd_tftp(int argc, char **argv)
 	for (size = TFTP_BUF_MAX; size >= TFTP_BUF_MIN && !(buf = dma_alloc(size, 4096)); size /= 2)
 		;
 	if (!buf) {
-		kputs("tftp: no memory for a download buffer\n");
+		kputs("tftp: no memory for a buffer\n");
 		return -ENOMEM;
 	}
 	sink.buf = buf;

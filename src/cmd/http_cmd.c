@@ -47,4 +47,4 @@ static int cmd_http(int argc, char **argv)
 	return n < 0 ? (int)n : 0;
 }
 SHELL_COMMAND(http, CMD_ORDER_HTTP,
-	      "URL [DEV]: HTTP/1.1 GET into memory (size, rate, SHA-256)", cmd_http);
+	      "URL [DEV]: HTTP GET into memory", cmd_http);

@@ -23,13 +23,13 @@ static int cmd_ifstat(int argc __unused, char **argv __unused)
 	for (struct net_device *nd = netdev_first(); nd; nd = nd->next) {
 		kprintf("%s: link %s, MTU %u, IPv4 %s/%s\n", nd->name, nd->link_up ? "up" : "down",
 			nd->mtu, ipv4_ntoa(nd->ip_addr, a), ipv4_ntoa(nd->netmask, m));
-		kprintf("  rx %u packets (%u dropped), tx %u packets (%u dropped, %u errors)\n",
+		kprintf("  packets: rx %u (%u dropped), tx %u (%u dropped, %u errors)\n",
 			nd->stats.rx_packets, nd->stats.rx_dropped, nd->stats.tx_packets,
 			nd->stats.tx_dropped, nd->stats.tx_errors);
 	}
 	return 0;
 }
-SHELL_COMMAND(ifstat, CMD_ORDER_NET, "network devices: link, MTU, address, counters", cmd_ifstat);
+SHELL_COMMAND(ifstat, CMD_ORDER_NET, "devices: link, MTU, address, counters", cmd_ifstat);
 
 /* ipconfig ADDR/PREFIX [GATEWAY] */
 static int cmd_ipconfig(int argc, char **argv)
@@ -55,7 +55,7 @@ static int cmd_ipconfig(int argc, char **argv)
 	mask = prefix == 32 ? 0xffffffffu : ~(0xffffffffu >> prefix);
 	return ipv4_configure(nd, addr, mask, gw);
 bad:
-	kputs("ipconfig: bad address (expected e.g. 198.18.0.2/24 198.18.0.1)\n");
+	kputs("ipconfig: bad address (e.g. 198.18.0.2/24 198.18.0.1)\n");
 	return -EINVAL;
 }
 SHELL_COMMAND(ipconfig, CMD_ORDER_NET,

@@ -7,13 +7,11 @@
 
 static int cmd_report(int argc, char **argv)
 {
-	if (argc > 2) {
-		kputs("usage: report [URL]  (http:// POST or tftp:// write; default ${"
-		      REPORT_URL_SETTING "}, else TFTP to the next-server)\n");
-		return -EINVAL;
-	}
+	if (argc > 2)
+		return shell_usage(argv[0]);
 	return report_send(argc == 2 ? argv[1] : NULL, "requested");
 }
 SHELL_COMMAND(report, CMD_ORDER_HTTP,
-	      "[URL]: send the boot report",
+	      "[URL]: send the boot report (http:// POST, tftp:// write; default ${"
+	      REPORT_URL_SETTING "}, else TFTP to next-server)",
 	      cmd_report);

@@ -191,7 +191,7 @@ static int parse_option(struct dhcp_msg *m, struct parse_state *ps, const char *
 	case OPT_ROUTER:
 	case OPT_DNS:
 		if (!len || len % 4)
-			return fail_at(why, area, off, code, "length is not a non-zero multiple of 4");
+			return fail_at(why, area, off, code, "length not a multiple of 4");
 		if (code == OPT_ROUTER) {
 			if (!m->router)
 				m->router = get_be32(v);
@@ -284,7 +284,7 @@ int dhcp_parse(const uint8_t *buf, size_t len, struct dhcp_msg *out, const char 
 		return -EINVAL;
 	}
 	if (get_be32(buf + OFF_COOKIE) != DHCP_MAGIC) {
-		*why = "no DHCP magic cookie (a BOOTP-only server?)";
+		*why = "no DHCP magic cookie (BOOTP-only server?)";
 		return -EINVAL;
 	}
 	out->op = buf[OFF_OP];
@@ -554,8 +554,7 @@ static void handle_nak(struct dhcp_client *c, uint32_t src, const struct dhcp_ms
 	kprintf("%s: DHCPNAK from %s%s%s\n", c->nd->name, ipv4_ntoa(src, a),
 		m->message[0] ? ": " : "", m->message);
 	if (c->naks > c->cfg.max_naks) {
-		dhcp_fail(c, -EPERM, "DHCPNAK %u times: check the server's ranges and "
-			  "reservations", c->naks);
+		dhcp_fail(c, -EPERM, "DHCPNAK %u times: check the server's ranges", c->naks);
 		return;
 	}
 	restart_discover(c, clock_ms());
@@ -617,7 +616,7 @@ int dhcp_start(struct dhcp_client *c, struct net_device *nd, const struct dhcp_c
 	c->client_id_len = (size_t)rc;
 	rc = udp_open(&c->sock, nd, DHCP_CLIENT_PORT, dhcp_sock_rx, c);
 	if (rc < 0) {
-		kprintf("%s: cannot open UDP port 68 for DHCP: %s\n", nd->name, ib_strerror(rc));
+		kprintf("%s: cannot open DHCP port 68: %s\n", nd->name, ib_strerror(rc));
 		return rc;
 	}
 	/* A new DISCOVER comes from 0.0.0.0 (RFC 2131 §4.1): forget any previous address. */
@@ -673,7 +672,7 @@ bool dhcp_step(struct dhcp_client *c, uint64_t now)
 	}
 	rc = dhcp_send(c, c->state == DHCP_SELECTING ? DHCPDISCOVER : DHCPREQUEST, now);
 	if (rc < 0 && rc != -EBUSY)
-		kprintf("%s: cannot send DHCP message: %s\n", c->nd->name, ib_strerror(rc));
+		kprintf("%s: cannot send DHCP: %s\n", c->nd->name, ib_strerror(rc));
 	c->tx_count++;
 	/* RFC 2131 §4.1: exponential back-off, randomised so clients do not synchronise. */
 	jitter = c->timeout_ms / 4;

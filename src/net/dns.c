@@ -336,7 +336,7 @@ int dns_resolve(struct net_device *nd, const char *name, const struct dns_config
 	if (rc < 0)
 		return rc;
 	if (!nd->n_dns) {
-		kprintf("dns: cannot resolve %s: no DNS server (did DHCP give option 6?)\n", name);
+		kprintf("dns: cannot resolve %s: no DNS server (no DHCP option 6)\n", name);
 		return -ENOENT;
 	}
 	rc = udp_open(&sock, nd, 0, dns_sock_rx, &q);

@@ -62,7 +62,7 @@ static int next_line(const uint8_t *buf, size_t len, size_t *pos, const uint8_t 
 		}
 	}
 	if (i >= len) {
-		*why = "header not ended by a blank line";
+		*why = "header without a blank line";
 		return -EINVAL;
 	}
 	*line = buf + start;
@@ -89,7 +89,7 @@ static int parse_status_line(const uint8_t *l, size_t n, struct http_response *o
 	}
 	for (int i = 9; i < 12; i++) {
 		if (l[i] < '0' || l[i] > '9') {
-			*why = "status code is not three digits";
+			*why = "status code not 3 digits";
 			return -EINVAL;
 		}
 	}
@@ -168,13 +168,13 @@ static int parse_field(const uint8_t *l, size_t n, struct http_response *out, co
 		out->content_length = v;
 	} else if (name_is(l, colon, "transfer-encoding")) {
 		if (!name_is(l + vs, ve - vs, "chunked")) {
-			*why = "transfer coding is not chunked";
+			*why = "transfer coding not chunked";
 			return -ENOTSUP;
 		}
 		out->chunked = true;
 	} else if (name_is(l, colon, "location")) {
 		if (ve - vs >= sizeof(out->location) || ve == vs) {
-			*why = ve == vs ? "empty Location" : "Location longer than 1023 characters";
+			*why = ve == vs ? "empty Location" : "Location over 1023 characters";
 			return -EINVAL;
 		}
 		memcpy(out->location, l + vs, ve - vs);
@@ -199,7 +199,7 @@ int http_parse_head(const uint8_t *buf, size_t len, struct http_response *out, c
 		return -EINVAL;
 	}
 	if (len > HTTP_HEAD_MAX) {
-		*why = "response header larger than 8192 bytes";
+		*why = "response header over 8192 bytes";
 		return -EINVAL;
 	}
 	if ((rc = next_line(buf, len, &pos, &l, &n, why)) < 0 ||
@@ -323,7 +323,7 @@ long http_chunked_feed(struct http_chunked *st, const uint8_t *in, size_t len, h
 				   (st->line_len == 1 && st->line[0] == '\r')) {
 				st->state = HC_DONE;   /* the blank line after the trailer */
 			} else if ((st->trailer_len += st->line_len) > HTTP_TRAILER_MAX) {
-				*why = "trailer section larger than 8192 bytes";
+				*why = "trailer over 8192 bytes";
 				return -EINVAL;
 			}
 			st->line_len = 0;

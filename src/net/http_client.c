@@ -127,13 +127,13 @@ static int head_complete(struct http_client *h)
 			return fail(h, -ENOTSUP, "HTTP %u %s for %s%s: not followed", r->status,
 				    r->reason, h->post ? "a POST to " : "", h->url);
 		if (!r->has_location)
-			return fail(h, -EINVAL, "HTTP %u redirect without a Location for %s",
+			return fail(h, -EINVAL, "HTTP %u without Location for %s",
 				    r->status, h->url);
 		h->body_done = true;   /* the redirect's body is not wanted */
 		return 0;
 	}
 	if (r->status != 200 && r->status != 203)
-		return fail(h, -ENOTSUP, "HTTP %u %s for %s (expected 200 OK)", r->status, r->reason,
+		return fail(h, -ENOTSUP, "HTTP %u %s for %s (not 200)", r->status, r->reason,
 			    h->url);
 	h->sink->len = 0;
 	if (r->chunked) {

@@ -494,7 +494,7 @@ static void ipoib_bcast_joined(void *ctx, struct ib_mcast_group *g, int status)
 		neigh_flush_all(ip);
 	if (status < 0) {
 		if (ip->nd.link_up)
-			kprintf("%s: link down (lost the broadcast group)\n", ip->nd.name);
+			kprintf("%s: link down (left the broadcast group)\n", ip->nd.name);
 		ip->nd.link_up = false;
 		ip->joined = false;
 		return;
@@ -689,10 +689,10 @@ static void ipoib_probe(struct ipoib *ip, int index)
 			ip->pkey_txn = rc;
 			return;
 		}
-		kprintf("%s: cannot ask the SA about P_Key 0x%04x (error %d)\n", ip->nd.name, k, rc);
+		kprintf("%s: SA query for P_Key 0x%04x failed (error %d)\n", ip->nd.name, k, rc);
 	}
 	ipoib_pkey_chosen(ip, first < 0 ? 0 : (unsigned)first,
-			  "no P_Key has an IPoIB broadcast group; joining this one");
+			  "no P_Key has an IPoIB group; joining this one");
 }
 
 static int ipoib_attach(struct ipoib *ip, struct ib_port *port)

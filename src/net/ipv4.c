@@ -87,7 +87,7 @@ int ipv4_parse(const uint8_t *buf, size_t len, struct ipv4_packet *out, const ch
 	}
 	frag = get_be16(buf + 6);
 	if (frag & 0x3fff) {   /* MF set or a non-zero offset (RFC 791 §3.1) */
-		*why = "fragmented (reassembly is not supported)";
+		*why = "fragmented (no reassembly)";
 		return -ENOTSUP;
 	}
 	out->tos = buf[1];

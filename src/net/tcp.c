@@ -569,7 +569,7 @@ static void on_rto(struct tcp_conn *c, uint64_t now)
 		/* The probe: one byte beyond the window (RFC 9293 §3.8.6.1). Probing goes on while
 		 * the peer answers; retries count only unanswered probes. */
 		if (++c->retries > c->cfg.data_retries) {
-			finish(c, -ETIMEDOUT, "peer stopped answering window probes");
+			finish(c, -ETIMEDOUT, "no answer to window probes");
 			return;
 		}
 		c->stats.zero_window_probes++;

@@ -70,7 +70,7 @@ int tftp_parse_oack(const uint8_t *p, size_t len, unsigned asked_blksize,
 		uint64_t v;
 
 		if (!nlen || nlen == len - i)
-			return oack_fail(why, "option name empty or not NUL-terminated%s", "");
+			return oack_fail(why, "empty or unterminated option name%s", "");
 		i += nlen + 1;
 		value = (const char *)p + i;
 		vlen = strnlen(value, len - i);   /* 0 == 0 when nothing follows the name */
@@ -78,7 +78,7 @@ int tftp_parse_oack(const uint8_t *p, size_t len, unsigned asked_blksize,
 			return oack_fail(why, "option '%.32s' has no NUL-terminated value", name);
 		i += vlen + 1;
 		if (parse_decimal(value, &v) < 0)
-			return oack_fail(why, "option '%.32s' has a non-numeric value", name);
+			return oack_fail(why, "option '%.32s' not a number", name);
 		/* Only what we asked for, once each (RFC 2347); a value only as low or lower. */
 		k = name_is(name, "blksize") ? 0 : name_is(name, "windowsize") ? 1
 		    : name_is(name, "tsize") ? 2 : 3;
@@ -89,12 +89,12 @@ int tftp_parse_oack(const uint8_t *p, size_t len, unsigned asked_blksize,
 		seen |= 1u << k;
 		if (k == 0) {
 			if (v < TFTP_MIN_BLKSIZE || v > asked_blksize)
-				return oack_fail(why, "blksize outside 8..what we asked%s", "");
+				return oack_fail(why, "blksize outside 8..asked%s", "");
 			out->blksize = (unsigned)v;
 			out->has_blksize = true;
 		} else if (k == 1) {
 			if (v < 1 || v > asked_windowsize)
-				return oack_fail(why, "windowsize outside 1..what we asked%s", "");
+				return oack_fail(why, "windowsize outside 1..asked%s", "");
 			out->windowsize = (unsigned)v;
 			out->has_windowsize = true;
 		} else {
@@ -131,7 +131,7 @@ static int send_to_server(struct udp_socket *s, uint32_t server, uint16_t port,
 	int rc = udp_sendto(s, server, port, pkt, len);
 
 	if (rc < 0 && rc != -EBUSY)
-		kprintf("tftp: cannot send to the server: %s\n", ib_strerror(rc));
+		kprintf("tftp: cannot send: %s\n", ib_strerror(rc));
 	return rc;
 }
 
@@ -263,7 +263,7 @@ static void handle_oack(struct tftp_client *c, uint16_t sport, const uint8_t *p,
 			    c->asked_windowsize, !c->opts.no_options, &o, &why) < 0) {
 		c->server_port = sport;
 		tftp_fail(c, -EINVAL, TFTP_ERR_OPTIONS, "bad option acknowledgement",
-			  "bad OACK from the server for %s: %s", c->filename, why);
+			  "bad OACK for %s: %s", c->filename, why);
 		return;
 	}
 	/* RFC 2347: an option the OACK leaves out is refused; its default applies. */
@@ -496,7 +496,7 @@ bool tftp_step(struct tftp_client *c, uint64_t now)
 			c->sink->progress && c->sink->len ? "\n" : "", c->filename,
 			(unsigned long long)c->sink->len, of, (unsigned)((now - c->start_ms) / 1000),
 			c->retransmits, c->dup_blocks, c->windowsize == 1 && c->retransmits ?
-			" (lock-step: a lost block waits for the server's retransmission)" : "");
+			" (lock-step: a lost block waits for the server's timeout)" : "");
 		c->status_ms = now + TFTP_STATUS_MS;
 	}
 	if ((int64_t)(now - c->next_timeout_ms) < 0)
@@ -533,7 +533,7 @@ long tftp_fetch(struct net_device *nd, uint32_t server, const char *filename,
 	int rc = tftp_start(&c, nd, server, filename, opts, sink);
 
 	if (rc < 0) {
-		kprintf("tftp: cannot start the transfer of %s: %s\n", filename, ib_strerror(rc));
+		kprintf("tftp: cannot start %s: %s\n", filename, ib_strerror(rc));
 		return rc;
 	}
 	while (tftp_step(&c, clock_ms()))

@@ -51,31 +51,31 @@ int uri_parse_http(const char *s, struct http_url *out, const char **why)
 		why = &dummy;
 	memset(out, 0, sizeof(*out));
 	if (!s || strnlen(s, URI_MAX) >= URI_MAX) {
-		*why = "URL missing or longer than 1023 characters";
+		*why = "URL empty or over 1023 characters";
 		return -EINVAL;
 	}
 	for (p = s; *p; p++) {
 		if ((unsigned char)*p <= 0x20 || *p == 0x7f) {
-			*why = "URL contains a space or a control character";
+			*why = "space or control character in URL";
 			return -EINVAL;
 		}
 	}
 	if (!is_http(s)) {
-		*why = scheme_len(s) ? "only http:// is supported (no TLS)"
+		*why = scheme_len(s) ? "only http:// (no TLS)"
 				     : "not an http:// URL";
 		return scheme_len(s) ? -ENOTSUP : -EINVAL;
 	}
 	auth = s + 7;
 	for (end = auth; *end && *end != '/' && *end != '?' && *end != '#'; end++) {
 		if (*end == '@') {
-			*why = "user names are not supported";
+			*why = "no user names";
 			return -ENOTSUP;
 		}
 		if (*end == ':')
 			colon = end;
 	}
 	if (*auth == '[') {
-		*why = "IPv6 addresses are not supported";
+		*why = "no IPv6 addresses";
 		return -ENOTSUP;
 	}
 	hlen = (size_t)((colon ? colon : end) - auth);
@@ -99,7 +99,7 @@ int uri_parse_http(const char *s, struct http_url *out, const char **why)
 		for (p = colon + 1; p < end && v <= 65535; p++)
 			v = is_digit(*p) ? v * 10 + (unsigned long)(*p - '0') : 65536;
 		if (!v || v > 65535) {
-			*why = "port is not a number from 1 to 65535";
+			*why = "port not in 1..65535";
 			return -EINVAL;
 		}
 		out->port = (uint16_t)v;
