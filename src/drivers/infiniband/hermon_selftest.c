@@ -79,7 +79,7 @@ struct selftest {
 	bool catas;                  /* step 1 found the catastrophic-error buffer not clear */
 	/* what the QP's owner saw */
 	unsigned sends, send_errors, recvs;
-	bool looped;
+	unsigned looped;             /* loopback datagrams received */
 	size_t rx_len;
 	uint32_t rx_src_qpn;
 	uint16_t rx_slid;
@@ -168,7 +168,7 @@ static void st_recv(struct ib_qp *qp, const struct ib_wc *wc, const uint8_t *grh
 	(void)grh;
 	t->recvs++;
 	if (len && data[0] == ST_TAG_LOOP) {
-		t->looped = true;
+		t->looped++;
 		t->rx_len = len;
 		t->rx_src_qpn = wc->src_qpn;
 		t->rx_slid = wc->slid;
@@ -494,11 +494,10 @@ static bool st_loop_one(struct selftest *t, struct hermon_selftest_step *s, cons
 			size_t len)
 {
 	struct hermon_cq *rcq = t->rcq->drv_priv;
-	unsigned sends = t->sends + 1, errors0 = rcq->errors;
+	unsigned sends = t->sends + 1, errors0 = rcq->errors, looped = t->looped + 1;
 	char why[80];
 	int rc;
 
-	t->looped = false;
 	if ((rc = st_send_self(t, msg, len)) != 0) {
 		st_set(s, HERMON_SELFTEST_FAIL, "not posted: %s", ib_strerror(rc));
 		return false;
@@ -512,13 +511,7 @@ static bool st_loop_one(struct selftest *t, struct hermon_selftest_step *s, cons
 		st_set(s, HERMON_SELFTEST_FAIL, "send failed: %s", why);
 		return false;
 	}
-	for (uint64_t start = clock_ms(); !t->looped && rcq->errors == errors0 &&
-	     clock_ms() - start < ST_WAIT_MS;) {
-		ib_poll_device(&t->h->ib);
-		if (!t->looped)
-			udelay(ST_POLL_US);
-	}
-	if (t->looped)
+	if (st_wait(t, &t->looped, looped, ST_WAIT_MS))
 		return true;
 	if (rcq->errors != errors0) {
 		st_last_cqe(t->rcq, why, sizeof(why));
@@ -739,9 +732,9 @@ int hermon_selftest_run(struct hermon *h, unsigned port, struct hermon_selftest_
 	st_leak_check(h, &before, res);
 
 	for (unsigned i = 0; i < HERMON_SELFTEST_STEPS; i++)
-		(&res->passed)[res->step[i].verdict]++;   /* passed, failed, skipped: verdict order */
+		(&res->failed)[res->step[i].verdict]++;   /* failed, passed, skipped: verdict order */
 	_Static_assert(__builtin_offsetof(struct hermon_selftest_result, skipped) ==
-		       __builtin_offsetof(struct hermon_selftest_result, passed) +
+		       __builtin_offsetof(struct hermon_selftest_result, failed) +
 		       HERMON_SELFTEST_SKIP * sizeof(unsigned), "counts in verdict order");
 	res->elapsed_us = clock_us() - start;
 	return res->failed || res->skipped || res->leaked ? -EIO : 0;
@@ -819,7 +812,7 @@ size_t hermon_selftest_format(const struct hermon_selftest_result *res, char *bu
 	for (unsigned i = 0; i < HERMON_SELFTEST_STEPS; i++) {
 		const struct hermon_selftest_step *s = &res->step[i];
 
-		ST_PUT("  %u %-25s %s%s%s%s\n", i + 1, s->name, str_nth("ok\0FAIL\0skipped", s->verdict),
+		ST_PUT("  %u %-25s %s%s%s%s\n", i + 1, s->name, str_nth("FAIL\0ok\0skipped", s->verdict),
 		       s->verdict == HERMON_SELFTEST_OK ? " (" : ": ", s->detail,
 		       s->verdict == HERMON_SELFTEST_OK ? ")" : "");
 	}

@@ -13,7 +13,8 @@ struct hermon;
 
 #define HERMON_SELFTEST_STEPS 7
 
-enum hermon_selftest_verdict { HERMON_SELFTEST_OK, HERMON_SELFTEST_FAIL, HERMON_SELFTEST_SKIP };
+/* FAIL first: a step's verdict before it ran, and the cheapest constant to pass. */
+enum hermon_selftest_verdict { HERMON_SELFTEST_FAIL, HERMON_SELFTEST_OK, HERMON_SELFTEST_SKIP };
 
 struct hermon_selftest_step {
 	const char *name;                /* "firmware alive", "command interface timing", ... */
@@ -24,7 +25,7 @@ struct hermon_selftest_step {
 struct hermon_selftest_result {
 	char device[40];                 /* "hermon 0000:01:00.0" */
 	unsigned port;
-	unsigned passed, failed, skipped;
+	unsigned failed, passed, skipped;   /* in verdict order */
 	uint64_t elapsed_us;
 	bool leaked;                     /* an object it created is still allocated */
 	const char *leak;                /* what, when leaked ("" otherwise) */
