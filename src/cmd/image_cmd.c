@@ -118,32 +118,31 @@ static struct image *fetch_cmd(int argc, char **argv, enum image_role role, int 
 	return img;
 }
 
-static int cmd_kernel(int argc, char **argv)
+static int fetch_as(int argc, char **argv, enum image_role role)
 {
 	int rc;
 
-	fetch_cmd(argc, argv, IMAGE_ROLE_KERNEL, &rc);
+	fetch_cmd(argc, argv, role, &rc);
 	return rc;
+}
+
+static int cmd_kernel(int argc, char **argv)
+{
+	return fetch_as(argc, argv, IMAGE_ROLE_KERNEL);
 }
 SHELL_COMMAND(kernel, CMD_ORDER_IMAGE, "[--name=N] [--sha256=HEX] URL [ARGS]: fetch the kernel",
 	      cmd_kernel);
 
 static int cmd_initrd(int argc, char **argv)
 {
-	int rc;
-
-	fetch_cmd(argc, argv, IMAGE_ROLE_INITRD, &rc);
-	return rc;
+	return fetch_as(argc, argv, IMAGE_ROLE_INITRD);
 }
 SHELL_COMMAND(initrd, CMD_ORDER_IMAGE,
 	      "[--name=N] [--sha256=HEX] URL: fetch an initrd (they concatenate)", cmd_initrd);
 
 static int cmd_imgfetch(int argc, char **argv)
 {
-	int rc;
-
-	fetch_cmd(argc, argv, IMAGE_ROLE_NONE, &rc);
-	return rc;
+	return fetch_as(argc, argv, IMAGE_ROLE_NONE);
 }
 SHELL_COMMAND(imgfetch, CMD_ORDER_IMAGE,
 	      "[--name=N] [--sha256=HEX] URL [ARGS]: fetch (tftp://, http://, module:N)",

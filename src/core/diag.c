@@ -118,7 +118,7 @@ int exec64_module(unsigned idx, const char *cmdline)
 	bp = dma_alloc(EXEC64_ZERO_PAGE, 4096);
 	cmd = dma_alloc(EXEC64_CMDLINE, 16);
 	if (!bp || !cmd || virt_to_bus(cmd) >= (1ull << 32)) {
-		kprintf("exec64: no memory below 4 GiB for the zero page and command line\n");
+		kprintf("exec64: no memory below 4 GiB for zero page and command line\n");
 		dma_free(bp, EXEC64_ZERO_PAGE);
 		dma_free(cmd, EXEC64_CMDLINE);
 		return -ENOMEM;

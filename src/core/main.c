@@ -40,7 +40,7 @@ void ibboot_main(void)
 	kprintf("\nibboot %s (%s)\n", IBBOOT_VERSION, plat_name());
 	plat_print_info();
 	if (dma_init())
-		kprintf("memory: no usable RAM found — buffers cannot be allocated\n");
+		kprintf("memory: no usable RAM: no buffers\n");
 	print_memory_summary();
 	random_init();   /* says which entropy sources the keys and ids come from */
 

@@ -12,10 +12,15 @@ int (*image_run_script)(struct image *img);
 
 int (*image_linux_boot)(struct image *kernel);
 
-/* A device that did not reset may still write into memory the kernel would own: refused rather
- * than fenced off in the memory map (src/image/README.md says why). */
-static int refuse_handoff(const char *what)
+/* Stops the devices before `what` starts at `entry`. One that did not reset may still write into
+ * memory the kernel would own: refused rather than fenced off in the memory map
+ * (src/image/README.md says why). */
+static int stop_devices(const char *what, uint64_t entry)
 {
+	boot_phase("starting %s at %#llx; shutting down devices (HCA quiesced)", what,
+		   (unsigned long long)entry);
+	if (pci_remove_drivers() == 0)
+		return 0;
 	kprintf("boot: refusing to start %s: a device could not be reset and may still write "
 		"memory; power-cycle\n", what);
 	return -EBUSY;
@@ -39,18 +44,12 @@ static int boot_linux(struct image *img)
 	/* plat_boot_linux64's own conditions, checked while the devices still work. */
 	if (lay.zero_page_addr >= GiB(4)) {
 		kprintf("boot: no memory below 4 GiB for the zero page\n");
-		bzimage_unload(&lay);
-		return -ERANGE;
+		rc = -ERANGE;
+	} else if (!(rc = stop_devices("Linux", lay.kernel_addr + 0x200))) {
+		rc = (image_linux64_handoff ? image_linux64_handoff : plat_boot_linux64)(
+			lay.kernel_addr + 0x200, lay.zero_page);
+		handoff_failed(rc);
 	}
-	boot_phase("starting Linux at %#llx; shutting down devices (HCA quiesced)",
-		   (unsigned long long)(lay.kernel_addr + 0x200));
-	if (pci_remove_drivers() != 0) {
-		bzimage_unload(&lay);
-		return refuse_handoff("Linux");
-	}
-	rc = (image_linux64_handoff ? image_linux64_handoff : plat_boot_linux64)(
-		lay.kernel_addr + 0x200, lay.zero_page);
-	handoff_failed(rc);
 	bzimage_unload(&lay);
 	return rc;
 }
@@ -67,14 +66,10 @@ static int boot_multiboot(struct image *img, struct multiboot_plan *plan)
 	rc = multiboot_load(img, plan);
 	if (rc)
 		return rc;
-	boot_phase("starting multiboot kernel at %#x; shutting down devices (HCA quiesced)",
-		   plan->mb.entry);
-	if (pci_remove_drivers() != 0) {
-		multiboot_unload(plan);
-		return refuse_handoff("the multiboot kernel");
+	if (!(rc = stop_devices("multiboot kernel", plan->mb.entry))) {
+		rc = image_multiboot_handoff(plan->param);
+		handoff_failed(rc);
 	}
-	rc = image_multiboot_handoff(plan->param);
-	handoff_failed(rc);
 	multiboot_unload(plan);
 	return rc;
 }

@@ -47,7 +47,7 @@ static int script_sleep(int argc, char **argv)
 	uint64_t s;
 
 	if (argc != 2 || !shell_parse_num(argv[1], 86400, &s)) {
-		kprintf("usage: sleep SECONDS (at most a day)\n");
+		kprintf("usage: sleep SECONDS (max 86400)\n");
 		return -EINVAL;
 	}
 	hooks_idle_ms(s * 1000);
@@ -106,7 +106,7 @@ int script_run_firmware(const char *text, size_t len)
 	int rc;
 
 	if (depth >= SCRIPT_MAX_DEPTH) {
-		kprintf("script: chained %d deep; refusing (a script chaining itself?)\n",
+		kprintf("script: chained %d deep (a loop?)\n",
 			SCRIPT_MAX_DEPTH);
 		return -ERANGE;
 	}
@@ -229,10 +229,10 @@ static int autoboot_preflight(void)
 			const struct ib_port *p = &d->port[i];
 
 			if (d->dead)
-				kprintf("%s port %u: the HCA has failed (see above)\n", d->name,
+				kprintf("%s port %u: HCA failed (see above)\n", d->name,
 					p->num);
 			else if (!p->open)
-				kprintf("%s port %u: could not be opened (see above)\n", d->name,
+				kprintf("%s port %u: not opened (see above)\n", d->name,
 					p->num);
 			else
 				kprintf("%s port %u: no cable (physical state %s %u s after start)\n",
@@ -275,12 +275,12 @@ static void autoboot_give_back(void)
 	/* Only a device proven stopped may be left to the next boot program (pci.h). */
 	int busy = pci_remove_drivers();
 	if (busy) {
-		kprintf("autoboot: %d device(s) may still DMA: not returning to the firmware; "
+		kprintf("autoboot: %d device(s) may still DMA: no return to firmware; "
 			"console\n", busy);
 		return;
 	}
 	int rc = plat_exit_to_firmware();
-	kprintf("autoboot: cannot return to the firmware (%s); console\n", ib_strerror(rc));
+	kprintf("autoboot: no return to firmware (%s); console\n", ib_strerror(rc));
 }
 
 static void autoboot_start(void)
@@ -292,7 +292,7 @@ static void autoboot_start(void)
 	if (cmdline_get(plat_cmdline(), "ibboot.cmd", cmds, sizeof(cmds)) != -ENOENT)
 		return;
 	if (!netdev_first()) {
-		boot_phase("autoboot: no network device (no InfiniBand adapter found?); console");
+		boot_phase("autoboot: no network device (no InfiniBand HCA?); console");
 		autoboot_give_back();
 		return;
 	}

@@ -45,7 +45,7 @@ static const char *expand(struct parser *p, const char *s, const struct script_o
 
 	for (s += 2; *s && *s != '}'; s++) {
 		if (n + 1 >= sizeof(name)) {
-			p->why = "setting name in ${...} longer than 63 characters";
+			p->why = "${...} name over 63 characters";
 			return NULL;
 		}
 		name[n++] = *s;
@@ -162,7 +162,7 @@ int script_exec(const char *text, size_t len, const struct script_ops *ops, void
 	/* Reject what cannot be a text script before running any of it. */
 	for (size_t i = 0; i < len; i++)
 		if (text[i] == '\0') {
-			kprintf("script: NUL byte at offset %zu — not a text script\n", i);
+			kprintf("script: NUL byte at offset %zu: not a text script\n", i);
 			return -EINVAL;
 		}
 	while (next_line(text, len, &pos, &a, &b)) {

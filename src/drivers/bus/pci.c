@@ -76,7 +76,7 @@ static int size_one_bar(uint32_t bdf, unsigned i, unsigned n_bars, struct pci_ba
 		uint32_t orig_hi, mask_hi;
 
 		if (i + 1 >= n_bars) {
-			pci_say(bdf, "BAR%u claims 64 bits but is the last BAR\n", i);
+			pci_say(bdf, "BAR%u: 64-bit but the last BAR\n", i);
 			*bar = (struct pci_bar){ .kind = PCI_BAR_NONE };
 			return -EINVAL;
 		}
@@ -240,7 +240,7 @@ int pci_map_bar(struct pci_device *pdev, unsigned bar, struct mmio *m)
 		return -EINVAL;
 	}
 	if (b->addr == 0) {
-		pci_say(pdev->bdf, "BAR%u was never assigned an address by firmware\n", bar);
+		pci_say(pdev->bdf, "BAR%u unassigned by firmware\n", bar);
 		return -EINVAL;
 	}
 	int rc = plat_mmio_map(pdev->bdf, bar, b->addr, b->size, m);

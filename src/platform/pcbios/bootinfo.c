@@ -44,7 +44,7 @@ static void copy_cmdline(uint64_t addr)
 {
 	if (!readable(addr, 1)) {
 		if (addr)
-			kprintf("boot: command line at %#llx is out of reach; ignored\n",
+			kprintf("boot: command line at %#llx out of reach; ignored\n",
 				(unsigned long long)addr);
 		return;
 	}
@@ -166,7 +166,7 @@ void bootinfo_parse(uint32_t type, uint32_t info)
 
 	memmap_n = memmap_sanitize(memmap, memmap_n, MEMMAP_MAX);
 	if (memmap_n != raw)
-		kprintf("boot: memory map: %u entries from the loader, %u sorted and merged\n", raw,
+		kprintf("boot: memory map: %u entries merged to %u\n", raw,
 			memmap_n);
 }
 

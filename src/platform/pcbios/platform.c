@@ -165,7 +165,7 @@ void plat_poweroff(int status)
 		outb(0x501, (uint8_t)status);
 	}
 	acpi_poweroff();
-	kprintf("poweroff: no way to switch off found; halted\n");
+	kprintf("poweroff: no way to switch off; halted\n");
 	cpu_halt_forever();
 }
 
