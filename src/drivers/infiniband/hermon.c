@@ -31,8 +31,7 @@ int hermon_reset(struct hermon *h)
 	start = clock_ms();
 	while (readl_be(&h->config, HERMON_SEM_OFFSET) != 0) {
 		if (clock_ms() - start >= HERMON_SEM_TIMEOUT_MS) {
-			hermon_err(h, "cannot take the hardware semaphore (flash update running?); "
-				   "reset not done");
+			hermon_err(h, "hardware semaphore busy (flash update?): reset not done");
 			return -EBUSY;
 		}
 		mdelay(1);
@@ -137,7 +136,7 @@ static void hermon_reset_and_release(struct hermon *h)
 		hermon_after_reset(h);
 		return;
 	}
-	hermon_err(h, "HCA did not reset: %zu KiB of host memory kept (it may still DMA there)",
+	hermon_err(h, "HCA did not reset: %zu KiB host memory kept (it may DMA there)",
 		   (h->fa.len + h->aux.len +
 					     (size_t)h->plan.mapped_len) / 1024);
 	/* All that is left to stop it; a device deaf to config cycles may not hear this either. */

@@ -186,7 +186,7 @@ static int hermon_decode_cqe(struct hermon *h, struct hermon_cq *cq, const uint8
 	if (is_send ? opcode != HERMON_OPCODE_SEND && opcode != HERMON_OPCODE_NOP
 		    : opcode != HERMON_CQE_RECV_SEND && opcode != HERMON_CQE_RECV_SEND_IMM) {
 		cq->errors++;
-		hermon_err(h, "CQ 0x%x: %s CQE with unexpected opcode 0x%02x on QP 0x%x, WQE %u - "
+		hermon_err(h, "CQ 0x%x: %s CQE opcode 0x%02x unexpected on QP 0x%x, WQE %u: "
 			   "treated as an error", cq->cqn, is_send ? "send" : "receive", opcode, qpn,
 			   counter);
 		*wc = (struct ib_wc){ .qp = qp->ibqp, .is_send = is_send, .wqe_index = counter,
