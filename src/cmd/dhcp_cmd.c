@@ -63,7 +63,7 @@ static int cmd_dhcp(int argc, char **argv)
 		return -ENODEV;
 	/* Right after power-on the port may still be training or waiting for the SM. */
 	if (!nd->link_up && net_wait_link(nd, DHCP_LINK_WAIT_MS) < 0) {
-		kprintf("dhcp: %s has no link (is the port ACTIVE? see ibstat)\n", nd->name);
+		kprintf("%s: %s has no link (see ibstat)\n", "dhcp", nd->name);
 		return -EIO;
 	}
 	return dhcp_run(nd, &cfg, NULL);

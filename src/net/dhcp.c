@@ -535,7 +535,7 @@ static void handle_ack(struct dhcp_client *c, struct dhcp_msg *m)
 	}
 	rc = ipv4_configure(c->nd, c->lease.ip, c->lease.netmask, c->lease.gateway);
 	if (rc < 0) {
-		dhcp_fail(c, rc, "DHCPACK for %s has an unusable configuration",
+		dhcp_fail(c, rc, "DHCPACK for %s: unusable configuration",
 			  ipv4_ntoa(c->lease.ip, a));
 		return;
 	}

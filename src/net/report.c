@@ -190,7 +190,7 @@ int report_send(const char *url, const char *reason)
 	long rc;
 
 	if (!nd) {
-		kprintf("report: not sent: no interface has an IPv4 address\n");
+		kprintf("report: not sent: no interface has an address\n");
 		return -ENODEV;
 	}
 	if (!url && setting_get(REPORT_URL_SETTING, setting, sizeof(setting)) > 0)

@@ -29,11 +29,14 @@ static bool iss_keyed;
 
 const char *tcp_state_name(enum tcp_state s)
 {
-	static const char *const names[] = {
-		"CLOSED", "SYN-SENT", "ESTABLISHED", "FIN-WAIT-1", "FIN-WAIT-2", "CLOSING",
-		"TIME-WAIT", "CLOSE-WAIT", "LAST-ACK",
-	};
-	return (unsigned)s < ARRAY_SIZE(names) ? names[s] : "?";
+	/* NUL-separated, not a table of pointers (8 bytes of address each) */
+	const char *n = "CLOSED\0SYN-SENT\0ESTABLISHED\0FIN-WAIT-1\0FIN-WAIT-2\0CLOSING\0"
+			"TIME-WAIT\0CLOSE-WAIT\0LAST-ACK\0";
+
+	for (unsigned i = (unsigned)s; *n; n += strlen(n) + 1)
+		if (!i--)
+			return n;
+	return "?";
 }
 
 void tcp_config_default(struct tcp_config *cfg)

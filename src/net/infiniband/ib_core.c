@@ -33,24 +33,29 @@ uint64_t ib_now_ms(const struct ib_device *dev)
 
 /* ---- names and formatting ---- */
 
+/* The n-th name of a list of NUL-separated names (ended by an empty one), else dflt: a string
+ * instead of a table of pointers, 8 bytes of address less per name. */
+const char *ib_name_at(const char *names, unsigned n, const char *dflt)
+{
+	for (; *names; names += strlen(names) + 1)
+		if (!n--)
+			return names;
+	return dflt;
+}
+
 const char *ib_port_state_name(enum ib_port_state st)
 {
-	static const char *const names[] = { "NOP", "DOWN", "INIT", "ARMED", "ACTIVE" };
-
-	return (unsigned)st < ARRAY_SIZE(names) ? names[st] : "invalid";
+	return ib_name_at("NOP\0DOWN\0INIT\0ARMED\0ACTIVE\0", (unsigned)st, "invalid");
 }
 
 const char *ib_wc_status_name(enum ib_wc_status st)
 {
-	static const char *const names[] = {
-		"success", "local length error", "local QP operation error",
-		"local protection error", "work request flushed", "memory window bind error",
-		"bad response", "local access error", "remote invalid request",
-		"remote access error", "remote operation error", "transport retry exceeded",
-		"RNR retry exceeded", "general error",
-	};
-
-	return (unsigned)st < ARRAY_SIZE(names) ? names[st] : "unknown status";
+	return ib_name_at("success\0local length error\0local QP operation error\0"
+			  "local protection error\0work request flushed\0"
+			  "memory window bind error\0bad response\0local access error\0"
+			  "remote invalid request\0remote access error\0remote operation error\0"
+			  "transport retry exceeded\0RNR retry exceeded\0general error\0",
+			  (unsigned)st, "unknown status");
 }
 
 char *ib_gid_format(const union ib_gid *gid, char *buf, size_t size)

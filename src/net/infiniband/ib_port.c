@@ -62,11 +62,8 @@ const char *ib_port_rate_string(const struct ib_port_attr *a, char *buf, size_t 
 
 const char *ib_phys_state_name(unsigned phys_state)
 {
-	static const char *const names[] = { "no state change", "Sleep", "Polling", "Disabled",
-					     "PortConfigurationTraining", "LinkUp",
-					     "LinkErrorRecovery", "PhyTest" };
-
-	return phys_state < ARRAY_SIZE(names) ? names[phys_state] : "unknown";
+	return ib_name_at("no state change\0Sleep\0Polling\0Disabled\0PortConfigurationTraining\0"
+			  "LinkUp\0LinkErrorRecovery\0PhyTest\0", phys_state, "unknown");
 }
 
 /* Each ULP's handler at `off` (port_up, port_down or reregister), where it has one. */

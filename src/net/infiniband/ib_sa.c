@@ -31,26 +31,25 @@ static struct ib_sa_client *sa_of(const struct ib_port *port)
 
 const char *ib_sa_status_name(uint16_t status)
 {
-	switch (status & 0xff00) {
-	case IBLIB_SA_STATUS_NO_RESOURCES: return "SA out of resources";
-	case IBLIB_SA_STATUS_REQ_INVALID: return "request invalid";
-	case IBLIB_SA_STATUS_NO_RECORDS: return "no records";
-	case IBLIB_SA_STATUS_TOO_MANY_RECORDS: return "too many records";
-	case IBLIB_SA_STATUS_INVALID_GID: return "invalid GID";
-	case IBLIB_SA_STATUS_INSUFFICIENT_COMPS: return "insufficient components";
-	case IBLIB_SA_STATUS_REQ_DENIED: return "request denied";
-	default: break;
-	}
-	switch (status & 0x1f) {
-	case 0: return (status & 0xff00) ? "SA error" : "success";
-	case IBLIB_MAD_STATUS_BUSY: return "SA busy";
-	case IBLIB_MAD_STATUS_REDIRECT: return "redirect required";
-	case IBLIB_MAD_STATUS_BAD_VERSION: return "bad class version";
-	case IBLIB_MAD_STATUS_UNSUP_METHOD: return "method not supported";
-	case IBLIB_MAD_STATUS_UNSUP_METHOD_ATTR: return "method/attribute not supported";
-	case IBLIB_MAD_STATUS_INVALID_FIELD: return "invalid attribute field";
-	default: return "unknown MAD status";
-	}
+	static const uint8_t mad_codes[] = {
+		IBLIB_MAD_STATUS_BUSY, IBLIB_MAD_STATUS_REDIRECT, IBLIB_MAD_STATUS_BAD_VERSION,
+		IBLIB_MAD_STATUS_UNSUP_METHOD, IBLIB_MAD_STATUS_UNSUP_METHOD_ATTR,
+		IBLIB_MAD_STATUS_INVALID_FIELD,
+	};
+	unsigned sa = status >> 8, i = 0;
+
+	/* The SA's class-specific codes 1..7, then the common MAD ones, as name lists. */
+	if (sa >= IBLIB_SA_STATUS_NO_RESOURCES >> 8 && sa <= IBLIB_SA_STATUS_REQ_DENIED >> 8)
+		return ib_name_at("SA out of resources\0request invalid\0no records\0"
+				  "too many records\0invalid GID\0insufficient components\0"
+				  "request denied\0", sa - 1, NULL);
+	if (!(status & 0x1f))
+		return sa ? "SA error" : "success";
+	while (i < sizeof(mad_codes) && mad_codes[i] != (status & 0x1f))
+		i++;
+	return ib_name_at("SA busy\0redirect required\0bad class version\0method not supported\0"
+			  "method/attribute not supported\0invalid attribute field\0", i,
+			  "unknown MAD status");
 }
 
 void ib_ipv4_broadcast_mgid(union ib_gid *mgid, uint16_t pkey)
