@@ -93,7 +93,8 @@ static struct image *fetch_cmd(int argc, char **argv, enum image_role role, int 
 	}
 	if (given) {
 		if (!*given || strlen(given) >= sizeof(name)) {
-			kprintf("%s: a name must have 1..%d characters\n", argv[0], IMAGE_NAME_MAX - 1);
+			kprintf("image: name '%s' must be 1..%d characters\n", given,   /* image.c's */
+				IMAGE_NAME_MAX - 1);
 			*rc = -ERANGE;
 			return NULL;
 		}

@@ -29,9 +29,9 @@ uint64_t tsc_choose_hz(uint64_t pit_hz, const struct tsc_cpuid *c, const char **
 	}
 	hz = tsc_hz_from_cpuid(c);
 	if (hz && hz <= TSC_HZ_UPPER_BOUND) {
-		*source = "from CPUID leaf 0x15/0x16 (the PIT did not count)";
+		*source = "from CPUID leaf 0x15/0x16 (no PIT count)";
 		return hz;
 	}
-	*source = "unknown (no PIT count, no CPUID leaf): the upper bound (longer timeouts)";
+	*source = "unknown (no PIT count, no CPUID leaf): upper bound (longer timeouts)";
 	return TSC_HZ_UPPER_BOUND;
 }

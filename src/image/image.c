@@ -178,11 +178,11 @@ int image_sha256_match(const struct image *img, const uint8_t want[SHA256_DIGEST
 	if (memcmp(want, got, SHA256_DIGEST_LEN) != 0) {
 		sha256_to_hex(want, want_hex);
 		kprintf("sha256: %s MISMATCH: %s %s%s\n"
-			"sha256:   but the %zu bytes fetched from %s hash to %s: %s\n", img->name,
+			"sha256:   but %zu bytes from %s hash to %s: %s\n", img->name,
 			before_fetch ? "pinned" : "expected", want_hex,
 			before_fetch ? " before the fetch" : "", img->len,
 			img->uri[0] ? img->uri : "(unknown)", got_hex, before_fetch ?
-			"discarded (changed on the way, or a wrong pin)" : "it will not boot");
+			"discarded (corrupted, or a wrong pin)" : "it will not boot");
 		return -EPERM;
 	}
 	kprintf("sha256: %s OK (%s%s)\n", img->name, got_hex,
