@@ -109,12 +109,9 @@ static void hermon_after_reset(struct hermon *h)
 	}
 	if (h->eq.orphan && h->eq.eqe)
 		dma_free(h->eq.eqe, h->eq.eqe_len);
-	memset(&h->eq, 0, sizeof(h->eq));
-	memset(h->mtt_inuse, 0, sizeof(h->mtt_inuse));
-	memset(h->cq_inuse, 0, sizeof(h->cq_inuse));
-	memset(h->qp_inuse, 0, sizeof(h->qp_inuse));
-	memset(h->special_qp_used, 0, sizeof(h->special_qp_used));
-	memset(h->amgm_inuse, 0, sizeof(h->amgm_inuse));
+	/* The allocators and the EQ's shadow, one run of struct hermon (mtt_inuse .. eq). */
+	memset(h->mtt_inuse, 0, __builtin_offsetof(struct hermon, cqs) -
+	       __builtin_offsetof(struct hermon, mtt_inuse));
 	h->map_cmds = h->map_entries = 0;
 	h->catastrophic = false;
 	h->reset_failed = false;

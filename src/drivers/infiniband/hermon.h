@@ -292,7 +292,7 @@ struct hermon {
 	unsigned mpt_index;
 	uint32_t lkey;
 
-	/* allocators */
+	/* allocators, then the EQ: hermon_after_reset clears mtt_inuse .. eq in one go */
 	uint8_t mtt_inuse[HERMON_MAX_MTTS / 8];
 	uint8_t cq_inuse[(HERMON_MAX_CQS + 7) / 8];
 	uint8_t qp_inuse[(HERMON_MAX_QPS + 7) / 8];

@@ -44,12 +44,18 @@ static void emit(struct dump *d, const char *fmt, ...)
 	d->out->line(d->out->ctx, line);
 }
 
-/* SEG header (attributes already formatted), the words, END. */
+/* SEG header (its attributes from fmt), the words, END. */
 static void segment(struct dump *d, const char *name, const uint32_t *w, unsigned n,
-		    const char *attrs)
+		    const char *fmt, ...) __printf(5, 6);
+static void segment(struct dump *d, const char *name, const uint32_t *w, unsigned n,
+		    const char *fmt, ...)
 {
-	char line[FWDUMP_LINE_MAX + 1];
+	char line[FWDUMP_LINE_MAX + 1], attrs[FWDUMP_LINE_MAX - 32];
+	va_list ap;
 
+	va_start(ap, fmt);
+	kvsnprintf(attrs, sizeof(attrs), fmt, ap);
+	va_end(ap);
 	emit(d, "SEG %s %u%s%s", name, n, attrs[0] ? " " : "", attrs);
 	for (unsigned i = 0; i < n; i += FWDUMP_WORDS_PER_LINE) {
 		size_t len = (size_t)ksnprintf(line, sizeof(line), "+%04x:", 4 * i);
@@ -77,68 +83,62 @@ static void dump_pci(struct hermon *h, struct dump *d)
 		return;
 	for (unsigned i = 0; i < ARRAY_SIZE(w); i++)
 		w[i] = pci_read32(h->pci, 4 * i);
-	segment(d, "pci", w, ARRAY_SIZE(w), "");
+	segment(d, "pci", w, ARRAY_SIZE(w), "%s", "");
 }
 
 static void dump_hcr(struct hermon *h, struct dump *d)
 {
 	uint32_t w[HERMON_HCR_DWORDS];
-	char attrs[64];
 
 	if (h->config.size < HERMON_HCR_BASE + 4 * HERMON_HCR_DWORDS)
 		return;   /* BAR0 not mapped (probe failed early) */
 	for (unsigned i = 0; i < HERMON_HCR_DWORDS; i++)
 		w[i] = readl_be(&h->config, HERMON_HCR_BASE + 4 * i);
-	ksnprintf(attrs, sizeof(attrs), "offset=0x%x stuck=%u", HERMON_HCR_BASE, h->hcr_stuck);
-	segment(d, "hcr", w, HERMON_HCR_DWORDS, attrs);
+	segment(d, "hcr", w, HERMON_HCR_DWORDS, "offset=0x%x stuck=%u", HERMON_HCR_BASE,
+		h->hcr_stuck);
 }
 
 static void dump_catas(struct hermon *h, struct dump *d)
 {
 	uint32_t w[CATAS_MAX_DWORDS];
 	unsigned n = h->err_buf_size;
-	char attrs[96];
 
 	if (h->stage == HERMON_STAGE_RESET || n == 0) {
 		segment(d, "catas", NULL, 0, "available=no");
 		return;
 	}
 	if (h->err_buf_bar != 0 || h->err_buf_offset + 4ull * n > h->config.size) {
-		ksnprintf(attrs, sizeof(attrs), "available=no bar=%u offset=0x%llx size=%u",
-			  h->err_buf_bar, (unsigned long long)h->err_buf_offset, n);
-		segment(d, "catas", NULL, 0, attrs);
+		segment(d, "catas", NULL, 0, "available=no bar=%u offset=0x%llx size=%u",
+			h->err_buf_bar, (unsigned long long)h->err_buf_offset, n);
 		return;
 	}
 	if (n > CATAS_MAX_DWORDS)
 		n = CATAS_MAX_DWORDS;
 	for (unsigned i = 0; i < n; i++)
 		w[i] = readl_be(&h->config, h->err_buf_offset + 4 * i);
-	ksnprintf(attrs, sizeof(attrs), "available=yes bar=0 offset=0x%llx size=%u catastrophic=%u",
-		  (unsigned long long)h->err_buf_offset, h->err_buf_size, h->catastrophic);
-	segment(d, "catas", w, n, attrs);
+	segment(d, "catas", w, n, "available=yes bar=0 offset=0x%llx size=%u catastrophic=%u",
+		(unsigned long long)h->err_buf_offset, h->err_buf_size, h->catastrophic);
 }
 
 static void dump_queues(struct hermon *h, struct dump *d, uint8_t *ctx)
 {
 	uint32_t w[HERMONPRM_QUEUE_PAIR_EE_CONTEXT_ENTRY_ST_BYTES / 4];
-	char attrs[FWDUMP_LINE_MAX - 32];
 	bool ok;
 
 	ok = hermon_cmd_query_eq(h, h->eq.eqn, ctx) == 0;
-	ksnprintf(attrs, sizeof(attrs), "eqn=%u entries=%u consumer=%u events=%u unknown=%u "
-		  "last_type=0x%02x context=%s", h->eq.eqn, HERMON_NUM_EQES, h->eq.next,
-		  h->eq.events, h->eq.unknown_events, h->eq.last_type, ok ? "QUERY_EQ" : "none");
 	context_words(ctx, w, HERMONPRM_EQC_ST_BYTES / 4);
-	segment(d, "eq", w, ok ? HERMONPRM_EQC_ST_BYTES / 4 : 0, attrs);
+	segment(d, "eq", w, ok ? HERMONPRM_EQC_ST_BYTES / 4 : 0, "eqn=%u entries=%u consumer=%u "
+		"events=%u unknown=%u last_type=0x%02x context=%s", h->eq.eqn, HERMON_NUM_EQES,
+		h->eq.next, h->eq.events, h->eq.unknown_events, h->eq.last_type,
+		ok ? "QUERY_EQ" : "none");
 
 	for (struct hermon_cq *cq = h->cqs; cq; cq = cq->next_cq) {
 		memset(ctx, 0, HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES);
 		ok = hermon_cmd_query_cq(h, cq->cqn, ctx) == 0;
-		ksnprintf(attrs, sizeof(attrs), "cqn=0x%x entries=%u consumer=%u errors=%u "
-			  "context=%s", cq->cqn, cq->num_cqes, cq->next, cq->errors,
-			  ok ? "QUERY_CQ" : "none");
 		context_words(ctx, w, HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES / 4);
-		segment(d, "cq", w, ok ? HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES / 4 : 0, attrs);
+		segment(d, "cq", w, ok ? HERMONPRM_COMPLETION_QUEUE_CONTEXT_ST_BYTES / 4 : 0,
+			"cqn=0x%x entries=%u consumer=%u errors=%u context=%s", cq->cqn,
+			cq->num_cqes, cq->next, cq->errors, ok ? "QUERY_CQ" : "none");
 	}
 	for (unsigned i = 0; i < ARRAY_SIZE(h->qp_table); i++) {
 		const struct hermon_qp *qp = h->qp_table[i];
@@ -150,14 +150,14 @@ static void dump_queues(struct hermon *h, struct dump *d, uint8_t *ctx)
 		ok = hermon_cmd_query_qp(h, qp->qpn, ctx) == 0;
 		/* QUERY_QP's mailbox is the QP state-transition layout: the QPC sits inside it. */
 		qpc = hermonprm_qp_ee_state_transitions_st_qpc_eec_data(ctx);
-		ksnprintf(attrs, sizeof(attrs), "qpn=0x%x type=%s port=%u state=%s sq_producer=%u "
-			  "sq_entries=%u rq_producer=%u rq_entries=%u send_cq=0x%x recv_cq=0x%x "
-			  "mcast_groups=%u context=%s", qp->qpn, str_nth(HERMON_QP_TYPE_NAMES, qp->type),
-			  qp->port, str_nth(HERMON_QP_STATE_NAMES, qp->state), qp->send.next,
-			  qp->send.num_wqes, qp->recv.next, qp->recv.num_wqes, qp->send_cq->cqn,
-			  qp->recv_cq->cqn, qp->mcast_groups, ok ? "QUERY_QP" : "none");
 		context_words(qpc, w, ARRAY_SIZE(w));
-		segment(d, "qp", w, ok ? ARRAY_SIZE(w) : 0, attrs);
+		segment(d, "qp", w, ok ? ARRAY_SIZE(w) : 0, "qpn=0x%x type=%s port=%u state=%s "
+			"sq_producer=%u sq_entries=%u rq_producer=%u rq_entries=%u send_cq=0x%x "
+			"recv_cq=0x%x mcast_groups=%u context=%s", qp->qpn,
+			str_nth(HERMON_QP_TYPE_NAMES, qp->type), qp->port,
+			str_nth(HERMON_QP_STATE_NAMES, qp->state), qp->send.next, qp->send.num_wqes,
+			qp->recv.next, qp->recv.num_wqes, qp->send_cq->cqn, qp->recv_cq->cqn,
+			qp->mcast_groups, ok ? "QUERY_QP" : "none");
 	}
 }
 
@@ -168,7 +168,6 @@ void hermon_dump_to(struct hermon *h, const struct fwdump_out *out)
 	const char *stage = h->stage <= HERMON_STAGE_RUNNING
 		? str_nth(HERMON_STAGE_TOKENS, h->stage) : "?";
 	const char *name = h->ibname[0] ? h->ibname : "hermon";
-	char attrs[FWDUMP_LINE_MAX - 32];
 
 	emit(&d, "FWDUMP %u %s id=%04x:%04x fw=%u.%u.%u cmd_if_rev=%u stage=%s catastrophic=%u "
 	     "last_cmd=%s last_status=0x%02x", FWDUMP_FORMAT_VERSION, name,
@@ -178,10 +177,9 @@ void hermon_dump_to(struct hermon *h, const struct fwdump_out *out)
 	dump_pci(h, &d);
 	dump_hcr(h, &d);
 	dump_catas(h, &d);
-	ksnprintf(attrs, sizeof(attrs), "fa_kib=%zu aux_kib=%zu icm_kib=%llu lkey=0x%08x mpt=%u access=lr,lw",
-		  h->fa.len / 1024, h->aux.len / 1024,
-		  (unsigned long long)h->plan.mapped_len / 1024, h->lkey, h->mpt_index);
-	segment(&d, "memory", NULL, 0, attrs);
+	segment(&d, "memory", NULL, 0, "fa_kib=%zu aux_kib=%zu icm_kib=%llu lkey=0x%08x mpt=%u "
+		"access=lr,lw", h->fa.len / 1024, h->aux.len / 1024,
+		(unsigned long long)h->plan.mapped_len / 1024, h->lkey, h->mpt_index);
 	if (h->stage == HERMON_STAGE_RUNNING && !h->hcr_stuck)
 		dump_queues(h, &d, ctx);
 	else
@@ -190,12 +188,11 @@ void hermon_dump_to(struct hermon *h, const struct fwdump_out *out)
 		const struct hermon_port *p = &h->port[i];
 		const struct ib_port_attr *a = &h->ib.port[i].attr;
 
-		ksnprintf(attrs, sizeof(attrs), "num=%u open=%u state=%u lid=0x%x sm_lid=0x%x "
-			  "width=%u speed=%u mtu_cap=%u mtu_active=%u vl_cap=%u state_events=%u "
-			  "mgmt_events=%u", p->num, p->open, a->state, a->lid, a->sm_lid,
-			  a->link_width_active, a->link_speed_active, p->max_mtu, a->neighbor_mtu,
-			  p->vl_cap, p->state_events, p->mgmt_events);
-		segment(&d, "port", NULL, 0, attrs);
+		segment(&d, "port", NULL, 0, "num=%u open=%u state=%u lid=0x%x sm_lid=0x%x "
+			"width=%u speed=%u mtu_cap=%u mtu_active=%u vl_cap=%u state_events=%u "
+			"mgmt_events=%u", p->num, p->open, a->state, a->lid, a->sm_lid,
+			a->link_width_active, a->link_speed_active, p->max_mtu, a->neighbor_mtu,
+			p->vl_cap, p->state_events, p->mgmt_events);
 	}
 	emit(&d, "FWEND %s segments=%u", name, d.segments);
 }

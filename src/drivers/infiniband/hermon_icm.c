@@ -58,7 +58,7 @@ int hermon_read_caps(struct hermon *h)
 		return -ENODEV;
 	}
 	if (c->num_ports > HERMON_MAX_PORTS) {
-		hermon_info(h, "%u ports reported, driving the first %u", c->num_ports,
+		hermon_info(h, "%u ports, driving the first %u", c->num_ports,
 			    HERMON_MAX_PORTS);
 		c->num_ports = HERMON_MAX_PORTS;
 	}
@@ -384,7 +384,7 @@ int hermon_map_icm(struct hermon *h)
 	int rc;
 
 	if ((rc = hermon_icm_plan(&h->caps, p)) != 0) {
-		hermon_err(h, "QUERY_DEV_CAP limits inconsistent: cannot lay out ICM");
+		hermon_err(h, "QUERY_DEV_CAP limits inconsistent: no ICM layout");
 		return rc;
 	}
 	if ((rc = hermon_cmd_set_icm_size(h, p->icm_size, &aux_pages)) != 0)

@@ -254,7 +254,7 @@ int hermon_modify_qp(struct hermon *h, struct hermon_qp *qp, uint32_t qkey, unsi
 		memset(ctx, 0, HERMONPRM_QP_EE_STATE_TRANSITIONS_ST_BYTES);
 	}
 	if (qp->state != IB_QPS_RTS) {
-		hermon_err(h, "QP 0x%x cannot be modified from state %u", qp->qpn, qp->state);
+		hermon_err(h, "QP 0x%x: no transition from state %u", qp->qpn, qp->state);
 		rc = -EINVAL;
 		goto out;
 	}
