@@ -228,10 +228,10 @@ static void identity_one(struct hermon *h, void *ctx)
 	char line[FWDUMP_LINE_MAX + 1], rate[32];
 
 	ksnprintf(line, sizeof(line), "hca: %s pci %04x:%04x fw %u.%u.%u node-guid "
-		  "%02x%02x:%02x%02x:%02x%02x:%02x%02x ports %u%s", h->ibname,
+		  "%04x:%04x:%04x:%04x ports %u%s", h->ibname,
 		  h->pci ? h->pci->vendor : 0, h->pci ? h->pci->device : 0, h->fw_major,
-		  h->fw_minor, h->fw_subminor, g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7],
-		  h->num_ports, h->catastrophic ? " CATASTROPHIC-ERROR" : "");
+		  h->fw_minor, h->fw_subminor, get_be16(g), get_be16(g + 2), get_be16(g + 4),
+		  get_be16(g + 6), h->num_ports, h->catastrophic ? " CATASTROPHIC-ERROR" : "");
 	out->line(out->ctx, line);
 	for (unsigned i = 0; i < h->num_ports; i++) {
 		const struct ib_port_attr *a = &h->ib.port[i].attr;

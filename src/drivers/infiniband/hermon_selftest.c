@@ -92,11 +92,13 @@ struct selftest {
 
 static void st_snapshot(const struct hermon *h, struct st_snapshot *s)
 {
+	/* The four bitmaps lie in the same order, back to back, here and in struct hermon. */
+#define ST_BITMAPS (__builtin_offsetof(struct st_snapshot, amgm) + sizeof(s->amgm))
+	_Static_assert(ST_BITMAPS == __builtin_offsetof(struct hermon, special_qp_used) -
+		       __builtin_offsetof(struct hermon, mtt_inuse), "bitmaps in one run");
 	memset(s, 0, sizeof(*s));
-	memcpy(s->mtt, h->mtt_inuse, sizeof(s->mtt));
-	memcpy(s->cq, h->cq_inuse, sizeof(s->cq));
-	memcpy(s->qp, h->qp_inuse, sizeof(s->qp));
-	memcpy(s->amgm, h->amgm_inuse, sizeof(s->amgm));
+	memcpy(s->mtt, h->mtt_inuse, ST_BITMAPS);
+#undef ST_BITMAPS
 	for (struct ib_cq *cq = h->ib.cqs; cq; cq = cq->next)
 		s->core_cqs++;
 	for (struct ib_qp *qp = h->ib.qps; qp; qp = qp->next)
@@ -695,7 +697,8 @@ int hermon_selftest_run(struct hermon *h, unsigned port, struct hermon_selftest_
 	bool quiet = h->quiet;
 
 	memset(res, 0, sizeof(*res));
-	ksnprintf(res->device, sizeof(res->device), "%s", h->name);
+	_Static_assert(sizeof(res->device) == sizeof(h->name), "device is the HCA's name");
+	memcpy(res->device, h->name, sizeof(res->device));   /* terminated: ksnprintf wrote it */
 	res->port = port;
 	for (unsigned i = 0; i < HERMON_SELFTEST_STEPS; i++)
 		res->step[i].name = str_nth(ST_NAMES, i);
