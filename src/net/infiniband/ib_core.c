@@ -50,12 +50,17 @@ const char *ib_port_state_name(enum ib_port_state st)
 
 const char *ib_wc_status_name(enum ib_wc_status st)
 {
-	return ib_name_at("success\0local length error\0local QP operation error\0"
-			  "local protection error\0work request flushed\0"
-			  "memory window bind error\0bad response\0local access error\0"
-			  "remote invalid request\0remote access error\0remote operation error\0"
-			  "transport retry exceeded\0RNR retry exceeded\0general error\0",
-			  (unsigned)st, "unknown status");
+	/* A table, not ib_name_at: the completion paths that name a failed WQE stay as lean
+	 * (bench-fastpath: the loop cost 7 instructions per received segment). */
+	static const char *const names[] = {
+		"success", "local length error", "local QP operation error",
+		"local protection error", "work request flushed", "memory window bind error",
+		"bad response", "local access error", "remote invalid request",
+		"remote access error", "remote operation error", "transport retry exceeded",
+		"RNR retry exceeded", "general error",
+	};
+
+	return (unsigned)st < ARRAY_SIZE(names) ? names[st] : "unknown status";
 }
 
 char *ib_gid_format(const union ib_gid *gid, char *buf, size_t size)
