@@ -269,7 +269,7 @@ int hermon_init(struct hermon *h, struct pci_device *pci)
 	int rc;
 
 	h->pci = pci;
-	ksnprintf(h->name, sizeof(h->name), "hermon %04x:%02x:%02x.%x", 0, PCI_BUS(pci->bdf),
+	ksnprintf(h->name, sizeof(h->name), "hermon 0000:%02x:%02x.%x", PCI_BUS(pci->bdf),
 		  PCI_DEV(pci->bdf), PCI_FN(pci->bdf));
 	pci_enable_device(pci);
 	if ((rc = pci_map_bar(pci, 0, &h->config)) != 0 || h->config.size < MiB(1)) {

@@ -42,6 +42,9 @@
 #define ST_CQ_SIZE         4
 #define ST_CQ_SENDS        (2 * ST_CQ_SIZE + 1)        /* more than two laps of the CQ */
 #define ST_WAIT_MS         100    /* a completion or event on an idle HCA takes microseconds */
+/* The two plain numbers above inside the messages' text (one argument fewer each). */
+#define ST_STR_(x)         #x
+#define ST_STR(x)          ST_STR_(x)
 #define ST_POLL_US         10
 #define ST_SA_WAIT_MS      (3 * IB_MAD_FIRST_TIMEOUT)  /* first send + one retransmission */
 #define ST_QKEY            0x5e1f7e57u                 /* not privileged (IBA 10.2.4) */
@@ -312,7 +315,7 @@ static void st_cmd_timing(struct selftest *t, struct hermon_selftest_step *s)
 		if (rc) {
 			char what[32];
 
-			ksnprintf(what, sizeof(what), "NOP %u of %u", i + 1, ST_NOPS);
+			ksnprintf(what, sizeof(what), "NOP %u of " ST_STR(ST_NOPS), i + 1);
 			st_fail_cmd(t, s, what, rc);
 			return;
 		}
@@ -320,8 +323,9 @@ static void st_cmd_timing(struct selftest *t, struct hermon_selftest_step *s)
 		max = MAX(max, us);
 		min = MIN(min, us);
 	}
-	st_set(s, HERMON_SELFTEST_OK, "NOP %llu us average, %llu..%llu over %u; timeout %u s", (unsigned long long)(total / ST_NOPS), (unsigned long long)min,
-	       (unsigned long long)max, ST_NOPS, HERMON_HCR_TIMEOUT_MS / 1000);
+	st_set(s, HERMON_SELFTEST_OK, "NOP %llu us average, %llu..%llu over " ST_STR(ST_NOPS)
+	       "; timeout %u s", (unsigned long long)(total / ST_NOPS), (unsigned long long)min,
+	       (unsigned long long)max, HERMON_HCR_TIMEOUT_MS / 1000);
 }
 
 /* ---- 3: ICM/MPT/MTT round trip ---- */
@@ -410,8 +414,8 @@ out_page:
 static void st_lost(struct hermon_selftest_step *s, const char *ring, unsigned num,
 		    const char *what, unsigned i, unsigned of, uint32_t at, unsigned size)
 {
-	st_set(s, HERMON_SELFTEST_FAIL, "%s 0x%x: %s %u of %u not seen in %u ms (entry %u of %u, "
-	       "lap %u): %s", ring, num, what, i + 1, of, ST_WAIT_MS, at % size, size,
+	st_set(s, HERMON_SELFTEST_FAIL, "%s 0x%x: %s %u of %u not seen in " ST_STR(ST_WAIT_MS)
+	       " ms (entry %u of %u, lap %u): %s", ring, num, what, i + 1, of, at % size, size,
 	       at / size + 1, i > 0 && at % size == 0 ? "owner bit did not flip at the lap" :
 	       "no entry written");
 }
@@ -505,7 +509,7 @@ static bool st_loop_one(struct selftest *t, struct hermon_selftest_step *s, cons
 		return false;
 	}
 	if (!st_wait(t, &t->sends, sends, ST_WAIT_MS)) {
-		st_set(s, HERMON_SELFTEST_FAIL, "no send completion in %u ms", ST_WAIT_MS);
+		st_set(s, HERMON_SELFTEST_FAIL, "no send completion in " ST_STR(ST_WAIT_MS) " ms");
 		return false;
 	}
 	if (t->send_errors) {
@@ -519,7 +523,7 @@ static bool st_loop_one(struct selftest *t, struct hermon_selftest_step *s, cons
 		st_last_cqe(t->rcq, why, sizeof(why));
 		st_set(s, HERMON_SELFTEST_FAIL, "receive failed: %s", why);
 	} else {
-		st_set(s, HERMON_SELFTEST_FAIL, "not received in %u ms", ST_WAIT_MS);
+		st_set(s, HERMON_SELFTEST_FAIL, "not received in " ST_STR(ST_WAIT_MS) " ms");
 	}
 	return false;
 }
