@@ -195,8 +195,7 @@ SHELL_COMMAND(imgargs, CMD_ORDER_IMAGE, "NAME [ARGS...]: set an image's command 
 static int cmd_imgstat(int argc __unused, char **argv __unused)
 {
 	kprintf("trust: %s\n", image_trust_enforcing() ?
-		"enforcing (only images pinned on their fetch)" :
-		"permissive (unpinned images boot)");
+		"enforcing (only images pinned on their fetch boot)" : "permissive");
 	if (!image_first())
 		kprintf("no images\n");
 	for (struct image *i = image_first(); i; i = i->next)

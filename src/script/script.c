@@ -195,8 +195,8 @@ int script_exec(const char *text, size_t len, const struct script_ops *ops, void
 			int argc = parse_words(c, &end, store, sizeof(store), argv, NULL, NULL, &why);
 
 			if (argc == 0 && (ncmd || *end))
-				why = ncmd ? "'||' or '&&' without a command after it" :
-					     "'||' or '&&' without a command before it";
+				why = ncmd ? "'||' or '&&' with no command after it" :
+					     "'||' or '&&' with no command before it";
 			else if (ncmd == MAX_CMDS)
 				why = "too many || and && on one line";
 			else if (argc >= 0)
