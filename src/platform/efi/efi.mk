@@ -25,6 +25,8 @@ build/efi/%.o: %.c $(PRM_H)
 	$(IMG_CC) $(EFI_CFLAGS) -MMD -MP -c -o $@ $<
 
 build/efi/src/image/image.o: $(TRUST_STAMP)
+# (IMG_PACK_CFLAGS are in EFI_CFLAGS: rebuilt when they change)
+$(EFI_OBJS): $$(IMG_LTO_STAMP)
 build/efi/src/image/image.o: EFI_CFLAGS += $(if $(TRUST),-DTRUST_ENFORCE=1)
 $(foreach o,src/core/main.o src/net/http_client.o src/net/report.o,build/efi/$(o)): \
 	$(IBBOOT_VERSION_STAMP)
