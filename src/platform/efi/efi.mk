@@ -27,6 +27,8 @@ build/efi/%.o: %.c $(PRM_H)
 build/efi/src/image/image.o: $(TRUST_STAMP)
 # (IMG_PACK_CFLAGS are in EFI_CFLAGS: rebuilt when they change)
 $(EFI_OBJS): $$(IMG_LTO_STAMP)
+$(patsubst %.c,build/efi/%.o,$(IMG_FAST_SRCS)): EFI_CFLAGS := \
+	$(filter-out $(IMG_PACK_CFLAGS),$(EFI_CFLAGS))
 build/efi/src/image/image.o: EFI_CFLAGS += $(if $(TRUST),-DTRUST_ENFORCE=1)
 $(foreach o,src/core/main.o src/net/http_client.o src/net/report.o,build/efi/$(o)): \
 	$(IBBOOT_VERSION_STAMP)
