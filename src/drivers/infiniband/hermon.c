@@ -110,7 +110,7 @@ static void hermon_after_reset(struct hermon *h)
 	if (h->eq.orphan && h->eq.eqe)
 		dma_free(h->eq.eqe, h->eq.eqe_len);
 	/* The allocators and the EQ's shadow, one run of struct hermon (mtt_inuse .. eq). */
-	memset(h->mtt_inuse, 0, __builtin_offsetof(struct hermon, cqs) -
+	memset(h->mtt_inuse, 0, __builtin_offsetof(struct hermon, eq) + sizeof(h->eq) -
 	       __builtin_offsetof(struct hermon, mtt_inuse));
 	h->map_cmds = h->map_entries = 0;
 	h->catastrophic = false;
