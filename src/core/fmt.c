@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* printf-style formatting without libc (see console.h for the supported formats). */
 #include <ibboot/console.h>
+#include <ibboot/string.h>
 
 struct spec {
 	bool left, zero, alt;
@@ -247,6 +248,14 @@ const char *str_nth(const char *list, unsigned n)
 		while (*list++)
 			;
 	return list;
+}
+
+const char *str_nth_or(const char *list, unsigned n, const char *dflt)
+{
+	for (; *list; list += strlen(list) + 1)
+		if (!n--)
+			return list;
+	return dflt;
 }
 
 /* Here rather than in console.c so that the hosted test fakes, which capture the console through

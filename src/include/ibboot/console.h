@@ -23,6 +23,9 @@ int kvprintf(const char *fmt, va_list ap);
 /* The string at index n of a list of NUL-separated strings ("a\0b\0c"); n must be below their
  * number. A name table as one string: no table of pointers in the image. */
 const char *str_nth(const char *list, unsigned n);
+/* The same for an n that may be out of range: the list ends with an empty string, and past it
+ * the answer is dflt. */
+const char *str_nth_or(const char *list, unsigned n, const char *dflt);
 void kputs(const char *s);   /* no newline added */
 void kputc(char c);
 

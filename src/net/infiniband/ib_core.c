@@ -33,24 +33,14 @@ uint64_t ib_now_ms(const struct ib_device *dev)
 
 /* ---- names and formatting ---- */
 
-/* The n-th name of a list of NUL-separated names (ended by an empty one), else dflt: a string
- * instead of a table of pointers, 8 bytes of address less per name. */
-const char *ib_name_at(const char *names, unsigned n, const char *dflt)
-{
-	for (; *names; names += strlen(names) + 1)
-		if (!n--)
-			return names;
-	return dflt;
-}
-
 const char *ib_port_state_name(enum ib_port_state st)
 {
-	return ib_name_at("NOP\0DOWN\0INIT\0ARMED\0ACTIVE\0", (unsigned)st, "invalid");
+	return str_nth_or("NOP\0DOWN\0INIT\0ARMED\0ACTIVE\0", (unsigned)st, "invalid");
 }
 
 const char *ib_wc_status_name(enum ib_wc_status st)
 {
-	/* A table, not ib_name_at: the completion paths that name a failed WQE stay as lean
+	/* A table, not str_nth_or: the completion paths that name a failed WQE stay as lean
 	 * (bench-fastpath: the loop cost 7 instructions per received segment). */
 	static const char *const names[] = {
 		"success", "local length error", "local QP operation error",

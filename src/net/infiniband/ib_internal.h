@@ -21,8 +21,6 @@ void ib_sma_destroy(struct ib_port *port);
 uint32_t ib_port_query_changes(struct ib_port *port, const struct ib_port_attr *old);
 /* A console message about a port: "<device> port <n>: " and the rest. */
 void ib_port_log(const struct ib_port *port, const char *fmt, ...) __printf(2, 3);
-/* The n-th of the NUL-separated names (the list ends with an empty one), else dflt. */
-const char *ib_name_at(const char *names, unsigned n, const char *dflt);
 
 /* ib_mad.c: one agent (GSI QP + transactions) per port. */
 int ib_mad_agent_create(struct ib_port *port);

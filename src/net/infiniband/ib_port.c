@@ -62,7 +62,7 @@ const char *ib_port_rate_string(const struct ib_port_attr *a, char *buf, size_t 
 
 const char *ib_phys_state_name(unsigned phys_state)
 {
-	return ib_name_at("no state change\0Sleep\0Polling\0Disabled\0PortConfigurationTraining\0"
+	return str_nth_or("no state change\0Sleep\0Polling\0Disabled\0PortConfigurationTraining\0"
 			  "LinkUp\0LinkErrorRecovery\0PhyTest\0", phys_state, "unknown");
 }
 

@@ -40,14 +40,14 @@ const char *ib_sa_status_name(uint16_t status)
 
 	/* The SA's class-specific codes 1..7, then the common MAD ones, as name lists. */
 	if (sa >= IBLIB_SA_STATUS_NO_RESOURCES >> 8 && sa <= IBLIB_SA_STATUS_REQ_DENIED >> 8)
-		return ib_name_at("SA out of resources\0request invalid\0no records\0"
+		return str_nth_or("SA out of resources\0request invalid\0no records\0"
 				  "too many records\0invalid GID\0insufficient components\0"
 				  "request denied\0", sa - 1, NULL);
 	if (!(status & 0x1f))
 		return sa ? "SA error" : "success";
 	while (i < sizeof(mad_codes) && mad_codes[i] != (status & 0x1f))
 		i++;
-	return ib_name_at("SA busy\0redirect required\0bad class version\0method not supported\0"
+	return str_nth_or("SA busy\0redirect required\0bad class version\0method not supported\0"
 			  "method/attribute not supported\0invalid attribute field\0", i,
 			  "unknown MAD status");
 }
