@@ -22,5 +22,5 @@ static int cmd_ibstat(int argc __unused, char **argv __unused)
 	}
 	return 0;
 }
-SHELL_COMMAND(ibstat, CMD_ORDER_IB, "IB port state, LID, SM LID, GID, P_Key, rate, MTU",
+SHELL_COMMAND(ibstat, CMD_ORDER_IB, "IB ports: state, LIDs, GID, P_Key, rate, MTU",
 	      cmd_ibstat);

@@ -193,8 +193,8 @@ static void neigh_path_done(void *ctx, const union ib_gid *dgid, int status)
 	if (n->state != NEIGH_PATH || memcmp(dgid->raw, n->hwaddr + 4, IB_GID_LEN))
 		return;
 	if (status < 0) {
-		neigh_fail(ip, n, status == -ETIMEDOUT ? "no path record (SA did not answer)"
-						       : "no path record from the SA");
+		neigh_fail(ip, n, status == -ETIMEDOUT ? "the SA did not answer"
+						       : "no path record");
 		return;
 	}
 	neigh_resolve_path(ip, n);
@@ -358,7 +358,7 @@ static void ipoib_follow_pin(struct ipoib *ip)
 
 static void ipoib_restart(struct ipoib *ip, struct ib_port *port, const char *why)
 {
-	kprintf("%s: %s; restarting IPoIB on %s port %u\n", ip->nd.name, why, port->dev->name,
+	kprintf("%s: %s; restarting on %s port %u\n", ip->nd.name, why, port->dev->name,
 		port->num);
 	ipoib_detach(ip);
 	(void)ipoib_attach(ip, port);
@@ -418,7 +418,7 @@ static void ipoib_poll(struct net_device *nd, uint64_t now)
 			char why[48];
 
 			ip->stats.arp_failed++;
-			ksnprintf(why, sizeof(why), "no ARP reply after %u requests in %u s",
+			ksnprintf(why, sizeof(why), "no ARP reply (%u requests, %u s)",
 				  IPOIB_ARP_TRIES, IPOIB_ARP_TRIES * IPOIB_ARP_RETRY_MS / 1000);
 			neigh_fail(ip, n, why);
 			continue;
@@ -494,7 +494,7 @@ static void ipoib_bcast_joined(void *ctx, struct ib_mcast_group *g, int status)
 		neigh_flush_all(ip);
 	if (status < 0) {
 		if (ip->nd.link_up)
-			kprintf("%s: link down (left the broadcast group)\n", ip->nd.name);
+			kprintf("%s: link down\n", ip->nd.name);
 		ip->nd.link_up = false;
 		ip->joined = false;
 		return;
@@ -644,7 +644,7 @@ static void ipoib_probe_done(void *ctx, int status, const uint8_t *resp)
 	struct ib_port *port = ip->port;
 	struct ib_mcast_info info;
 	union ib_gid mgid;
-	const char *why = "no response from the SA";
+	const char *why = "the SA did not answer";
 	uint16_t k;
 	size_t len;
 	int rc = status;
@@ -665,7 +665,7 @@ static void ipoib_probe_done(void *ctx, int status, const uint8_t *resp)
 		ksnprintf(ip->pkey_none + len, sizeof(ip->pkey_none) - len, "%s0x%04x has none",
 			  len ? ", " : "", k | IB_PKEY_FULL_MEMBER);   /* as the MGID names it */
 	if (status != 0 || rc != -ENOENT)
-		kprintf("%s: P_Key 0x%04x: IPoIB broadcast group not confirmed: %s\n", ip->nd.name,
+		kprintf("%s: P_Key 0x%04x: group not confirmed: %s\n", ip->nd.name,
 			k, why);
 	ipoib_probe(ip, ipoib_next_candidate(port, ip->pkey_probe + 1));
 }
@@ -689,10 +689,10 @@ static void ipoib_probe(struct ipoib *ip, int index)
 			ip->pkey_txn = rc;
 			return;
 		}
-		kprintf("%s: SA query for P_Key 0x%04x failed (error %d)\n", ip->nd.name, k, rc);
+		kprintf("%s: P_Key 0x%04x: SA query error %d\n", ip->nd.name, k, rc);
 	}
 	ipoib_pkey_chosen(ip, first < 0 ? 0 : (unsigned)first,
-			  "no P_Key has an IPoIB group; joining this one");
+			  "no IPoIB group; joining this one");
 }
 
 static int ipoib_attach(struct ipoib *ip, struct ib_port *port)
@@ -722,7 +722,7 @@ static int ipoib_attach(struct ipoib *ip, struct ib_port *port)
 					ip->nd.name, v);
 			else
 				kprintf("%s: P_Key 0x%04x (setting ib-pkey) is not in %s port %u's "
-					"P_Key table (%s): IPoIB cannot start\n", ip->nd.name,
+					"P_Key table (%s)\n", ip->nd.name,
 					pkey | 0x8000, port->dev->name, port->num, table);
 			ip->nd.link_error = "ib-pkey is not in the port's P_Key table";
 			return -ENOENT;   /* ip->port stays: no retry until the port changes */
@@ -735,7 +735,7 @@ static int ipoib_attach(struct ipoib *ip, struct ib_port *port)
 	if (first < 0 || second < 0) {
 		/* One partition (or an empty table: entry 0 as it is): nothing to choose from. */
 		ipoib_pkey_chosen(ip, first < 0 ? 0 : (unsigned)first,
-				  "the only P_Key in the port's table");
+				  "the only P_Key");
 		return ip->qp ? 0 : -ENOMEM;
 	}
 	ipoib_probe(ip, first);

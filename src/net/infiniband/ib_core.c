@@ -127,14 +127,13 @@ static int ib_local_get(struct ib_port *port, uint16_t attr_id, uint32_t attr_mo
 	put_be32(in + 20, attr_mod);
 	rc = dev->ops->mad(dev, port->num, in, out);
 	if (rc < 0) {
-		ib_port_log(port, "local MAD (attribute 0x%04x) failed: %s\n", attr_id,
-			    ib_strerror(rc));
+		ib_port_log(port, "local MAD attr 0x%04x: %s\n", attr_id, ib_strerror(rc));
 		return rc;
 	}
 	rc = ib_smp_check_response(out, sizeof(out), attr_id);
 	if (rc < 0) {
-		ib_port_log(port, "bad local MAD reply: attribute 0x%04x method 0x%02x "
-			    "status 0x%04x\n", attr_id, out[3], get_be16(out + 4));
+		ib_port_log(port, "bad local MAD reply: attr 0x%04x method 0x%02x status 0x%04x\n",
+			    attr_id, out[3], get_be16(out + 4));
 		return rc;
 	}
 	memcpy(data, out + IBLIB_SMP_DATA_OFF, IBLIB_SMP_DATA_BYTES);
@@ -311,7 +310,7 @@ struct ib_cq *ib_create_cq(struct ib_device *dev, unsigned num_cqes)
 	cq->num_cqes = num_cqes;
 	rc = dev->ops->create_cq(dev, cq);
 	if (rc < 0) {
-		kprintf("%s: cannot create a %u-entry CQ: %s\n", dev->name,
+		kprintf("%s: cannot create %u-entry CQ: %s\n", dev->name,
 			num_cqes, ib_strerror(rc));
 		kfree(cq);
 		return NULL;
@@ -474,7 +473,7 @@ struct ib_qp *ib_create_qp(struct ib_port *port, const struct ib_qp_config *cfg)
 err:
 	if (qp)
 		ib_qp_free_memory(qp);
-	ib_port_log(port, "cannot create a queue pair: %s\n", ib_strerror(rc));
+	ib_port_log(port, "cannot create QP: %s\n", ib_strerror(rc));
 	return NULL;
 }
 
@@ -495,9 +494,8 @@ void ib_destroy_qp(struct ib_qp *qp)
 		/* Not in RESET: the HCA may still write the receive ring or read the send pool, so
 		 * that memory must not be handed out again (a downloaded image could land there).
 		 * It waits, never reused, for a device reset (ib_device_reset_done). */
-		kprintf("%s port %u: QP 0x%x did not stop; its %zu buffer bytes kept until "
-			"reset\n", dev->name, qp->port ? qp->port->num : 0, qp->qpn,
-			ib_qp_buf_bytes(qp));
+		kprintf("%s port %u: QP 0x%x did not stop; %zu bytes held until reset\n",
+			dev->name, qp->port ? qp->port->num : 0, qp->qpn, ib_qp_buf_bytes(qp));
 		qp->state = IB_QPS_ERR;
 		qp->next = dev->quarantine;
 		dev->quarantine = qp;
@@ -611,7 +609,7 @@ void ib_mcast_detach(struct ib_qp *qp, const union ib_gid *mgid)
 
 /* The two completion lines the send and receive paths share: one the core cannot take (not the
  * WQE it waited for) and one that completed in error. */
-#define IB_WC_STRAY "QP 0x%06x: %s completion for WQE %u, expected %u: ignored\n"
+#define IB_WC_STRAY "QP 0x%06x: stray %s WQE %u, expected %u\n"
 #define IB_WC_FAILED "QP 0x%06x %s WQE %u failed: %s (syndrome 0x%02x, vendor 0x%02x)\n"
 
 /*
@@ -663,8 +661,7 @@ static void ib_complete_recv(struct ib_qp *qp, const struct ib_wc *wc)
 				    ib_wc_status_name(wc->status), wc->syndrome,
 				    wc->vendor_syndrome);
 	} else if (wc->byte_len < IB_GRH_LEN || wc->byte_len > buf->len) {
-		ib_port_log(qp->port, "QP 0x%06x: %u-byte receive, %zu-byte buffer "
-			    "(with GRH): dropped\n", qp->qpn,
+		ib_port_log(qp->port, "QP 0x%06x: dropped %u-byte receive (buffer %zu)\n", qp->qpn,
 			    (unsigned)wc->byte_len, buf->len);
 	} else if (qp->owner && qp->owner->recv) {
 		qp->owner->recv(qp, wc, wc->grh_present ? va : NULL, va + IB_GRH_LEN,
@@ -699,14 +696,14 @@ static void ib_handle_event(struct ib_device *dev, const struct ib_event *ev)
 			ev->cq ? ev->cq->cqn : 0, ev->syndrome);
 		break;
 	case IB_EVENT_QP_ERROR:
-		kprintf("%s: QP 0x%06x in error state (syndrome 0x%x)\n",
+		kprintf("%s: QP 0x%06x in error (syndrome 0x%x)\n",
 			dev->name, ev->qp ? ev->qp->qpn : 0, ev->syndrome);
 		if (ev->qp)
 			ev->qp->state = IB_QPS_ERR;
 		break;
 	case IB_EVENT_CATASTROPHIC:
-		kprintf("%s: catastrophic error (syndrome 0x%x): the adapter needs a reset "
-			"(run fwdump first); ports unused\n", dev->name, ev->syndrome);
+		kprintf("%s: catastrophic error (syndrome 0x%x): run fwdump, then reset the "
+			"HCA; ports unused\n", dev->name, ev->syndrome);
 		dev->dead = true;
 		for (unsigned p = 0; p < dev->num_ports; p++)
 			ib_policy_port_dead(&dev->port[p]);
@@ -808,7 +805,7 @@ int ib_device_register(struct ib_device *dev)
 	int rc, usable = 0;
 
 	if (!dev->ops || !dev->num_ports) {
-		kprintf("ib: device without ops or ports\n");
+		kprintf("ib: no ops or ports\n");
 		return -EINVAL;
 	}
 	/* Ports are opened (INIT_PORT) before the first local MAD, as the firmware expects. */
@@ -824,7 +821,7 @@ int ib_device_register(struct ib_device *dev)
 	}
 	rc = ib_query_node_guid(dev);
 	if (rc < 0)
-		kprintf("%s: cannot read NodeInfo (%s); retried at port up\n",
+		kprintf("%s: NodeInfo: %s; retried at port up\n",
 			dev->name, ib_strerror(rc));
 	dev->registered = true;
 	dev->next = ib_dev_list;
@@ -838,7 +835,7 @@ int ib_device_register(struct ib_device *dev)
 		 * SMA's QP is ready to receive (its first SMPs are retried by the SM). */
 		if (ib_mad_agent_create(port) < 0 || ib_sma_create(port, port->mad->cq) < 0 ||
 		    ib_sa_client_create(port) < 0 || ib_policy_create(port) < 0) {
-			ib_port_log(port, "no memory for MAD agents\n");
+			ib_port_log(port, "out of memory\n");
 			ib_port_teardown(port);
 			continue;
 		}

@@ -39,11 +39,11 @@ int ib_mad_check_response(const uint8_t *buf, size_t len, const char **why)
 	if (!why)
 		why = &dummy;
 	if (!buf || len < IB_MAD_SIZE) {
-		*why = "shorter than a MAD (256 bytes)";
+		*why = "shorter than a MAD";
 		return -EINVAL;
 	}
 	if (buf[0] != IBLIB_MAD_BASE_VERSION) {
-		*why = "unsupported MAD base version";
+		*why = "bad MAD base version";
 		return -EINVAL;
 	}
 	if (!iblib_mad_is_response(buf)) {
@@ -84,15 +84,15 @@ static const char *response_mismatch(const struct ib_mad_txn *t, const struct ib
 				     const uint8_t *data)
 {
 	if (wc->slid != t->av.lid)
-		return "not from the LID the request went to";
+		return "wrong LID";
 	if (wc->src_qpn != t->av.qpn)
-		return "not from the QP the request went to";
+		return "wrong QP";
 	if (data[1] != t->req[1] || data[2] != t->req[2])
-		return "class or version differs from the request";
+		return "wrong class/version";
 	if (data[3] != response_method(t->req[3]))
-		return "method does not answer the request's";
+		return "wrong method";
 	if (get_be16(data + 16) != get_be16(t->req + 16))
-		return "attribute differs from the request's";
+		return "wrong attribute";
 	return NULL;
 }
 
@@ -104,11 +104,11 @@ static void drop_forged(struct ib_mad_agent *a, const struct ib_mad_txn *t,
 	a->stats.forged++;
 	if (a->stats.forged > IB_MAD_FORGED_LOG)
 		return;
-	ib_port_log(port, "dropped a MAD response for TID %#llx from LID %#06x QP %u (method "
-		    "%#04x attribute %#06x): %s; expected LID %#06x QP %u%s\n",
+	ib_port_log(port, "dropped MAD reply TID %#llx from LID %#06x QP %u (method %#04x "
+		    "attr %#06x): %s; expected LID %#06x QP %u%s\n",
 		    (unsigned long long)t->tid, wc->slid, wc->src_qpn, data[3],
 		    get_be16(data + 16), why, t->av.lid, t->av.qpn,
-		    a->stats.forged == IB_MAD_FORGED_LOG ? " (further drops are only counted)" : "");
+		    a->stats.forged == IB_MAD_FORGED_LOG ? " (further drops counted)" : "");
 }
 
 static void mad_recv(struct ib_qp *qp, const struct ib_wc *wc, const uint8_t *grh, uint8_t *data,

@@ -118,7 +118,7 @@ void ib_policy_event(struct ib_port *port, uint32_t flags)
 		return;
 	port->query_pending = true;
 	if ((flags & IB_MGMT_CLIENT_REREG) && port->attr.state == IB_PORT_ACTIVE)
-		port_rereg(port, "the subnet manager asked for re-registration");
+		port_rereg(port, "SM asked to re-register");
 }
 
 static void became_active(struct ib_port *port)
@@ -163,7 +163,7 @@ static void sm_wait_report(struct ib_port *port, uint64_t now)
 
 	if ((int64_t)(now - pol->next_sm_report_ms) < 0)
 		return;
-	ib_port_log(port, "link up but no subnet manager after %u s (port state %s, SM LID 0x%04x): "
+	ib_port_log(port, "link up but no subnet manager after %u s (%s, SM LID 0x%04x): "
 		    "is OpenSM running?\n", (unsigned)(waited / 1000),
 		    ib_port_state_name(port->attr.state), port->attr.sm_lid);
 	pol->next_sm_report_ms = now + IB_SM_PROGRESS_MS;
@@ -206,8 +206,7 @@ void ib_policy_tick(struct ib_port *port, uint64_t now)
 			left_active(port);
 		else if (st == IB_PORT_ACTIVE && (changes & (IB_MGMT_SM | IB_MGMT_LID |
 							     IB_MGMT_GID | IB_MGMT_PKEY)))
-			port_rereg(port, (changes & IB_MGMT_SM) ? "the subnet manager changed" :
-					 "the port's address changed");
+			port_rereg(port, (changes & IB_MGMT_SM) ? "SM changed" : "address changed");
 		if (st == IB_PORT_DOWN && old.state != IB_PORT_DOWN)
 			ib_port_log(port, "link down\n");
 		/* A management event that changed nothing one can read since the previous port
@@ -217,7 +216,7 @@ void ib_policy_tick(struct ib_port *port, uint64_t now)
 			port->mgmt_pending = false;
 			if (!ib_port_query_changes(port, &pol->event_attr) &&
 			    old.state == IB_PORT_ACTIVE && st == IB_PORT_ACTIVE)
-				port_rereg(port, "the subnet manager asked for re-registration");
+				port_rereg(port, "SM asked to re-register");
 		}
 		if (after_event)
 			pol->event_attr = port->attr;
@@ -227,8 +226,8 @@ void ib_policy_tick(struct ib_port *port, uint64_t now)
 		sm_wait_report(port, now);
 	if (port->attr.state == IB_PORT_DOWN && !pol->nolink_warned && !chosen_port &&
 	    now - pol->created_ms >= IB_SM_WAIT_WARN_MS) {
-		ib_port_log(port, "no link after %u s (physical state %s): is a cable connected "
-			    "to a switch?\n", IB_SM_WAIT_WARN_MS / 1000,
+		ib_port_log(port, "no link after %u s (physical state %s): cabled to a switch?\n",
+			    IB_SM_WAIT_WARN_MS / 1000,
 			    ib_phys_state_name(port->attr.phys_state));
 		pol->nolink_warned = true;
 	}
@@ -311,8 +310,7 @@ int ibstat_format(const struct ib_port *port, char *buf, size_t size)
 			 port->dev->name, port->num, ib_port_state_name(a->state),
 			 ib_phys_state_name(a->phys_state), port == chosen_port ? " (in use)" : "", a->lid, a->lmc, a->sm_lid,
 			 a->sm_sl, ib_gid_format(&port->gid, gid, sizeof(gid)), a->pkey, ulp,
-			 a->state >= IB_PORT_INIT ? ib_port_rate_string(a, rate, sizeof(rate))
-						  : "- (no link)",
+			 a->state >= IB_PORT_INIT ? ib_port_rate_string(a, rate, sizeof(rate)) : "-",
 			 mtu, cap);
 }
 
@@ -329,5 +327,5 @@ void ibstat_print(void)
 		}
 	}
 	if (!n)
-		kputs("ibstat: no InfiniBand device\n");
+		kputs("ibstat: no IB device\n");
 }

@@ -83,11 +83,11 @@ static int sa_check_response(const uint8_t *mad, size_t len, uint8_t method, uin
 	if (rc < 0)
 		return rc;
 	if (mad[1] != IBLIB_MCLASS_SUBN_ADM || mad[2] != IBLIB_SA_CLASS_VERSION) {
-		*why = "not an SA (class 3, version 2) response";
+		*why = "not an SA response";
 		return -EINVAL;
 	}
 	if (iblib_mad_method(mad) != method) {
-		*why = "unexpected SA response method";
+		*why = "unexpected SA method";
 		return -EINVAL;
 	}
 	if (iblib_mad_attr_id(mad) != attr) {
@@ -116,7 +116,7 @@ int ib_sa_parse_path_response(const uint8_t *mad, size_t len, const union ib_gid
 		return rc;
 	iblib_path_record_get(mad + IBLIB_SA_DATA_OFF, &pr);
 	if (dgid && memcmp(pr.dgid.raw, dgid->raw, IB_GID_LEN)) {
-		*why = "PathRecord for a different destination GID";
+		*why = "PathRecord for another GID";
 		return -EINVAL;
 	}
 	if (pr.dlid == 0 || pr.dlid > IB_UNICAST_LID_MAX) {
@@ -124,7 +124,7 @@ int ib_sa_parse_path_response(const uint8_t *mad, size_t len, const union ib_gid
 		return -EINVAL;
 	}
 	if (!ib_mtu_bytes(pr.mtu)) {
-		*why = "PathRecord with an invalid MTU code";
+		*why = "PathRecord MTU invalid";
 		return -EINVAL;
 	}
 	memset(out, 0, sizeof(*out));
@@ -155,15 +155,15 @@ int ib_sa_parse_mcmember_response(const uint8_t *mad, size_t len, const union ib
 		return rc;
 	iblib_mcmember_record_get(mad + IBLIB_SA_DATA_OFF, &mr);
 	if (mgid && memcmp(mr.mgid.raw, mgid->raw, IB_GID_LEN)) {
-		*why = "MCMemberRecord for a different MGID";
+		*why = "MCMemberRecord for another MGID";
 		return -EINVAL;
 	}
 	if (mr.mlid < IB_MCAST_LID_BASE || mr.mlid == IB_LID_PERMISSIVE) {
-		*why = "MCMemberRecord with an MLID outside the multicast range";
+		*why = "MCMemberRecord MLID not multicast";
 		return -EINVAL;
 	}
 	if (!ib_mtu_bytes(mr.mtu)) {
-		*why = "MCMemberRecord with an invalid MTU code";
+		*why = "MCMemberRecord MTU invalid";
 		return -EINVAL;
 	}
 	memset(out, 0, sizeof(*out));
@@ -414,7 +414,7 @@ static void group_done(void *ctx, int status, const uint8_t *resp)
 		g->state = IB_GROUP_FAILED;
 		g->retry_at = ib_now_ms(port->dev) + IB_SA_GROUP_RETRY_MS;
 		sa->stats.join_failures++;
-		ib_port_log(port, "joining multicast group %s failed: %s; retrying in %u s\n",
+		ib_port_log(port, "joining group %s failed: %s; retry in %u s\n",
 			    ib_gid_format(&g->info.mgid, mg, sizeof(mg)), why,
 			    IB_SA_GROUP_RETRY_MS / 1000);
 	}
@@ -490,7 +490,7 @@ struct ib_mcast_group *ib_sa_join(struct ib_port *port, const union ib_gid *mgid
 		group_send_join(g);
 		return g;
 	}
-	ib_port_log(port, "too many multicast groups\n");
+	ib_port_log(port, "too many groups\n");
 	return NULL;
 }
 

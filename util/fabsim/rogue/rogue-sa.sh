@@ -11,8 +11,8 @@
 # Asserted: the rogue was ACTIVE and saw ibboot's requests (the attack ran); ibboot's broadcast
 # group has OpenSM's MLID and Q_Key (those the server node got from OpenSM), never the rogue's;
 # ping to the server works (the PathRecord came from OpenSM: a forged one sends it to the rogue)
-# and nothing reached the rogue's LID; ibboot's console names both drops (not from the LID, not
-# from the QP the request went to) and `ibstat` counts the forged and unmatched answers.
+# and nothing reached the rogue's LID; ibboot's console names both drops (wrong LID, wrong QP)
+# and `ibstat` counts the forged and unmatched answers.
 # Result lines PASS:/FAIL: rogue-sa/...; logs in build/rogue-sa/.
 set -uo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
@@ -118,15 +118,15 @@ else
 fi
 
 # Dropped, and said why: the spoofed SM LID fails on the QP, the rogue's own LID on the LID.
-if grep -Eq "dropped a MAD response for TID 0x[0-9a-f]+ from LID $rogue_lid QP 1 \(method 0x8[0-9a-f] attribute 0x00(35|38)\): not from the LID the request went to; expected LID $sm_lid QP 1" <<<"$S"; then
+if grep -Eq "dropped MAD reply TID 0x[0-9a-f]+ from LID $rogue_lid QP 1 \(method 0x8[0-9a-f] attr 0x00(35|38)\): wrong LID; expected LID $sm_lid QP 1" <<<"$S"; then
 	pass forged-own-lid-dropped
 else
-	fail forged-own-lid-dropped "no console line dropping the rogue's answer from LID ${rogue_lid:-?}: $(grep -m1 'dropped a MAD' <<<"$S")"
+	fail forged-own-lid-dropped "no console line dropping the rogue's answer from LID ${rogue_lid:-?}: $(grep -m1 'dropped MAD' <<<"$S")"
 fi
-if grep -Eq "dropped a MAD response for TID 0x[0-9a-f]+ from LID $sm_lid QP 73 \(method 0x8[0-9a-f] attribute 0x00(35|38)\): not from the QP the request went to; expected LID $sm_lid QP 1" <<<"$S"; then
+if grep -Eq "dropped MAD reply TID 0x[0-9a-f]+ from LID $sm_lid QP 73 \(method 0x8[0-9a-f] attr 0x00(35|38)\): wrong QP; expected LID $sm_lid QP 1" <<<"$S"; then
 	pass forged-spoofed-sm-lid-dropped
 else
-	fail forged-spoofed-sm-lid-dropped "no console line dropping the answer with the SM's LID from QP 73: $(grep -m1 'dropped a MAD' <<<"$S")"
+	fail forged-spoofed-sm-lid-dropped "no console line dropping the answer with the SM's LID from QP 73: $(grep -m1 'dropped MAD' <<<"$S")"
 fi
 
 # Counted: ibstat's GSI counters for port 2.

@@ -231,7 +231,7 @@ fi
 
 # SM restarted mid-ping: re-registration, rejoin, replies after it.
 l_mark=$(line_of '^SM-RESTART-NOW')
-l_rereg=$(last_line_of 'port 2: the subnet manager (asked for re-registration|changed)')
+l_rereg=$(last_line_of 'port 2: SM (asked to re-register|changed)')
 l_rejoin=$(last_line_of '^ib0: link up on .* port 2, .*Q_Key 0x00000b1b')
 if ! grep -q 'sm-restart status 0' "$T/sm-restart.log" 2>/dev/null; then
 	fail sm-restart-rejoin "the SM was not restarted (see $T/sm-restart.log)"

@@ -60,7 +60,7 @@ step port-active "port $USED_PORT: ACTIVE, LID 0x" "port $USED_PORT never became
 step ipoib-up 'ib0: link up on .* MTU (2044|4092), broadcast MLID 0xc[0-9a-f]{3}, Q_Key 0x00000b1b' "ib0 did not join the broadcast group"
 step ping "ping $S: 64 bytes, icmp_seq=1 time=" "no ICMP echo reply from the server's kernel"
 step ping-all "ping $S: 3 sent, 3 received" "not every echo was answered"
-step sm-restart-rejoin 'subnet manager (asked for re-registration|changed) - joining groups again' "no rejoin after the SM restarted"
+step sm-restart-rejoin 'SM (asked to re-register|changed) - joining groups again' "no rejoin after the SM restarted"
 step ping-through-sm-restart "ping $S: 20 sent, (1[5-9]|20) received" "the ping did not survive the SM restart"
 step ibstat "port $USED_PORT: ACTIVE \\(LinkUp\\) \\(in use\\)" "ibstat does not show the port in use"
 if [ "$HCA" = 2 ]; then

@@ -242,7 +242,7 @@ TEST(ipoib_arp_request_bytes_and_first_packet_is_queued)
 	CHECK(peer_find(ETHERTYPE_ARP, 5, &len) != NULL);
 	CHECK(!test_console_has("cannot reach"));
 	fx_run(500, 50);
-	CHECK(test_console_has("ib0: cannot reach 198.18.0.1: no ARP reply after 6 requests in 3 s"));
+	CHECK(test_console_has("ib0: cannot reach 198.18.0.1: no ARP reply (6 requests, 3 s)"));
 	CHECK(peer_find(ETHERTYPE_ARP, 6, &len) == NULL);
 	CHECK_EQ(ib0()->stats.tx_dropped, 1);
 	CHECK_EQ(ipoib_instance()->qp->send_free_mask, 0xffffu);   /* every buffer came back */
@@ -628,7 +628,7 @@ TEST(ib_catastrophic_error_stops_the_device_and_takes_ib0_down)
 	f->events[f->n_events++] = (struct ib_event){ .type = IB_EVENT_CATASTROPHIC,
 						       .syndrome = 0x3 };
 	ib_poll();
-	CHECK(test_console_has("fake0: catastrophic error (syndrome 0x3): the adapter needs a reset"));
+	CHECK(test_console_has("fake0: catastrophic error (syndrome 0x3): run fwdump, then reset the HCA"));
 	CHECK(f->dev.dead);
 	CHECK(!ib0()->link_up);
 	CHECK(ib_active_port() == NULL);       /* port 2 of a dead device is not chosen either */
@@ -706,7 +706,7 @@ TEST(ipoib_send_error_rebuilds_the_qp_and_traffic_resumes)
 	for (int i = 0; i < 4; i++)
 		net_poll();
 	CHECK(test_console_has("send WQE"));
-	CHECK(test_console_has("ib0: a send failed; restarting IPoIB on fake0 port 1"));
+	CHECK(test_console_has("ib0: a send failed; restarting on fake0 port 1"));
 	CHECK_EQ(ipoib_instance()->stats.restarts, 1);
 	CHECK(ipoib_instance()->qp->qpn != old_qpn);
 	CHECK(ib0()->link_up);
@@ -811,7 +811,7 @@ TEST(ipoib_one_pkey_needs_no_sa_question)
 
 	if (!f)
 		return;
-	CHECK(test_console_has("ib0: P_Key 0xffff (index 0): the only P_Key in the port's table"));
+	CHECK(test_console_has("ib0: P_Key 0xffff (index 0): the only P_Key\n"));
 	CHECK(ib0()->link_up);
 	CHECK_EQ(ip->qp->pkey_index, 0);
 	teardown(f);
@@ -830,7 +830,7 @@ TEST(ipoib_ib_pkey_not_in_table_fails_at_once_and_a_new_setting_restarts)
 		return;
 	}
 	CHECK(test_console_has("ib0: P_Key 0x8005 (setting ib-pkey) is not in fake0 port 1's "
-			       "P_Key table (0x7fff@0 0x8001@1): IPoIB cannot start"));
+			       "P_Key table (0x7fff@0 0x8001@1)\n"));
 	CHECK(!ib0()->link_up);
 	CHECK(ip->qp == NULL);
 	CHECK(ib0()->link_error != NULL);

@@ -49,14 +49,14 @@ TEST(hermon_ibcore_ports_read_by_local_mad_and_port_events)
 	rig_poll(&r, 2);
 	CHECK(r.h.port[0].mgmt_events > mgmt);
 	CHECK_EQ(dev->port[0].attr.lid, 0x33);
-	CHECK(log_has("port 1: the port's address changed - joining groups again"));
-	CHECK(!log_has("re-registration"));
+	CHECK(log_has("port 1: address changed - joining groups again"));
+	CHECK(!log_has("re-register"));
 
 	/* ClientReregister: an event, and nothing one can read changed - the core rejoins. */
 	rig_log_clear();
 	CHECK_EQ(rig_sm_set_port(dev, 1, 0x33, true), 0);
 	rig_poll(&r, 2);
-	CHECK(log_has("port 1: the subnet manager asked for re-registration - joining groups again"));
+	CHECK(log_has("port 1: SM asked to re-register - joining groups again"));
 	CHECK(!log_has("address changed"));
 	CHECK(!log_has("port 2:"));
 	rig_destroy(&r);

@@ -136,11 +136,11 @@ TEST(ib_sm_absent_reported_within_30s_then_progress)
 	fx_run(28000, 100);
 	CHECK(!test_console_has("no subnet manager"));
 	fx_run(2100, 100);
-	CHECK(test_console_has("fake0 port 1: link up but no subnet manager after 30 s (port state "
-			       "INIT, SM LID 0x0000): is OpenSM running?"));
+	CHECK(test_console_has("fake0 port 1: link up but no subnet manager after 30 s (INIT, "
+			       "SM LID 0x0000): is OpenSM running?"));
 	CHECK(!test_console_has("after 60 s"));
 	fx_run(30000, 100);
-	CHECK(test_console_has("fake0 port 1: link up but no subnet manager after 60 s (port state INIT"));
+	CHECK(test_console_has("fake0 port 1: link up but no subnet manager after 60 s (INIT"));
 	CHECK(ib_active_port() == NULL);
 	/* The SM arrives: the port event makes the core look at once. */
 	f->port[0].state = IB_PORT_ACTIVE;
@@ -269,7 +269,7 @@ TEST(ib_destroy_qp_failure_quarantines_buffers_until_reset)
 	f->destroy_qp_error = 0;
 	CHECK_EQ(test_dma_live_bytes(), before);           /* nothing went back */
 	CHECK(ib_device_quarantined_bytes(&f->dev) >= 16u * 2048);
-	CHECK(test_console_has("did not stop; its"));
+	CHECK(test_console_has("did not stop; ") && test_console_has(" bytes held until reset"));
 	CHECK(f->dev.qps == NULL || f->dev.qps != qp);     /* no longer the core's to poll */
 	ib_device_reset_done(&f->dev);
 	CHECK_EQ(ib_device_quarantined_bytes(&f->dev), 0);
@@ -341,8 +341,8 @@ TEST(ib_sa_join_denied_is_reported_and_retried)
 	ib_poll();
 	CHECK_EQ(log.calls, 1);
 	CHECK(log.last_status < 0);
-	CHECK(test_console_has("joining multicast group ff12:401b:ffff:0000:0000:0000:ffff:ffff "
-			       "failed: request denied; retrying in 5 s"));
+	CHECK(test_console_has("joining group ff12:401b:ffff:0000:0000:0000:ffff:ffff "
+			       "failed: request denied; retry in 5 s"));
 	f->sa_status_override = 0;
 	fx_run(4800, 100);
 	CHECK_EQ(log.calls, 1);
@@ -512,7 +512,7 @@ TEST(ib_client_reregister_rejoins_and_flushes_paths)
 	fake_ibdev_port_event(f, 1, IB_EVENT_PORT_MGMT, IB_MGMT_CLIENT_REREG);
 	ib_poll();
 	ib_poll();
-	CHECK(test_console_has("the subnet manager asked for re-registration"));
+	CHECK(test_console_has("SM asked to re-register"));
 	CHECK_EQ(f->n_mc_joins, 2);
 	CHECK_EQ(log.calls, 2);
 	CHECK_EQ(log.info.qkey, 0x0b1c);
@@ -565,7 +565,7 @@ TEST(ib_sm_lid_change_rejoins)
 	f->port[0].sm_lid = 5;                     /* a standby SM took over */
 	fx_run(IB_QUERY_ACTIVE_MS + 100, 100);     /* found by the periodic PortInfo read */
 	fx_run(100, 100);
-	CHECK(test_console_has("the subnet manager changed - joining groups again"));
+	CHECK(test_console_has("SM changed - joining groups again"));
 	CHECK_EQ(f->n_mc_joins, 2);
 	CHECK_EQ(log.calls, 2);
 	fx_teardown(f);
@@ -626,8 +626,8 @@ TEST(ib_no_link_anywhere_is_reported_once)
 	fx_run(29000, 100);
 	CHECK(!test_console_has("no link"));
 	fx_run(2000, 100);
-	CHECK(test_console_has("fake0 port 1: no link after 30 s (physical state Polling): is a "
-			       "cable connected to a switch?"));
+	CHECK(test_console_has("fake0 port 1: no link after 30 s (physical state Polling): "
+			       "cabled to a switch?"));
 	CHECK(test_console_has("fake0 port 2: no link after 30 s"));
 	test_console_clear();
 	fx_run(60000, 1000);
@@ -869,7 +869,7 @@ TEST(ib_sma_set_client_reregister_rejoins_once)
 	CHECK_EQ(smp_inject(f, mad, 1), 0);
 	ib_poll();
 	ib_poll();
-	CHECK(test_console_has("the subnet manager asked for re-registration"));
+	CHECK(test_console_has("SM asked to re-register"));
 	CHECK_EQ(f->n_mc_joins, 2);
 	/* a device that raises PORT_MGMT for Sets: the event rejoins, the Set adds nothing */
 	f->dev.port_mgmt_events = true;

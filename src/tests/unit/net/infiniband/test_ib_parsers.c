@@ -51,13 +51,13 @@ TEST(sa_path_response_parser)
 	CHECK_EQ(p.rate, 7);
 	CHECK_EQ(p.sl, 2);
 	CHECK_EQ(ib_sa_parse_path_response(mad, 255, &dgid, &p, &why), -EINVAL);
-	CHECK_STR(why, "shorter than a MAD (256 bytes)");
+	CHECK_STR(why, "shorter than a MAD");
 	other.raw[15] ^= 1;
 	CHECK_EQ(ib_sa_parse_path_response(mad, sizeof(mad), &other, &p, &why), -EINVAL);
-	CHECK_STR(why, "PathRecord for a different destination GID");
+	CHECK_STR(why, "PathRecord for another GID");
 	mad[1] = IBLIB_MCLASS_SUBN_LID;
 	CHECK_EQ(ib_sa_parse_path_response(mad, sizeof(mad), &dgid, &p, &why), -EINVAL);
-	CHECK_STR(why, "not an SA (class 3, version 2) response");
+	CHECK_STR(why, "not an SA response");
 	good_path(mad);
 	mad[3] = IBLIB_METHOD_GET;   /* a request, not a response */
 	CHECK_EQ(ib_sa_parse_path_response(mad, sizeof(mad), &dgid, &p, &why), -EINVAL);
@@ -82,7 +82,7 @@ TEST(sa_path_response_parser)
 	pr.mtu = 9;
 	iblib_path_record_put(mad + IBLIB_SA_DATA_OFF, &pr);
 	CHECK_EQ(ib_sa_parse_path_response(mad, sizeof(mad), &dgid, &p, &why), -EINVAL);
-	CHECK_STR(why, "PathRecord with an invalid MTU code");
+	CHECK_STR(why, "PathRecord MTU invalid");
 }
 
 TEST(sa_mcmember_response_parser)
@@ -107,7 +107,7 @@ TEST(sa_mcmember_response_parser)
 	mr.mlid = 0x0042;            /* unicast LID for a group */
 	iblib_mcmember_record_put(mad + IBLIB_SA_DATA_OFF, &mr);
 	CHECK_EQ(ib_sa_parse_mcmember_response(mad, sizeof(mad), &mgid, &m, &why), -EINVAL);
-	CHECK_STR(why, "MCMemberRecord with an MLID outside the multicast range");
+	CHECK_STR(why, "MCMemberRecord MLID not multicast");
 	mr.mlid = 0xffff;            /* the permissive LID */
 	iblib_mcmember_record_put(mad + IBLIB_SA_DATA_OFF, &mr);
 	CHECK_EQ(ib_sa_parse_mcmember_response(mad, sizeof(mad), &mgid, &m, &why), -EINVAL);
@@ -119,7 +119,7 @@ TEST(sa_mcmember_response_parser)
 	mr.mgid.raw[15] = 0;         /* a different group */
 	iblib_mcmember_record_put(mad + IBLIB_SA_DATA_OFF, &mr);
 	CHECK_EQ(ib_sa_parse_mcmember_response(mad, sizeof(mad), &mgid, &m, &why), -EINVAL);
-	CHECK_STR(why, "MCMemberRecord for a different MGID");
+	CHECK_STR(why, "MCMemberRecord for another MGID");
 	CHECK_EQ(ib_sa_parse_mcmember_response(mad, 10, &mgid, &m, &why), -EINVAL);
 	CHECK_STR(ib_sa_status_name(IBLIB_SA_STATUS_REQ_DENIED), "request denied");
 	CHECK_STR(ib_sa_status_name(IBLIB_MAD_STATUS_UNSUP_METHOD_ATTR),
@@ -199,8 +199,8 @@ TEST(ib_register_survives_failing_local_mads_and_reports_them)
 
 	if (!f)
 		return;
-	CHECK(test_console_has("fake0: cannot read NodeInfo (I/O error)"));
-	CHECK(test_console_has("fake0 port 1: local MAD (attribute 0x0011) failed: I/O error"));
+	CHECK(test_console_has("fake0: NodeInfo: I/O error; retried at port up"));
+	CHECK(test_console_has("fake0 port 1: local MAD attr 0x0011: I/O error"));
 	CHECK(ib_active_port() == NULL);
 	f->mad_ifc_error = 0;                 /* the firmware recovers: the next poll finds it */
 	fx_run(2000, 100);
