@@ -724,7 +724,7 @@ static int ipoib_attach(struct ipoib *ip, struct ib_port *port)
 				kprintf("%s: P_Key 0x%04x (setting ib-pkey) is not in %s port %u's "
 					"P_Key table (%s)\n", ip->nd.name,
 					pkey | 0x8000, port->dev->name, port->num, table);
-			ip->nd.link_error = "ib-pkey is not in the port's P_Key table";
+			ip->nd.link_error = "ib-pkey not in P_Key table";
 			return -ENOENT;   /* ip->port stays: no retry until the port changes */
 		}
 		ipoib_pkey_chosen(ip, (unsigned)index, "setting ib-pkey");

@@ -692,7 +692,7 @@ static void ib_handle_event(struct ib_device *dev, const struct ib_event *ev)
 			port->mgmt_pending = true;   /* the next PortInfo read says what changed */
 		break;
 	case IB_EVENT_CQ_ERROR:
-		kprintf("%s: CQ 0x%x overrun or access error (syndrome 0x%x)\n", dev->name,
+		kprintf("%s: CQ 0x%x error (syndrome 0x%x)\n", dev->name,
 			ev->cq ? ev->cq->cqn : 0, ev->syndrome);
 		break;
 	case IB_EVENT_QP_ERROR:
