@@ -25,7 +25,7 @@ struct net_device *pick_netdev(const char *name)
 	if (!nd && !name)
 		nd = netdev_first();
 	if (!nd)
-		kprintf("no network device%s%s (is there an InfiniBand adapter?)\n",
+		kprintf("no network device%s%s (no InfiniBand adapter?)\n",
 			name ? " named " : "", name ? name : "");
 	return nd;
 }
@@ -135,7 +135,7 @@ static int cmd_tftp(int argc, char **argv)
 	for (size = TFTP_BUF_MAX; size >= TFTP_BUF_MIN && !(buf = dma_alloc(size, 4096)); size /= 2)
 		;
 	if (!buf) {
-		kputs("tftp: no memory for a buffer\n");
+		kputs("tftp: no memory\n");
 		return -ENOMEM;
 	}
 	sink.buf = buf;
@@ -159,7 +159,7 @@ static int cmd_tftp(int argc, char **argv)
 	dma_free(buf, size);
 	return n < 0 ? (int)n : 0;
 }
-SHELL_COMMAND(tftp, CMD_ORDER_DHCP, "tftp://HOST/FILE | [SERVER] FILE: download into memory",
+SHELL_COMMAND(tftp, CMD_ORDER_DHCP, "tftp://HOST/FILE | [SERVER] FILE: download to memory",
 	      cmd_tftp);
 
 static int cmd_nslookup(int argc, char **argv)

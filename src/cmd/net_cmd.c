@@ -12,7 +12,7 @@ static struct net_device *default_netdev(void)
 	struct net_device *nd = netdev_find("ib0");
 
 	if (!nd)
-		kputs("no network device (is there an InfiniBand adapter?)\n");
+		kputs("no network device (no InfiniBand adapter?)\n");
 	return nd;
 }
 
@@ -23,7 +23,7 @@ static int cmd_ifstat(int argc __unused, char **argv __unused)
 	for (struct net_device *nd = netdev_first(); nd; nd = nd->next) {
 		kprintf("%s: link %s, MTU %u, IPv4 %s/%s\n", nd->name, nd->link_up ? "up" : "down",
 			nd->mtu, ipv4_ntoa(nd->ip_addr, a), ipv4_ntoa(nd->netmask, m));
-		kprintf("  packets: rx %u (%u dropped), tx %u (%u dropped, %u errors)\n",
+		kprintf("  rx %u (%u dropped), tx %u (%u dropped, %u errors)\n",
 			nd->stats.rx_packets, nd->stats.rx_dropped, nd->stats.tx_packets,
 			nd->stats.tx_dropped, nd->stats.tx_errors);
 	}
@@ -55,7 +55,7 @@ static int cmd_ipconfig(int argc, char **argv)
 	mask = prefix == 32 ? 0xffffffffu : ~(0xffffffffu >> prefix);
 	return ipv4_configure(nd, addr, mask, gw);
 bad:
-	kputs("ipconfig: bad address (e.g. 198.18.0.2/24 198.18.0.1)\n");
+	kputs("ipconfig: bad address\n");
 	return -EINVAL;
 }
 SHELL_COMMAND(ipconfig, CMD_ORDER_NET,
@@ -75,7 +75,7 @@ static int cmd_ping(int argc, char **argv)
 	    (argc > 2 && (!shell_parse_num(argv[2], 9999, &count) || !count)))
 		return shell_usage(argv[0]);
 	if (!nd->ip_addr) {
-		kputs("ping: no IPv4 address yet (ipconfig ADDRESS/PREFIX)\n");
+		kprintf("%s: %s has no IPv4 address (run dhcp first)\n", "ping", nd->name);
 		return -EINVAL;
 	}
 	rc = net_wait_link(nd, 60000);

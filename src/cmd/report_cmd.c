@@ -12,6 +12,6 @@ static int cmd_report(int argc, char **argv)
 	return report_send(argc == 2 ? argv[1] : NULL, "requested");
 }
 SHELL_COMMAND(report, CMD_ORDER_HTTP,
-	      "[URL]: send the boot report (http:// POST, tftp:// write; default ${"
-	      REPORT_URL_SETTING "}, else TFTP to next-server)",
+	      "[URL]: send boot report (http:// POST, tftp:// write; default ${"
+	      REPORT_URL_SETTING "}, else next-server)",
 	      cmd_report);

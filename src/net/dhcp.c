@@ -72,7 +72,7 @@ static char why_buf[128];
 static int fail_at(const char **why, const char *area, size_t off, unsigned code,
 		   const char *what)
 {
-	ksnprintf(why_buf, sizeof(why_buf), "option %u at byte %u of the %s field: %s", code,
+	ksnprintf(why_buf, sizeof(why_buf), "option %u at byte %u of %s: %s", code,
 		  (unsigned)off, area, what);
 	*why = why_buf;
 	return -EINVAL;
@@ -174,7 +174,7 @@ static int parse_option(struct dhcp_msg *m, struct parse_state *ps, const char *
 		if (opt_u32[i].code != code)
 			continue;
 		if (len != 4)
-			return fail_at(why, area, off, code, "length is not 4");
+			return fail_at(why, area, off, code, "length not 4");
 		*(uint32_t *)((uint8_t *)m + opt_u32[i].off) = get_be32(v);
 		return 0;
 	}
@@ -242,12 +242,12 @@ static int parse_area(struct dhcp_msg *m, struct parse_state *ps, const uint8_t 
 		if (code == OPT_END)
 			return 0;
 		if (i + 1 >= len)
-			return fail_at(why, area, i, code, "truncated (no length byte)");
+			return fail_at(why, area, i, code, "no length byte");
 		olen = p[i + 1];
 		if (olen > len - i - 2) {
 			char what[64];
 
-			ksnprintf(what, sizeof(what), "length %u runs past the end (%u bytes left)",
+			ksnprintf(what, sizeof(what), "length %u > %u left",
 				  (unsigned)olen, (unsigned)(len - i - 2));
 			return fail_at(why, area, i, code, what);
 		}
@@ -284,7 +284,7 @@ int dhcp_parse(const uint8_t *buf, size_t len, struct dhcp_msg *out, const char 
 		return -EINVAL;
 	}
 	if (get_be32(buf + OFF_COOKIE) != DHCP_MAGIC) {
-		*why = "no DHCP magic cookie (BOOTP-only server?)";
+		*why = "no DHCP cookie (BOOTP server?)";
 		return -EINVAL;
 	}
 	out->op = buf[OFF_OP];
@@ -501,8 +501,8 @@ static void handle_offer(struct dhcp_client *c, uint32_t src, struct dhcp_msg *m
 				c->proxy_next_server = src;
 		}
 		if (!c->cfg.quiet)
-			kprintf("%s: DHCP offer from %s without an address: kept its boot file "
-				"\"%s\"\n", c->nd->name, ipv4_ntoa(src, a), m->bootfile);
+			kprintf("%s: DHCP offer from %s, no address, boot file \"%s\"\n",
+				c->nd->name, ipv4_ntoa(src, a), m->bootfile);
 		return;
 	}
 	if (!m->server_id)
@@ -535,8 +535,7 @@ static void handle_ack(struct dhcp_client *c, struct dhcp_msg *m)
 	}
 	rc = ipv4_configure(c->nd, c->lease.ip, c->lease.netmask, c->lease.gateway);
 	if (rc < 0) {
-		dhcp_fail(c, rc, "DHCPACK for %s: unusable configuration",
-			  ipv4_ntoa(c->lease.ip, a));
+		dhcp_fail(c, rc, "DHCPACK for %s unusable", ipv4_ntoa(c->lease.ip, a));
 		return;
 	}
 	c->state = DHCP_BOUND;
@@ -554,7 +553,7 @@ static void handle_nak(struct dhcp_client *c, uint32_t src, const struct dhcp_ms
 	kprintf("%s: DHCPNAK from %s%s%s\n", c->nd->name, ipv4_ntoa(src, a),
 		m->message[0] ? ": " : "", m->message);
 	if (c->naks > c->cfg.max_naks) {
-		dhcp_fail(c, -EPERM, "DHCPNAK %u times: check the server's ranges", c->naks);
+		dhcp_fail(c, -EPERM, "DHCPNAK %u times: check server ranges", c->naks);
 		return;
 	}
 	restart_discover(c, clock_ms());
@@ -569,7 +568,7 @@ void dhcp_handle(struct dhcp_client *c, uint32_t src, const uint8_t *data, size_
 	if (c->state != DHCP_SELECTING && c->state != DHCP_REQUESTING)
 		return;
 	if (dhcp_parse(data, len, &m, &why) < 0) {
-		kprintf("%s: malformed DHCP reply from %s ignored: %s\n", c->nd->name,
+		kprintf("%s: bad DHCP reply from %s ignored: %s\n", c->nd->name,
 			ipv4_ntoa(src, a), why);
 		return;
 	}
@@ -647,8 +646,8 @@ bool dhcp_step(struct dhcp_client *c, uint64_t now)
 		return false;
 	if (now - c->start_ms >= c->cfg.total_timeout_ms) {
 		if (c->state == DHCP_SELECTING)
-			dhcp_fail(c, -ETIMEDOUT, "no DHCP offer on %s after %u s: does a DHCP "
-				  "server serve this network and client-id?",
+			dhcp_fail(c, -ETIMEDOUT, "no DHCP offer on %s after %u s: check DHCP "
+				  "server and client-id",
 				  c->nd->name, c->cfg.total_timeout_ms / 1000);
 		else
 			dhcp_fail(c, -ETIMEDOUT, "no DHCPACK from %s for %s after %u s",
@@ -659,7 +658,7 @@ bool dhcp_step(struct dhcp_client *c, uint64_t now)
 	if ((int64_t)(now - c->next_tx_ms) < 0)
 		return true;
 	if (c->state == DHCP_REQUESTING && c->tx_count >= DHCP_MAX_REQUESTS) {
-		kprintf("%s: no answer to DHCPREQUEST; discovering again\n", c->nd->name);
+		kprintf("%s: no DHCPACK, discovering again\n", c->nd->name);
 		restart_discover(c, now);
 	}
 	if (!c->cfg.quiet && (int64_t)(now - c->next_report_ms) >= 0) {

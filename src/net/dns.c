@@ -59,7 +59,7 @@ static int read_name(const uint8_t *buf, size_t len, size_t *off, char *out, con
 		uint8_t l;
 
 		if (pos >= len) {
-			*why = "name runs past the end of the message";
+			*why = "name runs past the end";
 			return -EINVAL;
 		}
 		l = buf[pos];
@@ -72,7 +72,7 @@ static int read_name(const uint8_t *buf, size_t len, size_t *off, char *out, con
 			}
 			target = (size_t)(l & 0x3f) << 8 | buf[pos + 1];
 			if (target >= run_start) {
-				*why = "compression pointer not backwards (loop)";
+				*why = "pointer not backwards (loop)";
 				return -EINVAL;
 			}
 			if (!jumped)
@@ -92,12 +92,12 @@ static int read_name(const uint8_t *buf, size_t len, size_t *off, char *out, con
 			return 0;
 		}
 		if (pos + 1 + l > len) {
-			*why = "label runs past the end of the message";
+			*why = "label runs past the end";
 			return -EINVAL;
 		}
 		wire += 1u + l;
 		if (wire + 1 > DNS_NAME_MAX) {
-			*why = "name longer than 255 bytes";
+			*why = "name over 255 bytes";
 			return -EINVAL;
 		}
 		if (n)
@@ -163,9 +163,9 @@ int dns_parse_response(const uint8_t *buf, size_t len, uint16_t id, const char *
 	if (!why)
 		why = &dummy;
 	if (!buf || len < DNS_HDR_LEN)
-		return fail(why, "shorter than a DNS header", -EINVAL);
+		return fail(why, "too short", -EINVAL);
 	if (get_be16(buf) != id)
-		return fail(why, "id does not match the query", -EINVAL);
+		return fail(why, "id mismatch", -EINVAL);
 	flags = get_be16(buf + 2);
 	if (!(flags & DNS_FLAG_QR))
 		return fail(why, "not a response", -EINVAL);
@@ -210,11 +210,11 @@ int dns_parse_response(const uint8_t *buf, size_t len, uint16_t id, const char *
 			class = get_be16(buf + off + 2);
 			rdlen = get_be16(buf + off + 8);
 			if (rdlen > len - off - 10)
-				return fail(why, "answer data length runs past the end", -EINVAL);
+				return fail(why, "answer data runs past the end", -EINVAL);
 			if (class == DNS_CLASS_IN && name_eq(owner, target)) {
 				if (type == DNS_TYPE_A) {
 					if (rdlen != 4)
-						return fail(why, "A record data is not 4 bytes",
+						return fail(why, "A record not 4 bytes",
 							    -EINVAL);
 					*addr = get_be32(buf + off + 10);
 					*ttl = get_be32(buf + off + 4);
@@ -234,7 +234,7 @@ int dns_parse_response(const uint8_t *buf, size_t len, uint16_t id, const char *
 		if (!moved)
 			break;
 	}
-	return fail(why, "no A record for the name", -ENOENT);
+	return fail(why, "no A record", -ENOENT);
 }
 
 /* ---- cache and servers ---- */
@@ -350,7 +350,7 @@ int dns_resolve(struct net_device *nd, const char *name, const struct dns_config
 		q.server = nd->dns[t % nd->n_dns];
 		len = dns_build_query(pkt, sizeof(pkt), q.id, name);
 		if (len < 0) {
-			kprintf("dns: \"%s\" is not a valid host name\n", name);
+			kprintf("dns: bad host name \"%s\"\n", name);
 			q.rc = len;
 			break;
 		}

@@ -53,16 +53,16 @@ static int next_line(const uint8_t *buf, size_t len, size_t *pos, const uint8_t 
 
 	for (i = start; i < len && buf[i] != '\n'; i++) {
 		if (buf[i] == '\r' && (i + 1 >= len || buf[i + 1] != '\n')) {
-			*why = "bare CR in the header";
+			*why = "bare CR";
 			return -EINVAL;
 		}
 		if (buf[i] == '\0') {
-			*why = "NUL in the header";
+			*why = "NUL in header";
 			return -EINVAL;
 		}
 	}
 	if (i >= len) {
-		*why = "header without a blank line";
+		*why = "header unterminated";
 		return -EINVAL;
 	}
 	*line = buf + start;
@@ -99,7 +99,7 @@ static int parse_status_line(const uint8_t *l, size_t n, struct http_response *o
 		return -EINVAL;
 	}
 	if (n > 12 && l[12] != ' ') {
-		*why = "no space after the status code";
+		*why = "no space after status";
 		return -EINVAL;
 	}
 	rl = n > 13 ? MIN(n - 13, sizeof(out->reason) - 1) : 0;
@@ -119,7 +119,7 @@ static int parse_length(const uint8_t *v, size_t n, uint64_t *out, const char **
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (v[i] < '0' || v[i] > '9') {
-			*why = "Content-Length is not a number";
+			*why = "Content-Length not a number";
 			return -EINVAL;
 		}
 		x = x * 10 + (uint64_t)(v[i] - '0');
@@ -142,12 +142,12 @@ static int parse_field(const uint8_t *l, size_t n, struct http_response *out, co
 	}
 	for (colon = 0; colon < n && l[colon] != ':'; colon++) {
 		if (!is_tchar((char)l[colon])) {
-			*why = "bad character in a field name";
+			*why = "bad char in field name";
 			return -EINVAL;
 		}
 	}
 	if (colon == n || !colon) {
-		*why = colon ? "header line without a colon" : "empty field name";
+		*why = colon ? "header line without colon" : "empty field name";
 		return -EINVAL;
 	}
 	for (vs = colon + 1; vs < n && (l[vs] == ' ' || l[vs] == '\t'); vs++)
@@ -161,7 +161,7 @@ static int parse_field(const uint8_t *l, size_t n, struct http_response *out, co
 			return -EINVAL;
 		/* RFC 9110 §8.6: differing lengths make the message unusable. */
 		if (out->has_length && v != out->content_length) {
-			*why = "conflicting Content-Length fields";
+			*why = "conflicting Content-Length";
 			return -EINVAL;
 		}
 		out->has_length = true;
@@ -174,7 +174,7 @@ static int parse_field(const uint8_t *l, size_t n, struct http_response *out, co
 		out->chunked = true;
 	} else if (name_is(l, colon, "location")) {
 		if (ve - vs >= sizeof(out->location) || ve == vs) {
-			*why = ve == vs ? "empty Location" : "Location over 1023 characters";
+			*why = ve == vs ? "empty Location" : "Location over 1023 chars";
 			return -EINVAL;
 		}
 		memcpy(out->location, l + vs, ve - vs);
@@ -249,7 +249,7 @@ static int parse_chunk_size(struct http_chunked *st, const char **why)
 	while (i < n && (st->line[i] == ' ' || st->line[i] == '\t'))
 		i++;
 	if (i < n && st->line[i] != ';') {
-		*why = "garbage after the chunk size";
+		*why = "garbage after chunk size";
 		return -EINVAL;
 	}
 	if (v > HTTP_LENGTH_MAX || st->body + v > HTTP_LENGTH_MAX) {
@@ -278,7 +278,7 @@ long http_chunked_feed(struct http_chunked *st, const uint8_t *in, size_t len, h
 			size_t n = (size_t)MIN((uint64_t)(len - i), st->remaining);
 
 			if ((rc = out(ctx, in + i, n)) < 0) {
-				*why = "sink refused the data";
+				*why = "sink refused data";
 				return rc;
 			}
 			st->remaining -= n;
@@ -310,7 +310,7 @@ long http_chunked_feed(struct http_chunked *st, const uint8_t *in, size_t len, h
 		case HC_TRAILER:
 			if (c != '\n') {
 				if (st->line_len >= sizeof(st->line)) {
-					*why = "chunk line longer than 1024 bytes";
+					*why = "chunk line over 1024 bytes";
 					return -EINVAL;
 				}
 				st->line[st->line_len++] = (char)c;

@@ -66,9 +66,9 @@ static int sink_reserve(struct http_client *h, uint64_t need_total)
 	if (need_total <= s->size)
 		return 0;
 	if (!s->grow || need_total > max)
-		return fail(h, -ENOSPC, "%s is larger than the %llu-byte buffer (%llu bytes needed)",
-			    h->url, (unsigned long long)(s->grow ? max : s->size),
-			    (unsigned long long)need_total);
+		return fail(h, -ENOSPC, "%s needs %llu bytes, buffer %llu", h->url,
+			    (unsigned long long)need_total,
+			    (unsigned long long)(s->grow ? max : s->size));
 	size = h->mode == BODY_LENGTH ? need_total : MAX((uint64_t)HTTP_GROW_FIRST, need_total);
 	if (h->mode != BODY_LENGTH)
 		while (size < need_total * 2 && size * 2 <= max)
@@ -133,8 +133,7 @@ static int head_complete(struct http_client *h)
 		return 0;
 	}
 	if (r->status != 200 && r->status != 203)
-		return fail(h, -ENOTSUP, "HTTP %u %s for %s (not 200)", r->status, r->reason,
-			    h->url);
+		return fail(h, -ENOTSUP, "HTTP %u %s for %s", r->status, r->reason, h->url);
 	h->sink->len = 0;
 	if (r->chunked) {
 		h->mode = BODY_CHUNKED;
@@ -204,8 +203,8 @@ static int http_rx(struct tcp_conn *c, const uint8_t *data, size_t len)
 		end = http_head_end(h->head + from, h->head_len - from);
 		if (!end) {
 			if (h->head_len == sizeof(h->head))
-				return fail(h, -EINVAL, "response header from %s is larger than %u "
-					    "bytes", h->url, HTTP_HEAD_MAX);
+				return fail(h, -EINVAL, "response header from %s over %u bytes",
+					    h->url, HTTP_HEAD_MAX);
 			return 0;
 		}
 		end += from;
@@ -274,9 +273,9 @@ static int check_conn(struct http_client *h, uint64_t now, uint64_t last_rx,
 		/* Where it stopped: the bytes of the header, or of the body (of its length). */
 		if (h->mode == BODY_LENGTH)
 			ksnprintf(of, sizeof(of), " of %llu", (unsigned long long)h->resp.content_length);
-		return fail(h, -EIO, "server closed the connection after %llu%s bytes of %s%s",
+		return fail(h, -EIO, "server closed after %llu%s bytes of %s%s",
 			    (unsigned long long)(h->head_done ? h->body_len : h->head_len), of, h->url,
-			    !h->head_done ? " (in the response header)" :
+			    !h->head_done ? " (in header)" :
 			    h->mode == BODY_CHUNKED ? " (chunked body)" : "");
 	}
 	if (now - last_rx >= idle_ms)
@@ -324,7 +323,7 @@ static int fetch_once(struct http_client *h, struct net_device *nd, const struct
 	}
 	if (h->failed) {
 		if (h->conn.state != TCP_CLOSED)
-			tcp_abort(&h->conn, h->error, "download failed");
+			tcp_abort(&h->conn, h->error, NULL);
 	} else {
 		/* Orderly close; a TIME-WAIT need not be waited out (the port is not reused). */
 		tcp_close(&h->conn);
@@ -335,7 +334,7 @@ static int fetch_once(struct http_client *h, struct net_device *nd, const struct
 			tcp_step(&h->conn, clock_ms());
 		}
 		if (h->conn.state != TCP_CLOSED && h->conn.state != TCP_TIME_WAIT)
-			tcp_abort(&h->conn, 0, "close not completed");
+			tcp_abort(&h->conn, 0, NULL);
 	}
 	tcp_release(&h->conn);
 	return h->failed ? h->error : 0;

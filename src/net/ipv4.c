@@ -64,7 +64,7 @@ int ipv4_parse(const uint8_t *buf, size_t len, struct ipv4_packet *out, const ch
 	if (!why)
 		why = &dummy;
 	if (!buf || len < IPV4_HDR_LEN) {
-		*why = "shorter than an IPv4 header";
+		*why = "too short";
 		return -EINVAL;
 	}
 	if (buf[0] >> 4 != 4) {
@@ -218,7 +218,7 @@ int ipv4_tx(struct net_device *nd, struct net_buf *nb, uint32_t dst, uint8_t pro
 		flags |= NET_TX_BROADCAST;
 	} else if (nd->netmask && (dst & nd->netmask) != (nd->ip_addr & nd->netmask)) {
 		if (!nd->gateway) {
-			kprintf("%s: no route to %s (off-subnet and no gateway)\n", nd->name,
+			kprintf("%s: no route to %s (no gateway)\n", nd->name,
 				ipv4_ntoa(dst, a));
 			nd->ops->free_tx(nd, nb);
 			return -ENOENT;

@@ -190,7 +190,7 @@ int report_send(const char *url, const char *reason)
 	long rc;
 
 	if (!nd) {
-		kprintf("report: not sent: no interface has an address\n");
+		kprintf("report: not sent: no address\n");
 		return -ENODEV;
 	}
 	if (!url && setting_get(REPORT_URL_SETTING, setting, sizeof(setting)) > 0)
@@ -225,7 +225,7 @@ int report_send(const char *url, const char *reason)
 		rc = send_http(nd, url, buf, len);
 	}
 	if (rc < 0)
-		kprintf("report: not sent (%s); the boot goes on\n", ib_strerror((int)rc));
+		kprintf("report: not sent (%s)\n", ib_strerror((int)rc));
 	else
 		kprintf("report: sent\n");
 	return rc < 0 ? (int)rc : 0;

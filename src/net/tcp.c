@@ -475,8 +475,7 @@ int tcp_connect(struct tcp_conn *c, struct net_device *nd, uint32_t dst, uint16_
 		tcp_release(c);
 		c->error = rc;
 		ksnprintf(c->error_msg, sizeof(c->error_msg), "cannot send to %s: %s",
-			  ipv4_ntoa(dst, a), rc == -ENOENT ? "no route (off-subnet, no gateway)"
-							   : ib_strerror(rc));
+			  ipv4_ntoa(dst, a), rc == -ENOENT ? "no route" : ib_strerror(rc));
 		return rc;
 	}
 	arm_rto(c, now);
@@ -534,7 +533,7 @@ void tcp_release(struct tcp_conn *c)
 		dma_free(c->ooo_buf, (size_t)c->ooo_slots * c->ooo_slot_size);
 	c->ooo_buf = NULL;
 	if (c->state != TCP_CLOSED)
-		finish(c, -ECANCELED, "connection released");
+		finish(c, -ECANCELED, "connection aborted");
 }
 
 /* ---- timers ---- */
@@ -588,11 +587,10 @@ static void on_rto(struct tcp_conn *c, uint64_t now)
 	c->stats.rto_expiries++;
 	if (++c->retries > (c->state == TCP_SYN_SENT ? c->cfg.syn_retries : c->cfg.data_retries)) {
 		if (c->state == TCP_SYN_SENT)
-			ksnprintf(msg, sizeof(msg), "no answer to %u connection requests: is a server "
-				  "listening?", c->retries);
+			ksnprintf(msg, sizeof(msg), "no answer to %u connection requests: server "
+				  "down?", c->retries);
 		else
-			ksnprintf(msg, sizeof(msg), "peer stopped acknowledging (%u retransmissions)",
-				  c->retries - 1);
+			ksnprintf(msg, sizeof(msg), "no ACK after %u retransmissions", c->retries - 1);
 		finish(c, -ETIMEDOUT, msg);
 		return;
 	}
@@ -704,7 +702,7 @@ static bool deliver(struct tcp_conn *c, const uint8_t *data, size_t len)
 	c->stats.bytes_in += len;
 	rc = c->rx(c, data, len);
 	if (rc < 0) {
-		tcp_abort(c, rc, "receiver refused the data");
+		tcp_abort(c, rc, NULL);
 		return false;
 	}
 	return c->state != TCP_CLOSED;
@@ -837,8 +835,7 @@ static void process_syn_sent(struct tcp_conn *c, const struct tcp_segment *s, ui
 	}
 	if (s->flags & TCP_RST) {
 		if (ack_ok)
-			finish(c, -ECANCELED, "connection refused (RST): is a server listening on "
-			       "that port?");
+			finish(c, -ECANCELED, "connection refused: no server on that port?");
 		return;
 	}
 	if (!(s->flags & TCP_SYN) || !ack_ok)
@@ -1016,7 +1013,7 @@ static void process(struct tcp_conn *c, const struct tcp_segment *s, uint64_t no
 		if (c->state == TCP_LAST_ACK || c->state == TCP_CLOSING || c->state == TCP_TIME_WAIT)
 			finish(c, 0, "");
 		else
-			finish(c, -ECANCELED, "connection reset by the server");
+			finish(c, -ECANCELED, "connection reset by server");
 		return;
 	}
 	if (s->flags & TCP_SYN) {

@@ -17,7 +17,7 @@
 #define TFTP_MAX_WINDOWSIZE  65535u
 
 static char why_buf[128];
-static const char too_large[] = "file too large for the buffer";
+static const char too_large[] = "file too large";
 
 static bool name_is(const char *a, const char *b)
 {
@@ -70,12 +70,12 @@ int tftp_parse_oack(const uint8_t *p, size_t len, unsigned asked_blksize,
 		uint64_t v;
 
 		if (!nlen || nlen == len - i)
-			return oack_fail(why, "empty or unterminated option name%s", "");
+			return oack_fail(why, "bad option name%s", "");
 		i += nlen + 1;
 		value = (const char *)p + i;
 		vlen = strnlen(value, len - i);   /* 0 == 0 when nothing follows the name */
 		if (vlen == len - i)
-			return oack_fail(why, "option '%.32s' has no NUL-terminated value", name);
+			return oack_fail(why, "option '%.32s' value unterminated", name);
 		i += vlen + 1;
 		if (parse_decimal(value, &v) < 0)
 			return oack_fail(why, "option '%.32s' not a number", name);
@@ -83,7 +83,7 @@ int tftp_parse_oack(const uint8_t *p, size_t len, unsigned asked_blksize,
 		k = name_is(name, "blksize") ? 0 : name_is(name, "windowsize") ? 1
 		    : name_is(name, "tsize") ? 2 : 3;
 		if (k == 3 || !(k == 0 ? asked_blksize : k == 1 ? asked_windowsize : asked_tsize))
-			return oack_fail(why, "option '%.32s' was never asked for", name);
+			return oack_fail(why, "option '%.32s' not asked for", name);
 		if (seen & (1u << k))
 			return oack_fail(why, "option '%.32s' repeated", name);
 		seen |= 1u << k;
@@ -262,7 +262,7 @@ static void handle_oack(struct tftp_client *c, uint16_t sport, const uint8_t *p,
 	if (tftp_parse_oack(p, len, c->opts.no_options ? 0 : c->asked_blksize,
 			    c->asked_windowsize, !c->opts.no_options, &o, &why) < 0) {
 		c->server_port = sport;
-		tftp_fail(c, -EINVAL, TFTP_ERR_OPTIONS, "bad option acknowledgement",
+		tftp_fail(c, -EINVAL, TFTP_ERR_OPTIONS, "bad OACK",
 			  "bad OACK for %s: %s", c->filename, why);
 		return;
 	}
@@ -272,8 +272,8 @@ static void handle_oack(struct tftp_client *c, uint16_t sport, const uint8_t *p,
 	c->tsize = o.has_tsize ? o.tsize : 0;
 	c->server_port = sport;
 	if (o.has_tsize && o.tsize > c->sink->size) {
-		tftp_fail(c, -ERANGE, TFTP_ERR_DISK_FULL, too_large, "%s is %llu bytes; the buffer "
-			  "holds %llu", c->filename, (unsigned long long)o.tsize,
+		tftp_fail(c, -ERANGE, TFTP_ERR_DISK_FULL, too_large, "%s needs %llu bytes, buffer %llu",
+			  c->filename, (unsigned long long)o.tsize,
 			  (unsigned long long)c->sink->size);
 		return;
 	}
@@ -323,14 +323,14 @@ static void handle_data(struct tftp_client *c, const uint8_t *p, size_t len)
 		return;
 	}
 	if (dlen > c->blksize) {
-		tftp_fail(c, -EINVAL, 4, "block larger than blksize", "block %u of %s has %u "
-			  "bytes, more than blksize %u", block, c->filename,
+		tftp_fail(c, -EINVAL, 4, "block over blksize", "block %u of %s: %u bytes > blksize %u",
+			  block, c->filename,
 			  (unsigned)dlen, c->blksize);
 		return;
 	}
 	if (dlen > c->sink->size - c->sink->len) {
-		tftp_fail(c, -ERANGE, TFTP_ERR_DISK_FULL, too_large, "%s does not fit the %llu-byte "
-			  "buffer", c->filename, (unsigned long long)c->sink->size);
+		tftp_fail(c, -ERANGE, TFTP_ERR_DISK_FULL, too_large, "%s exceeds %llu-byte buffer",
+			  c->filename, (unsigned long long)c->sink->size);
 		return;
 	}
 	memcpy(c->sink->buf + c->sink->len, p + 2, dlen);
@@ -485,18 +485,18 @@ bool tftp_step(struct tftp_client *c, uint64_t now)
 			/* The overall bound: whatever keeps arriving (duplicates, blocks past a
 			 * hole, a server retransmitting with ever longer pauses), no new block for
 			 * this long ends the transfer with the place it stopped. */
-			tftp_fail(c, -ETIMEDOUT, 0, "client gave up: no data", "%s from %s: no new "
+			tftp_fail(c, -ETIMEDOUT, 0, "no data", "%s from %s: no new "
 				  "data for %u ms after block %u (%llu%s bytes, %u ACKs resent)",
 				  c->filename, ipv4_ntoa(c->server, a), c->opts.stall_ms,
 				  (unsigned)c->blocks, (unsigned long long)c->sink->len, of,
 				  c->retries);
 			return false;
 		}
-		kprintf("%stftp: %s: %llu%s bytes after %u s, %u ACKs resent, %u duplicate blocks%s\n",
+		kprintf("%stftp: %s: %llu%s bytes after %u s, %u ACKs resent, %u dup blocks%s\n",
 			c->sink->progress && c->sink->len ? "\n" : "", c->filename,
 			(unsigned long long)c->sink->len, of, (unsigned)((now - c->start_ms) / 1000),
 			c->retransmits, c->dup_blocks, c->windowsize == 1 && c->retransmits ?
-			" (lock-step: a lost block waits for the server's timeout)" : "");
+			" (lock-step: losses wait for server timeout)" : "");
 		c->status_ms = now + TFTP_STATUS_MS;
 	}
 	if ((int64_t)(now - c->next_timeout_ms) < 0)
@@ -513,8 +513,8 @@ bool tftp_step(struct tftp_client *c, uint64_t now)
 		return true;
 	}
 	if (++c->retries > c->opts.max_retries) {
-		tftp_fail(c, -ETIMEDOUT, 0, NULL, "no answer from %s for %s after %u tries: is a "
-			  "TFTP server running?", ipv4_ntoa(c->server, a), c->filename,
+		tftp_fail(c, -ETIMEDOUT, 0, NULL, "no answer from %s for %s after %u tries: no TFTP "
+			  "server?", ipv4_ntoa(c->server, a), c->filename,
 			  c->retries);
 		return false;
 	}

@@ -94,7 +94,7 @@ long tftp_put(struct net_device *nd, uint32_t server, const char *filename, cons
 
 	if (!fl || fl >= TFTP_FILENAME_MAX || nblocks > 65535) {
 		kprintf("tftp put: %s: %s\n", fl ? filename : "(no name)",
-			nblocks > 65535 ? "more than 65535 blocks" : "bad file name");
+			nblocks > 65535 ? "over 65535 blocks" : "bad file name");
 		return -EINVAL;
 	}
 	if ((rc = net_ready_for_unicast(nd, "tftp put")) < 0)
@@ -132,7 +132,7 @@ long tftp_put(struct net_device *nd, uint32_t server, const char *filename, cons
 				/* ACK 0 answers the WRQ (§4). */
 				ksnprintf(p.msg, sizeof(p.msg), "no ACK %ld from %s after %u tries%s", n,
 					  ipv4_ntoa(server, a), tries - 1,
-					  n ? "" : ": no TFTP server taking writes there?");
+					  n ? "" : ": no writable TFTP server?");
 				p.timed_out = p.failed = true;
 				break;
 			}

@@ -51,12 +51,12 @@ int uri_parse_http(const char *s, struct http_url *out, const char **why)
 		why = &dummy;
 	memset(out, 0, sizeof(*out));
 	if (!s || strnlen(s, URI_MAX) >= URI_MAX) {
-		*why = "URL empty or over 1023 characters";
+		*why = "URL empty or over 1023 chars";
 		return -EINVAL;
 	}
 	for (p = s; *p; p++) {
 		if ((unsigned char)*p <= 0x20 || *p == 0x7f) {
-			*why = "space or control character in URL";
+			*why = "space or control char in URL";
 			return -EINVAL;
 		}
 	}
@@ -80,14 +80,14 @@ int uri_parse_http(const char *s, struct http_url *out, const char **why)
 	}
 	hlen = (size_t)((colon ? colon : end) - auth);
 	if (!hlen || hlen >= URI_HOST_MAX) {
-		*why = hlen ? "host name too long" : "URL has no host";
+		*why = hlen ? "host name too long" : "no host";
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < hlen; i++) {
 		char c = auth[i];
 
 		if (!is_alpha(c) && !is_digit(c) && c != '-' && c != '.' && c != '_') {
-			*why = "host name has a character not in a-z A-Z 0-9 -._";
+			*why = "host name char not in a-z A-Z 0-9 -._";
 			return -EINVAL;
 		}
 		out->host[i] = lower(c);

@@ -297,8 +297,8 @@ TEST(dhcp_parse_overload)
 		const char *why = NULL;
 
 		CHECK_EQ(dhcp_parse(r.buf, r.len, &m, &why), -EINVAL);
-		CHECK(why && strstr(why, "option 67 at byte 0 of the file field"));
-		CHECK(why && strstr(why, "runs past the end"));
+		CHECK(why && strstr(why, "option 67 at byte 0 of file"));
+		CHECK(why && strstr(why, "left"));
 	}
 }
 
@@ -354,7 +354,7 @@ TEST(dhcp_parse_malformed)
 	memcpy(r.buf + r.len, "abc", 3);
 	r.len += 3;
 	CHECK_EQ(dhcp_parse(r.buf, r.len, &m, &why), -EINVAL);
-	CHECK(why && strstr(why, "option 12") && strstr(why, "length 50 runs past the end (3 bytes left)"));
+	CHECK(why && strstr(why, "option 12") && strstr(why, "length 50 > 3 left"));
 	/* wrong sizes for fixed-size options */
 	dr_init(&r, DHCPOFFER, 1, IP(198, 18, 0, 60), 0, SRV);
 	dr_opt(&r, 3, "abcdef", 6);
@@ -624,9 +624,9 @@ TEST(dhcp_proxy_and_foreign_replies_ignored)
 	CHECK_EQ(run_dhcp(&s, DHCP_CLIENT_ID_FLEXBOOT, &l), 0);
 	CHECK_EQ(l.ip, IP(198, 18, 0, 60));
 	CHECK_EQ(s.requests, 1);
-	CHECK(test_console_has("without an address: kept its boot file"));
+	CHECK(test_console_has("no address, boot file"));
 	CHECK_STR(l.filename, "boot.bin");   /* the lease's own file wins over the proxy's */
-	CHECK(test_console_has("malformed DHCP reply from 198.18.0.1 ignored: option 67"));
+	CHECK(test_console_has("bad DHCP reply from 198.18.0.1 ignored: option 67"));
 }
 
 TEST(dhcp_nak_restarts_discovery)

@@ -491,7 +491,7 @@ TEST(tcp_data_retries_bounded)
 		test_now_ms += 5;
 	CHECK_EQ(conn.state, TCP_CLOSED);
 	CHECK_EQ(conn.error, -ETIMEDOUT);
-	CHECK(strstr(conn.error_msg, "stopped acknowledging (3 retransmissions)") != NULL);
+	CHECK(strstr(conn.error_msg, "no ACK after 3 retransmissions") != NULL);
 	unsigned sent = 0;
 	while (peer_pop(&s))
 		sent += s.len == 1;
@@ -573,7 +573,7 @@ TEST(tcp_rst_storm_only_exact_rst_resets)
 	peer_send_raw(SPORT, syn.sport, irs + 1 + 500, 0, TCP_RST, 0, NULL, 0, NULL, 0, false);
 	CHECK_EQ(conn.state, TCP_CLOSED);
 	CHECK_EQ(conn.error, -ECANCELED);
-	CHECK(strstr(conn.error_msg, "reset by the server") != NULL);
+	CHECK(strstr(conn.error_msg, "reset by server") != NULL);
 	tcp_release(&conn);
 	peer_teardown();
 }
@@ -684,7 +684,7 @@ TEST(tcp_no_route_fails_at_once)
 	tcp_release(&conn);
 	memset(&conn, 0, sizeof(conn));
 	CHECK_EQ(tcp_connect(&conn, &peer_nd, 0x0a000001u, 80, NULL, rx, NULL), -ENOENT);
-	CHECK_STR(conn.error_msg, "cannot send to 10.0.0.1: no route (off-subnet, no gateway)");
+	CHECK_STR(conn.error_msg, "cannot send to 10.0.0.1: no route");
 	CHECK(!conn.listed && conn.ooo_buf == NULL);
 	CHECK_EQ(peer_queued(), 0);
 	/* And without an address at all. */
