@@ -8,4 +8,4 @@ static int cmd_fwdump(int argc __unused, char **argv __unused)
 	return hermon_fwdump_all();
 }
 SHELL_COMMAND(fwdump, CMD_ORDER_IB,
-	      "HCA error buffer and every queue's state", cmd_fwdump);
+	      "dump HCA error buffer, queues", cmd_fwdump);

@@ -69,4 +69,4 @@ static int cmd_mmio(int argc, char **argv)
 	return 0;
 }
 SHELL_COMMAND(mmio, CMD_ORDER_PCI,
-	      "BB:DD.F BAR [OFF [VAL]]: read (or write, then read) 32 bits of a BAR", cmd_mmio);
+	      "BB:DD.F BAR [OFF [VAL]]: read/write a BAR dword", cmd_mmio);

@@ -28,5 +28,5 @@ static int cmd_selftest(int argc, char **argv)
 	return hermon_selftest_all(port);
 }
 SHELL_COMMAND(selftest, CMD_ORDER_IB,
-	      "[--port N]: HCA self-test (default: first ACTIVE port, else 1)",
+	      "[--port N]: HCA self-test (default: first ACTIVE port, or 1)",
 	      cmd_selftest);

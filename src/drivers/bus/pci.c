@@ -76,7 +76,7 @@ static int size_one_bar(uint32_t bdf, unsigned i, unsigned n_bars, struct pci_ba
 		uint32_t orig_hi, mask_hi;
 
 		if (i + 1 >= n_bars) {
-			pci_say(bdf, "BAR%u: 64-bit but the last BAR\n", i);
+			pci_say(bdf, "BAR%u: 64-bit, last BAR\n", i);
 			*bar = (struct pci_bar){ .kind = PCI_BAR_NONE };
 			return -EINVAL;
 		}
@@ -89,7 +89,7 @@ static int size_one_bar(uint32_t bdf, unsigned i, unsigned n_bars, struct pci_ba
 	}
 	bar->size = ~addr_mask + 1;
 	if (addr_mask == 0 || !IS_POW2(bar->size)) {
-		pci_say(bdf, "BAR%u reads back %#llx, not a power-of-two size\n", i,
+		pci_say(bdf, "BAR%u mask %#llx: size not a power of 2\n", i,
 			(unsigned long long)addr_mask);
 		*bar = (struct pci_bar){ .kind = PCI_BAR_NONE };
 		return -EINVAL;
@@ -236,16 +236,16 @@ int pci_map_bar(struct pci_device *pdev, unsigned bar, struct mmio *m)
 		return -EINVAL;
 	b = &pdev->bar[bar];
 	if (b->kind != PCI_BAR_MEM32 && b->kind != PCI_BAR_MEM64) {
-		pci_say(pdev->bdf, "BAR%u is not a memory BAR\n", bar);
+		pci_say(pdev->bdf, "BAR%u not memory\n", bar);
 		return -EINVAL;
 	}
 	if (b->addr == 0) {
-		pci_say(pdev->bdf, "BAR%u unassigned by firmware\n", bar);
+		pci_say(pdev->bdf, "BAR%u unassigned\n", bar);
 		return -EINVAL;
 	}
 	int rc = plat_mmio_map(pdev->bdf, bar, b->addr, b->size, m);
 	if (rc)
-		pci_say(pdev->bdf, "cannot map BAR%u at %#llx (%#llx bytes): %s\n", bar,
+		pci_say(pdev->bdf, "cannot map BAR%u %#llx+%#llx: %s\n", bar,
 			(unsigned long long)b->addr, (unsigned long long)b->size, ib_strerror(rc));
 	return rc;
 }

@@ -75,8 +75,7 @@ int pci_remove_drivers(void)
 			/* The driver's reset failed. Clearing bus master enable is all that is left;
 			 * a device that ignores config cycles may ignore that too. */
 			pci_set_bus_master(d, false);
-			pci_say(d->bdf, "could not be stopped; bus mastering cleared as a last "
-				"resort\n");
+			pci_say(d->bdf, "could not be stopped; bus mastering cleared\n");
 			not_stopped++;
 		}
 	}

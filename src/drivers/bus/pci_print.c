@@ -10,7 +10,7 @@ const char *pci_class_name(uint32_t class_code)
 	static const char names[] =
 		"unclassified\0storage\0network\0display\0multimedia\0memory\0bridge\0"
 		"communication\0system\0input\0docking\0processor\0serial bus\0wireless\0"
-		"intelligent I/O\0satellite\0crypto\0signal processing";
+		"I2O\0satellite\0crypto\0signal processing";
 	unsigned base = class_code >> 16;
 	const char *n = names;
 

@@ -52,7 +52,7 @@ int hermon_reset(struct hermon *h)
 		if (vendor == h->pci->vendor)
 			break;
 		if (clock_ms() - start >= HERMON_RESET_POLL_MS) {
-			hermon_err(h, "no PCI answer %u ms after reset (vendor ID 0x%04x)",
+			hermon_err(h, "no PCI answer %u ms after reset (vendor 0x%04x)",
 				   HERMON_RESET_WAIT_MS + HERMON_RESET_POLL_MS, vendor);
 			return -ETIMEDOUT;
 		}
@@ -123,7 +123,7 @@ static void hermon_after_reset(struct hermon *h)
 /* A queue the HCA would not give back (HW2SW/2RST refused, or after a catastrophic error). */
 void hermon_kept(struct hermon *h, const char *what, unsigned num)
 {
-	hermon_err(h, "%s 0x%x still hardware-owned: memory kept until reset", what, num);
+	hermon_err(h, "%s 0x%x still hardware-owned: kept until reset", what, num);
 }
 
 /* The reset ends every DMA; only a reset that worked makes the device's memory ours again. */
@@ -133,7 +133,7 @@ static void hermon_reset_and_release(struct hermon *h)
 		hermon_after_reset(h);
 		return;
 	}
-	hermon_err(h, "HCA did not reset: %zu KiB host memory kept (it may DMA there)",
+	hermon_err(h, "HCA did not reset: %zu KiB host memory kept",
 		   (h->fa.len + h->aux.len +
 					     (size_t)h->plan.mapped_len) / 1024);
 	/* All that is left to stop it; a device deaf to config cycles may not hear this either. */
@@ -166,7 +166,7 @@ int hermon_start(struct hermon *h)
 	int rc;
 
 	if (h->reset_failed) {
-		hermon_err(h, "last reset failed: cannot start again (power-cycle the machine)");
+		hermon_err(h, "last reset failed: cannot start again (power-cycle)");
 		return -EIO;
 	}
 	/* Every reset leaves bus mastering off (hermon_reset); from MAP_FA on the HCA reads and
@@ -186,7 +186,7 @@ int hermon_start(struct hermon *h)
 
 err:
 	hermon_teardown(h);
-	hermon_err(h, "bring-up failed (%s); HCA reset and left idle", ib_strerror(rc));
+	hermon_err(h, "bring-up failed (%s); HCA reset, idle", ib_strerror(rc));
 	return rc;
 }
 
@@ -273,14 +273,13 @@ int hermon_init(struct hermon *h, struct pci_device *pci)
 		  PCI_DEV(pci->bdf), PCI_FN(pci->bdf));
 	pci_enable_device(pci);
 	if ((rc = pci_map_bar(pci, 0, &h->config)) != 0 || h->config.size < MiB(1)) {
-		hermon_err(h, "BAR0 (1 MiB registers) not mapped: check the BIOS's PCI "
-			   "resource assignment");
+		hermon_err(h, "BAR0 (1 MiB) not mapped: check BIOS PCI setup");
 		return rc ? rc : -ENODEV;
 	}
 	if ((rc = pci_map_bar(pci, 2, &h->uar)) != 0 ||
 	    h->uar.size < (uint64_t)(HERMON_UAR_NON_EQ_PAGE + 1) * HERMON_PAGE_SIZE) {
 		/* The doorbell page is UAR 128: a mapping that stops before it cannot work. */
-		hermon_err(h, "BAR2 (UAR doorbells) not mapped or under %u pages",
+		hermon_err(h, "BAR2 (doorbells) not mapped or under %u pages",
 			   HERMON_UAR_NON_EQ_PAGE + 1);
 		rc = rc ? rc : -ENODEV;
 		goto err_uar;

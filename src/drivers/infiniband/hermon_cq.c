@@ -57,7 +57,7 @@ int hermon_create_cq(struct hermon *h, unsigned num_cqes, struct hermon_cq **out
 		return -EINVAL;
 	slot = hermon_bitmap_alloc(h->cq_inuse, HERMON_MAX_CQS, 1);
 	if (slot < 0) {
-		hermon_err(h, "out of completion queues (%u in use)", HERMON_MAX_CQS);
+		hermon_err(h, "out of CQs (%u)", HERMON_MAX_CQS);
 		rc = slot;
 		goto err_slot;
 	}
@@ -121,7 +121,7 @@ err_cq:
 	hermon_bitmap_free(h->cq_inuse, (unsigned)slot, 1);
 err_slot:
 	if (rc == -ENOMEM)
-		hermon_err(h, "cannot allocate a %u-entry CQ", num_cqes);
+		hermon_err(h, "cannot allocate %u-entry CQ", num_cqes);
 	return rc;
 }
 
@@ -166,7 +166,7 @@ static int hermon_decode_cqe(struct hermon *h, struct hermon_cq *cq, const uint8
 
 	if (!qp) {
 		cq->errors++;
-		hermon_err(h, "CQ 0x%x: completion for unknown QP 0x%x (opcode 0x%02x) dropped",
+		hermon_err(h, "CQ 0x%x: unknown QP 0x%x (opcode 0x%02x) dropped",
 			   cq->cqn, qpn, opcode);
 		return -ENOENT;
 	}
@@ -186,7 +186,7 @@ static int hermon_decode_cqe(struct hermon *h, struct hermon_cq *cq, const uint8
 	if (is_send ? opcode != HERMON_OPCODE_SEND && opcode != HERMON_OPCODE_NOP
 		    : opcode != HERMON_CQE_RECV_SEND && opcode != HERMON_CQE_RECV_SEND_IMM) {
 		cq->errors++;
-		hermon_err(h, "CQ 0x%x: %s CQE opcode 0x%02x unexpected on QP 0x%x, WQE %u: "
+		hermon_err(h, "CQ 0x%x: %s opcode 0x%02x unexpected, QP 0x%x WQE %u: "
 			   "treated as an error", cq->cqn, is_send ? "send" : "receive", opcode, qpn,
 			   counter);
 		*wc = (struct ib_wc){ .qp = qp->ibqp, .is_send = is_send, .wqe_index = counter,

@@ -64,7 +64,7 @@ int hermon_create_eq(struct hermon *h)
 
 err_alloc:
 	if (rc == -ENOMEM)
-		hermon_err(h, "cannot allocate the EQ ring");
+		hermon_err(h, "cannot allocate EQ");
 	return rc;
 }
 

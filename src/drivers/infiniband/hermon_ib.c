@@ -223,7 +223,7 @@ int hermon_fwdump_all(void)
 
 int hermon_none(const char *cmd)
 {
-	kprintf("%s: no Hermon HCA registered (PCI probe failed? see above)\n", cmd);
+	kprintf("%s: no Hermon HCA registered\n", cmd);
 	return -ENODEV;
 }
 

@@ -54,11 +54,11 @@ int hermon_read_caps(struct hermon *h)
 	c->port_mgmt_events = hermonprm_query_dev_cap_st_get_port_mng_chg_ev(cap);
 
 	if (c->num_ports == 0) {
-		hermon_err(h, "QUERY_DEV_CAP: no ports (firmware not set up for IB?)");
+		hermon_err(h, "QUERY_DEV_CAP: no ports (firmware not for IB?)");
 		return -ENODEV;
 	}
 	if (c->num_ports > HERMON_MAX_PORTS) {
-		hermon_info(h, "%u ports, driving the first %u", c->num_ports,
+		hermon_info(h, "%u ports, using first %u", c->num_ports,
 			    HERMON_MAX_PORTS);
 		c->num_ports = HERMON_MAX_PORTS;
 	}
@@ -351,10 +351,10 @@ int hermon_start_firmware(struct hermon *h)
 			    hermonprm_query_fw_st_get_error_buf_offset_l(fw);
 	h->err_buf_size = hermonprm_query_fw_st_get_error_buf_size(fw);
 	h->err_buf_bar = hermonprm_query_fw_st_get_error_buf_bar(fw);
-	hermon_info(h, "firmware %u.%u.%u (command interface %u)", h->fw_major, h->fw_minor,
+	hermon_info(h, "firmware %u.%u.%u, cmd interface %u", h->fw_major, h->fw_minor,
 		    h->fw_subminor, h->cmd_if_rev);
 	if (h->fw_pages == 0) {
-		hermon_err(h, "QUERY_FW: no firmware pages (image broken?)");
+		hermon_err(h, "QUERY_FW: 0 pages (firmware broken?)");
 		return -EIO;
 	}
 	/* The FA mapping's virtual address is ignored by the firmware: use 0 ... */
@@ -384,7 +384,7 @@ int hermon_map_icm(struct hermon *h)
 	int rc;
 
 	if ((rc = hermon_icm_plan(&h->caps, p)) != 0) {
-		hermon_err(h, "QUERY_DEV_CAP limits inconsistent: no ICM layout");
+		hermon_err(h, "QUERY_DEV_CAP limits: no ICM layout");
 		return rc;
 	}
 	if ((rc = hermon_cmd_set_icm_size(h, p->icm_size, &aux_pages)) != 0)
@@ -411,8 +411,8 @@ int hermon_map_icm(struct hermon *h)
 	if ((rc = hermon_map_areas(h, hermon_cmd_map_icm, va, h->icm, HERMON_ICM_NUM_REGIONS)) != 0)
 		return rc;
 	h->stage = HERMON_STAGE_ICM_MAPPED;
-	hermon_info(h, "host memory: firmware %zu KiB, ICM %llu KiB, AUX %zu KiB "
-		    "(%u map commands, %u blocks)", h->fa.len / 1024,
+	hermon_info(h, "memory: FA %zu KiB, ICM %llu KiB, AUX %zu KiB "
+		    "(%u maps, %u blocks)", h->fa.len / 1024,
 		    (unsigned long long)p->mapped_len / 1024, h->aux.len / 1024, h->map_cmds,
 		    h->map_entries);
 	return 0;

@@ -57,7 +57,7 @@ static int mcg_find(struct hermon *h, const uint8_t gid[16], uint8_t *mcg, int *
 	if ((rc = hermon_cmd_mgid_hash(h, gid, hash)) != 0)
 		return rc;
 	if (*hash >= (1u << h->plan.log_mcg_hash)) {
-		hermon_err(h, "MGID_HASH returned bucket %u of %u", *hash, 1u << h->plan.log_mcg_hash);
+		hermon_err(h, "MGID_HASH: bucket %u of %u", *hash, 1u << h->plan.log_mcg_hash);
 		return -ERANGE;
 	}
 	*idx = (int)*hash;
@@ -69,7 +69,7 @@ static int mcg_find(struct hermon *h, const uint8_t gid[16], uint8_t *mcg, int *
 		if (gid_is_zero(egid) && hermonprm_mcg_hdr_st_get_members_count(mcg) == 0) {
 			if (*idx == (int)*hash)   /* empty bucket head: free for us */
 				return -ENOENT;
-			hermon_err(h, "MCG chain of bucket %u reaches empty entry %d", *hash, *idx);
+			hermon_err(h, "MCG bucket %u chain: empty entry %d", *hash, *idx);
 			return -EIO;
 		}
 		if (memcmp(egid, gid, 16) == 0)
@@ -82,7 +82,7 @@ static int mcg_find(struct hermon *h, const uint8_t gid[16], uint8_t *mcg, int *
 			return -ENOENT;
 		}
 		if (next >= table || ++steps > table) {
-			hermon_err(h, "MCG chain of bucket %u is corrupt (next %u)", *hash, next);
+			hermon_err(h, "MCG bucket %u chain corrupt (next %u)", *hash, next);
 			return -EIO;
 		}
 		*prev = *idx;
@@ -127,7 +127,7 @@ int hermon_mcast_attach(struct hermon *h, struct hermon_qp *qp, const uint8_t gi
 			amgm = hermon_bitmap_alloc(h->amgm_inuse,
 						   (1u << h->plan.log_mcg_table) - hash_size, 1);
 			if (amgm < 0) {
-				hermon_err(h, "multicast table full (%u entries)",
+				hermon_err(h, "MCG table full (%u)",
 					   1u << h->plan.log_mcg_table);
 				rc = -ENOSPC;
 				goto out;
@@ -144,7 +144,7 @@ int hermon_mcast_attach(struct hermon *h, struct hermon_qp *qp, const uint8_t gi
 	if (mcg_member(mcg, qp->qpn, &members) < members)
 		goto out;   /* already attached */
 	if (members >= HERMON_MCG_QPS) {
-		hermon_err(h, "multicast group full (%u QPs)", members);
+		hermon_err(h, "MCG full (%u QPs)", members);
 		rc = -ENOSPC;
 		goto out;
 	}

@@ -96,7 +96,7 @@ int hermon_alloc_mtt(struct hermon *h, const void *buf, size_t len, struct hermo
 
 	first = hermon_bitmap_alloc(h->mtt_inuse, HERMON_MAX_MTTS, pages);
 	if (first < 0) {
-		hermon_err(h, "out of MTT entries (%u pages wanted, %u in all)",
+		hermon_err(h, "out of MTT entries (%u wanted, %u total)",
 			   pages, HERMON_MAX_MTTS);
 		return first;
 	}

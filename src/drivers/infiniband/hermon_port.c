@@ -76,7 +76,7 @@ int hermon_open_port(struct hermon *h, unsigned port)
 	p->log_max_pkey = hermonprm_query_port_cap_st_get_log_max_pkey(qp);
 	p->log_max_gid = hermonprm_query_port_cap_st_get_log_max_gid(qp);
 	if (!p->ib) {
-		hermon_err(h, "port %u is an Ethernet port (not InfiniBand); skipped", port);
+		hermon_err(h, "port %u is Ethernet; skipped", port);
 		return -ENOTSUP;
 	}
 	if (p->max_mtu < 1 || p->max_mtu > 5)

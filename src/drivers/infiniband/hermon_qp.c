@@ -56,7 +56,7 @@ static int hermon_alloc_qpn(struct hermon *h, enum ib_qp_type type, unsigned por
 	case IB_QPT_UD:
 		slot = hermon_bitmap_alloc(h->qp_inuse, HERMON_MAX_QPS, 1);
 		if (slot < 0) {
-			hermon_err(h, "out of QPs (%u UD QPs in use)", HERMON_MAX_QPS);
+			hermon_err(h, "out of UD QPs (%u)", HERMON_MAX_QPS);
 			return slot;
 		}
 		*qpn = h->plan.qpn_base + (unsigned)slot;

@@ -151,7 +151,7 @@ TEST(hermon_model_fault_at_each_bringup_step_unwinds)
 			 hermon_opcode_name(ops[i]));
 		if (!log_has(want))
 			test_fail(__FILE__, __LINE__, "no \"%s\" message", want);
-		CHECK(log_has("HCA reset and left idle"));
+		CHECK(log_has("HCA reset, idle"));
 		if (!hcasim_quiesced(r.sim))
 			test_fail(__FILE__, __LINE__, "model not quiesced after %s failed",
 				  hermon_opcode_name(ops[i]));
@@ -324,7 +324,7 @@ TEST(hermon_model_corrupt_cqe_is_an_error)
 	CHECK_EQ(p.ga.sends, 1);
 	/* Exactly one of the two completions (send or receive) came through as a success. */
 	CHECK_EQ(p.ga.sends - p.ga.send_errors + p.gb.recvs, 1);
-	CHECK(log_has("CQE opcode 0x1f unexpected"));
+	CHECK(log_has(" opcode 0x1f unexpected, QP 0x"));
 	CHECK(log_has("treated as an error"));
 	/* The next one is clean again. */
 	memset(&p.ga, 0, sizeof(p.ga));
