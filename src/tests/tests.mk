@@ -244,7 +244,7 @@ check-hosted-e2e: $(HOSTED_E2E_DEPS)
 	@util/run-test hosted-e2e src/tests/e2e/hosted/e2e.sh
 
 # The HCA self-test (`selftest`) on fabsim under the stock OpenSM (util/netboot-env): every step
-# ok with OpenSM's SA answering, then "no PathRecord answer" once OpenSM is stopped, and the
+# ok with OpenSM's SA answering, then "no PathRecord from SM" once OpenSM is stopped, and the
 # uncabled port's failures; in bin/ibboot-hosted (about 25 s), and bin/ibboot.lkrn in QEMU with the
 # hermon device (about 30 s, with the QEMU checks at the end of make check).
 .PHONY: check-selftest-e2e check-selftest-qemu

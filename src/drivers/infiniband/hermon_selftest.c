@@ -3,13 +3,13 @@
  * The HCA self-test: what a driver's own diagnostics run (as the ecore driver core's register,
  * memory, interrupt/event and loopback tests do), in order, on one HCA and port:
  *
- *   1 firmware alive          catastrophic-error buffer clear; NOP; QUERY_FW: version non-zero
+ *   1 firmware                catastrophic-error buffer clear; NOP; QUERY_FW: version non-zero
  *                             and as at bring-up, a command interface revision Linux supports
- *   2 command interface       NOP round trips timed; fails only when one times out (the
+ *   2 command timing          NOP round trips timed; fails only when one times out (the
  *                             driver's HCR timeout, the PRM's 10 s)
- *   3 ICM/MPT/MTT round trip  an MTT entry (WRITE_MTT) and a dMPT over it (SW2HW_MPT), read
+ *   3 MPT/MTT round trip      an MTT entry (WRITE_MTT) and a dMPT over it (SW2HW_MPT), read
  *                             back with QUERY_MPT and compared, HW2SW_MPT, freed
- *   4 EQ and CQ wrap          more than two laps of the EQ (command-done events: NOPs with the
+ *   4 EQ/CQ wrap              more than two laps of the EQ (command-done events: NOPs with the
  *                             HCR's e bit) and of a 4-entry CQ (send completions): every entry
  *                             seen, so the owner bit flips on every lap (PRM ownership)
  *   5 UD loopback             a datagram to our own LID and QPN through the port, received and
@@ -42,7 +42,7 @@
 #define ST_CQ_SIZE         4
 #define ST_CQ_SENDS        (2 * ST_CQ_SIZE + 1)        /* more than two laps of the CQ */
 #define ST_WAIT_MS         100    /* a completion or event on an idle HCA takes microseconds */
-/* The two plain numbers above inside the messages' text (one argument fewer each). */
+/* Constants inside the messages' text (one argument fewer each). */
 #define ST_STR_(x)         #x
 #define ST_STR(x)          ST_STR_(x)
 #define ST_POLL_US         10
@@ -61,8 +61,8 @@ static const uint8_t st_mgid[16] = { 0xff, 0x12, 0, 0, 0, 0, 0, 0,
 				     0, 0, 0, 0, 0x5e, 0x1f, 0x7e, 0x57 };
 
 /* The steps' names, in order (HERMON_SELFTEST_STEPS of them). */
-#define ST_NAMES "firmware alive\0command interface timing\0ICM/MPT/MTT round trip\0" \
-	"EQ and CQ wrap\0UD loopback\0multicast attach/detach\0port state and SM"
+#define ST_NAMES "firmware\0command timing\0MPT/MTT round trip\0EQ/CQ wrap\0UD loopback\0" \
+	"multicast\0port and SM"
 
 /* What the driver's allocators hold: equal before and after, or something leaked. */
 struct st_snapshot {
@@ -274,8 +274,7 @@ static void st_firmware(struct selftest *t, struct hermon_selftest_step *s)
 	int rc;
 
 	if (st_catas_buffer(h, &major, &rev) != 0) {
-		st_set(s, HERMON_SELFTEST_FAIL, "catastrophic-error buffer dword %u = 0x%08x: run "
-		       "fwdump, then reset the HCA", major, rev);
+		st_set(s, HERMON_SELFTEST_FAIL, "error buffer dword %u = 0x%08x: fwdump, then reset HCA", major, rev);
 		t->catas = true;
 		return;
 	}
@@ -293,8 +292,8 @@ static void st_firmware(struct selftest *t, struct hermon_selftest_step *s)
 		st_set(s, HERMON_SELFTEST_FAIL, "firmware %u.%u.%u, %u.%u.%u at bring-up", major, minor, sub, h->fw_major, h->fw_minor,
 		       h->fw_subminor);
 	} else if (rev < ST_CMD_IF_MIN || rev > ST_CMD_IF_MAX || rev != h->cmd_if_rev) {
-		st_set(s, HERMON_SELFTEST_FAIL, "command interface revision %u (expected %u, "
-		       "supported %u..%u)", rev, h->cmd_if_rev, ST_CMD_IF_MIN, ST_CMD_IF_MAX);
+		st_set(s, HERMON_SELFTEST_FAIL, "command interface %u (expected %u, supported "
+		       ST_STR(ST_CMD_IF_MIN) ".." ST_STR(ST_CMD_IF_MAX) ")", rev, h->cmd_if_rev);
 	} else {
 		st_set(s, HERMON_SELFTEST_OK, "firmware %u.%u.%u, command interface %u, error "
 		       "buffer clear", major, minor, sub, rev);
@@ -323,9 +322,8 @@ static void st_cmd_timing(struct selftest *t, struct hermon_selftest_step *s)
 		max = MAX(max, us);
 		min = MIN(min, us);
 	}
-	st_set(s, HERMON_SELFTEST_OK, "NOP %llu us average, %llu..%llu over " ST_STR(ST_NOPS)
-	       "; timeout %u s", (unsigned long long)(total / ST_NOPS), (unsigned long long)min,
-	       (unsigned long long)max, HERMON_HCR_TIMEOUT_MS / 1000);
+	st_set(s, HERMON_SELFTEST_OK, "NOP avg %llu us, %llu..%llu over " ST_STR(ST_NOPS),
+	       (unsigned long long)(total / ST_NOPS), (unsigned long long)min, (unsigned long long)max);
 }
 
 /* ---- 3: ICM/MPT/MTT round trip ---- */
@@ -416,8 +414,7 @@ static void st_lost(struct hermon_selftest_step *s, const char *ring, unsigned n
 {
 	st_set(s, HERMON_SELFTEST_FAIL, "%s 0x%x: %s %u of %u not seen in " ST_STR(ST_WAIT_MS)
 	       " ms (entry %u of %u, lap %u): %s", ring, num, what, i + 1, of, at % size, size,
-	       at / size + 1, i > 0 && at % size == 0 ? "owner bit did not flip at the lap" :
-	       "no entry written");
+	       at / size + 1, i > 0 && at % size == 0 ? "owner bit not flipped" : "none written");
 }
 
 static bool st_eq_wrap(struct selftest *t, struct hermon_selftest_step *s)
@@ -444,7 +441,7 @@ static bool st_eq_wrap(struct selftest *t, struct hermon_selftest_step *s)
 	}
 	/* Nothing else came meanwhile: then the last event must be ours. */
 	if (h->eq.events - events0 == ST_EQ_EVENTS && h->eq.last_type != HERMON_EV_CMD_DONE) {
-		st_set(s, HERMON_SELFTEST_FAIL, "EQ %u: last event type 0x%02x, not 0x%02x", h->eq.eqn, h->eq.last_type, HERMON_EV_CMD_DONE);
+		st_set(s, HERMON_SELFTEST_FAIL, "EQ %u: last event type 0x%02x, not " ST_STR(HERMON_EV_CMD_DONE), h->eq.eqn, h->eq.last_type);
 		return false;
 	}
 	return true;
@@ -489,7 +486,7 @@ static void st_wrap(struct selftest *t, struct hermon_selftest_step *s)
 			return;
 		}
 	}
-	st_set(s, HERMON_SELFTEST_OK, "%u events over the %u-entry EQ, %u completions over a "
+	st_set(s, HERMON_SELFTEST_OK, "%u events over %u-entry EQ, %u completions over "
 	       "%u-entry CQ", ST_EQ_EVENTS, HERMON_NUM_EQES, cq->next - next0, cq->num_cqes);
 }
 
@@ -547,13 +544,12 @@ static void st_loopback(struct selftest *t, struct hermon_selftest_step *s)
 	if (!st_loop_one(t, s, msg, sizeof(msg)))
 		return;
 	if (t->rx_len != sizeof(msg)) {
-		st_set(s, HERMON_SELFTEST_FAIL, "received %zu bytes, sent %zu", t->rx_len,
-		       sizeof(msg));
+		st_set(s, HERMON_SELFTEST_FAIL, "received %zu bytes, not " ST_STR(ST_PAYLOAD), t->rx_len);
 		return;
 	}
 	for (unsigned i = 0; i < sizeof(msg); i++) {
 		if (t->rx[i] != msg[i]) {
-			st_set(s, HERMON_SELFTEST_FAIL, "byte %u: sent 0x%02x, received 0x%02x", i, msg[i], t->rx[i]);
+			st_set(s, HERMON_SELFTEST_FAIL, "byte %u: sent 0x%02x, got 0x%02x", i, msg[i], t->rx[i]);
 			return;
 		}
 	}
@@ -561,7 +557,7 @@ static void st_loopback(struct selftest *t, struct hermon_selftest_step *s)
 		st_set(s, HERMON_SELFTEST_FAIL, "from LID 0x%04x QP 0x%x, not 0x%04x 0x%x", t->rx_slid, t->rx_src_qpn, t->port->attr.lid, t->qp->qpn);
 		return;
 	}
-	st_set(s, HERMON_SELFTEST_OK, "%zu bytes LID 0x%04x QP 0x%x to itself, equal", sizeof(msg),
+	st_set(s, HERMON_SELFTEST_OK, ST_STR(ST_PAYLOAD) " bytes LID 0x%04x QP 0x%x to itself, equal",
 	       t->port->attr.lid, t->qp->qpn);
 }
 
@@ -586,7 +582,7 @@ static void st_mcast(struct selftest *t, struct hermon_selftest_step *s)
 	}
 	found = hermon_mcg_lookup(h, st_mgid, qp->qpn, mcg, &index);
 	if (found == -ENOENT)
-		st_set(s, HERMON_SELFTEST_FAIL, "QP 0x%x not in the MCG entry after attach",
+		st_set(s, HERMON_SELFTEST_FAIL, "QP 0x%x not in MCG after attach",
 		       qp->qpn);
 	else if (found)
 		st_fail_cmd(t, s, "lookup", found);
@@ -633,11 +629,11 @@ static void st_port_sm(struct selftest *t, struct hermon_selftest_step *s)
 		return;
 	}
 	if (port->attr.state != IB_PORT_ACTIVE) {
-		st_set(s, HERMON_SELFTEST_FAIL, "port %u is %s (physical state %s): %s", port->num,
+		st_set(s, HERMON_SELFTEST_FAIL, "port %u is %s (%s): %s", port->num,
 		       ib_port_state_name(port->attr.state),
 		       ib_phys_state_name(port->attr.phys_state),
 		       port->attr.state <= IB_PORT_DOWN ?
-		       "no link: check the cable" : "no subnet manager: is one running?");
+		       "no link: check cable" : "no SM: is one running?");
 		return;
 	}
 	/* A PathRecord for the port's own GID: any SA answers it; the path cache is left alone. */
@@ -650,7 +646,7 @@ static void st_port_sm(struct selftest *t, struct hermon_selftest_step *s)
 	}
 	if (!st_wait(t, &t->sa_done, 1, ST_SA_WAIT_MS)) {
 		ib_mad_cancel(port, handle);
-		st_set(s, HERMON_SELFTEST_FAIL, "no PathRecord answer from SM LID 0x%04x in %u ms", port->attr.sm_lid, ST_SA_WAIT_MS);
+		st_set(s, HERMON_SELFTEST_FAIL, "no PathRecord from SM LID 0x%04x in %u ms", port->attr.sm_lid, ST_SA_WAIT_MS);
 		return;
 	}
 	if (t->sa_status) {
@@ -661,8 +657,7 @@ static void st_port_sm(struct selftest *t, struct hermon_selftest_step *s)
 		st_set(s, HERMON_SELFTEST_FAIL, "unusable PathRecord: %s", why);
 		return;
 	}
-	st_set(s, HERMON_SELFTEST_OK, "port %u ACTIVE, LID 0x%04x; SM LID 0x%04x answered a "
-	       "PathRecord in %llu ms", port->num, port->attr.lid, port->attr.sm_lid,
+	st_set(s, HERMON_SELFTEST_OK, "LID 0x%04x; SM LID 0x%04x answered PathRecord in %llu ms", port->attr.lid, port->attr.sm_lid,
 	       (unsigned long long)(clock_ms() - start));
 }
 
@@ -676,15 +671,15 @@ static void st_leak_check(const struct hermon *h, const struct st_snapshot *befo
 
 	st_snapshot(h, &after);
 	if (memcmp(before->mtt, after.mtt, sizeof(after.mtt)))
-		what = "MTT entries";
+		what = "MTT";
 	else if (memcmp(before->cq, after.cq, sizeof(after.cq)) ||
 		 before->core_cqs != after.core_cqs)
-		what = "a CQ";
+		what = "CQ";
 	else if (memcmp(before->qp, after.qp, sizeof(after.qp)) ||
 		 before->core_qps != after.core_qps)
-		what = "a QP";
+		what = "QP";
 	else if (memcmp(before->amgm, after.amgm, sizeof(after.amgm)))
-		what = "an MCG entry";
+		what = "MCG";
 	res->leaked = what != NULL;
 	res->leak = what ? what : "";
 }
@@ -722,8 +717,8 @@ int hermon_selftest_run(struct hermon *h, unsigned port, struct hermon_selftest_
 		if (h->hcr_stuck || h->catastrophic || h->ib.dead || t->catas) {
 			st_set(s, i == 0 ? HERMON_SELFTEST_FAIL : HERMON_SELFTEST_SKIP,
 			       h->catastrophic || h->ib.dead || t->catas ?
-			       "catastrophic error: run fwdump, then reset the HCA" :
-			       "HCR stuck: reset the HCA");
+			       "catastrophic error: fwdump, then reset HCA" :
+			       "HCR stuck: reset HCA");
 			continue;
 		}
 		if (i == 3)   /* steps 4-6 share one UD QP and its two CQs */
@@ -778,7 +773,7 @@ static void st_each_one(struct hermon *h, void *ctx)
 	r = hermon_selftest_run(h, port, e->res);
 	e->done = !e->all;
 	if (e->all && r == -EINVAL)
-		kprintf("selftest: %s has no port %u (it has %u)\n", h->name, port, h->num_ports);
+		kprintf("selftest: %s has no port %u (%u ports)\n", h->name, port, h->num_ports);
 	else if (e->all && r == -ENOMEM)
 		kprintf("selftest: %s: out of memory\n", h->name);
 	else if (e->all)
@@ -821,7 +816,7 @@ size_t hermon_selftest_format(const struct hermon_selftest_result *res, char *bu
 	for (unsigned i = 0; i < HERMON_SELFTEST_STEPS; i++) {
 		const struct hermon_selftest_step *s = &res->step[i];
 
-		ST_PUT("  %u %-25s %s%s%s%s\n", i + 1, s->name, str_nth("FAIL\0ok\0skipped", s->verdict),
+		ST_PUT("  %u %-18s %s%s%s%s\n", i + 1, s->name, str_nth("FAIL\0ok\0skipped", s->verdict),
 		       s->verdict == HERMON_SELFTEST_OK ? " (" : ": ", s->detail,
 		       s->verdict == HERMON_SELFTEST_OK ? ")" : "");
 	}
@@ -829,7 +824,7 @@ size_t hermon_selftest_format(const struct hermon_selftest_result *res, char *bu
 	if (res->skipped)
 		ST_PUT(", %u skipped", res->skipped);
 	ST_PUT(" in %llu ms; %s%s\n", (unsigned long long)(res->elapsed_us / 1000),
-	       res->leaked ? "LEAK: still allocated: " : "every object it created is released",
+	       res->leaked ? "LEAK: " : "nothing leaked",
 	       res->leaked ? res->leak : "");
 #undef ST_PUT
 	return n;

@@ -165,9 +165,9 @@ TEST(hermon_selftest_healthy_every_step_ok_nothing_leaked)
 	CHECK_EQ(res.failed, 0);
 	CHECK(!res.leaked);
 	CHECK(has(&res, STEP_FW, "firmware 2.42.5000, command interface 3, error buffer clear"));
-	CHECK(has(&res, STEP_WRAP, "34 events over the 16-entry EQ, 9 completions over a 4-entry"));
+	CHECK(has(&res, STEP_WRAP, "34 events over 16-entry EQ, 9 completions over 4-entry CQ"));
 	CHECK(has(&res, STEP_LOOP, "256 bytes LID 0x0011"));
-	CHECK(has(&res, STEP_SM, "SM LID 0x0001 answered a PathRecord"));
+	CHECK(has(&res, STEP_SM, "LID 0x0011; SM LID 0x0001 answered PathRecord in "));
 	CHECK_EQ(sa_answered, 1);
 	CHECK(r.h.eq.events - hw_events0 >= 34);
 	CHECK(!strstr(rig_log(), "failed"));   /* nothing else complained */
@@ -210,13 +210,13 @@ TEST(hermon_selftest_console_command)
 	CHECK_EQ(setup(&r, true), 0);
 	CHECK_EQ(c->run(3, argv), 0);
 	CHECK(strstr(rig_log(), "selftest hermon 0000:01:00.0 port 1\n") != NULL);
-	CHECK(strstr(rig_log(), "  1 firmware alive            ok (firmware 2.42.5000") != NULL);
+	CHECK(strstr(rig_log(), "  1 firmware           ok (firmware 2.42.5000") != NULL);
 	CHECK(strstr(rig_log(), "selftest: 7 passed, 0 failed in ") != NULL);
-	CHECK(strstr(rig_log(), "every object it created is released") != NULL);
+	CHECK(strstr(rig_log(), " ms; nothing leaked\n") != NULL);
 	rig_log_clear();
 	CHECK_EQ(c->run(3, argv_bad), -EINVAL);
 	CHECK(strstr(rig_log(), "usage: selftest [--port N]") == NULL);   /* a number, no port */
-	CHECK(strstr(rig_log(), "has no port 3 (it has 2)") != NULL);
+	CHECK(strstr(rig_log(), "has no port 3 (2 ports)") != NULL);
 	rig_log_clear();
 	c->run(2, argv_eq);   /* port 2 holds the fake SA's QP1: only which port ran matters */
 	CHECK(strstr(rig_log(), "selftest hermon 0000:01:00.0 port 2\n") != NULL);
@@ -245,7 +245,7 @@ TEST(hermon_selftest_step1_firmware_faults)
 				    0x04);
 	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), -EIO);
 	print_result(&res);
-	check_fails_at(&res, STEP_FW, "command interface revision 7 (expected 3, supported 2..3)");
+	check_fails_at(&res, STEP_FW, "command interface 7 (expected 3, supported 2..3)");
 	rig_destroy(&r);
 }
 
@@ -272,11 +272,11 @@ TEST(hermon_selftest_step1_catastrophic_error_buffer)
 	CHECK(!r.h.catastrophic);
 	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), -EIO);
 	print_result(&res);
-	check_fails_at(&res, STEP_FW, "catastrophic-error buffer dword 0 = 0x");
-	CHECK(has(&res, STEP_FW, "run fwdump, then reset the HCA"));
+	check_fails_at(&res, STEP_FW, "error buffer dword 0 = 0x");
+	CHECK(has(&res, STEP_FW, ": fwdump, then reset HCA"));
 	CHECK_EQ(res.passed, 0);
 	CHECK_EQ(res.skipped, 6);   /* nothing more is asked of a dead HCA */
-	CHECK(has(&res, STEP_SM, "catastrophic error: run fwdump, then reset the HCA"));
+	CHECK(has(&res, STEP_SM, "catastrophic error: fwdump, then reset HCA"));
 	r.dma_fail_lo = r.dma_fail_hi = 0;
 	rig_destroy(&r);
 }
@@ -292,10 +292,10 @@ TEST(hermon_selftest_step2_command_timeout)
 	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), -EIO);
 	hcasim_fault_timeout_after(r.sim, -1, 0);
 	print_result(&res);
-	check_fails_at(&res, STEP_CMD, "NOP 4 of 16: NOP timed out (go bit set for 10 s): reset the HCA");
+	check_fails_at(&res, STEP_CMD, "NOP 4 of 16: NOP timed out (10 s): reset the HCA");
 	for (unsigned i = STEP_MPT; i < HERMON_SELFTEST_STEPS; i++) {
 		CHECK_EQ(res.step[i].verdict, HERMON_SELFTEST_SKIP);
-		CHECK(has(&res, i, "HCR stuck: reset the HCA"));
+		CHECK(has(&res, i, "HCR stuck: reset HCA"));
 	}
 	CHECK_EQ(res.skipped, 5);
 	CHECK(r.h.hcr_stuck);
@@ -329,7 +329,7 @@ TEST(hermon_selftest_step3_mpt_faults)
 	hcasim_fault_fail_cmd(r.sim, -1, 0);
 	check_fails_at(&res, STEP_MPT, "HW2SW_MPT failed: status 0x09");
 	CHECK(res.leaked);
-	CHECK_STR(res.leak, "MTT entries");
+	CHECK_STR(res.leak, "MTT");
 	rig_destroy(&r);
 }
 
@@ -344,7 +344,7 @@ TEST(hermon_selftest_step4_owner_bit_stuck)
 	print_result(&res);
 	check_fails_at(&res, STEP_WRAP, " of 34 not seen in 100 ms (entry ");
 	CHECK(has(&res, STEP_WRAP, "of 16, lap "));
-	CHECK(has(&res, STEP_WRAP, "owner bit did not flip at the lap"));
+	CHECK(has(&res, STEP_WRAP, "owner bit not flipped"));
 	rig_destroy(&r);
 
 	CHECK_EQ(setup(&r, true), 0);
@@ -352,7 +352,7 @@ TEST(hermon_selftest_step4_owner_bit_stuck)
 	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), -EIO);
 	print_result(&res);
 	check_fails_at(&res, STEP_WRAP, "completion 5 of 9 not seen");
-	CHECK(has(&res, STEP_WRAP, "(entry 0 of 4, lap 2): owner bit did not flip at the lap"));
+	CHECK(has(&res, STEP_WRAP, "(entry 0 of 4, lap 2): owner bit not flipped"));
 	rig_destroy(&r);
 
 	/* A CQE the driver cannot read as a send completion is a failure with its opcode. */
@@ -398,7 +398,7 @@ TEST(hermon_selftest_step6_multicast_faults)
 				    FIELD_BYTE(mcg_qp_dw, qpn, HERMONPRM_MCG_QP_DW_ST_BYTES), 0x01);
 	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), -EIO);
 	print_result(&res);
-	check_fails_at(&res, STEP_MCAST, "not in the MCG entry after attach");
+	check_fails_at(&res, STEP_MCAST, "not in MCG after attach");
 	CHECK(!res.leaked);
 	rig_destroy(&r);
 }
@@ -412,7 +412,7 @@ TEST(hermon_selftest_step7_no_sm_no_sa)
 	CHECK_EQ(setup(&r, false), 0);
 	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), -EIO);
 	print_result(&res);
-	check_fails_at(&res, STEP_SM, "no PathRecord answer from SM LID 0x0001");
+	check_fails_at(&res, STEP_SM, "no PathRecord from SM LID 0x0001 in 1500 ms");
 	CHECK(!res.leaked);
 	rig_destroy(&r);
 
@@ -422,7 +422,7 @@ TEST(hermon_selftest_step7_no_sm_no_sa)
 	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), -EIO);
 	print_result(&res);
 	CHECK_EQ(res.step[STEP_SM].verdict, HERMON_SELFTEST_FAIL);
-	CHECK(has(&res, STEP_SM, "port 1 is INIT (physical state LinkUp): no subnet manager: is one running?"));
+	CHECK(has(&res, STEP_SM, "port 1 is INIT (LinkUp): no SM: is one running?"));
 	CHECK(has(&res, STEP_LOOP, "port 1 is INIT (LID 0x0000), not ACTIVE"));
 	CHECK_EQ(res.passed, 5);
 	rig_destroy(&r);
