@@ -89,7 +89,7 @@ static int size_one_bar(uint32_t bdf, unsigned i, unsigned n_bars, struct pci_ba
 	}
 	bar->size = ~addr_mask + 1;
 	if (addr_mask == 0 || !IS_POW2(bar->size)) {
-		pci_say(bdf, "BAR%u mask %#llx: size not a power of 2\n", i,
+		pci_say(bdf, "BAR%u mask %#llx: not a power of 2\n", i,
 			(unsigned long long)addr_mask);
 		*bar = (struct pci_bar){ .kind = PCI_BAR_NONE };
 		return -EINVAL;

@@ -31,7 +31,7 @@ int hermon_reset(struct hermon *h)
 	start = clock_ms();
 	while (readl_be(&h->config, HERMON_SEM_OFFSET) != 0) {
 		if (clock_ms() - start >= HERMON_SEM_TIMEOUT_MS) {
-			hermon_err(h, "hardware semaphore busy (flash update?): reset not done");
+			hermon_err(h, "HW semaphore busy (flash update?): no reset");
 			return -EBUSY;
 		}
 		mdelay(1);
@@ -123,7 +123,7 @@ static void hermon_after_reset(struct hermon *h)
 /* A queue the HCA would not give back (HW2SW/2RST refused, or after a catastrophic error). */
 void hermon_kept(struct hermon *h, const char *what, unsigned num)
 {
-	hermon_err(h, "%s 0x%x still hardware-owned: kept until reset", what, num);
+	hermon_err(h, "%s 0x%x still HW-owned: kept until reset", what, num);
 }
 
 /* The reset ends every DMA; only a reset that worked makes the device's memory ours again. */

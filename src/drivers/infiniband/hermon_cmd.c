@@ -88,7 +88,7 @@ void hermon_cmd_why(const struct hermon *h, int rc, char *buf, size_t len)
 	const char *op = hermon_opcode_name(h->last_opcode);
 
 	if (rc == -ETIMEDOUT)
-		ksnprintf(buf, len, "%s timed out (%u s): reset the HCA", op,
+		ksnprintf(buf, len, "%s timed out (%u s): reset HCA", op,
 			  HERMON_HCR_TIMEOUT_MS / 1000);
 	else if (h->last_status && h->last_status != 0xff)
 		ksnprintf(buf, len, "%s failed: status 0x%02x (%s)", op, h->last_status,

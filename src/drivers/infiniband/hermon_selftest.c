@@ -289,14 +289,13 @@ static void st_firmware(struct selftest *t, struct hermon_selftest_step *s)
 	if (major == 0 && minor == 0 && sub == 0) {
 		st_set(s, HERMON_SELFTEST_FAIL, "firmware 0.0.0");
 	} else if (major != h->fw_major || minor != h->fw_minor || sub != h->fw_subminor) {
-		st_set(s, HERMON_SELFTEST_FAIL, "firmware %u.%u.%u, %u.%u.%u at bring-up", major, minor, sub, h->fw_major, h->fw_minor,
+		st_set(s, HERMON_SELFTEST_FAIL, "firmware %u.%u.%u, was %u.%u.%u", major, minor, sub, h->fw_major, h->fw_minor,
 		       h->fw_subminor);
 	} else if (rev < ST_CMD_IF_MIN || rev > ST_CMD_IF_MAX || rev != h->cmd_if_rev) {
 		st_set(s, HERMON_SELFTEST_FAIL, "command interface %u (expected %u, supported "
 		       ST_STR(ST_CMD_IF_MIN) ".." ST_STR(ST_CMD_IF_MAX) ")", rev, h->cmd_if_rev);
 	} else {
-		st_set(s, HERMON_SELFTEST_OK, "firmware %u.%u.%u, command interface %u, error "
-		       "buffer clear", major, minor, sub, rev);
+		st_set(s, HERMON_SELFTEST_OK, "%u.%u.%u, command interface %u, error buffer clear", major, minor, sub, rev);
 	}
 }
 

@@ -45,7 +45,7 @@ check model-semaphore-held refused.dev.log 'model: hcasim: fault: software reset
 check probe refused.serial.txt 'ConnectX-3 registered' "the HCA was not brought up by the probe"
 check handoff-started refused.serial.txt 'starting Linux at 0x[0-9a-f]+; shutting down devices' \
 	"boot did not reach the handoff"
-check driver-reset-failed refused.serial.txt 'hardware semaphore busy .*reset not done' \
+check driver-reset-failed refused.serial.txt 'HW semaphore busy .*: no reset' \
 	"no failed-reset message from the driver"
 check driver-memory-kept refused.serial.txt 'HCA did not reset: [0-9]+ KiB host memory kept' \
 	"the driver did not say it keeps the HCA's memory"

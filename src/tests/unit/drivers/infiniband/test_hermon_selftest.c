@@ -164,7 +164,7 @@ TEST(hermon_selftest_healthy_every_step_ok_nothing_leaked)
 	CHECK_EQ(res.passed, 7);
 	CHECK_EQ(res.failed, 0);
 	CHECK(!res.leaked);
-	CHECK(has(&res, STEP_FW, "firmware 2.42.5000, command interface 3, error buffer clear"));
+	CHECK(has(&res, STEP_FW, "2.42.5000, command interface 3, error buffer clear"));
 	CHECK(has(&res, STEP_WRAP, "34 events over 16-entry EQ, 9 completions over 4-entry CQ"));
 	CHECK(has(&res, STEP_LOOP, "256 bytes LID 0x0011"));
 	CHECK(has(&res, STEP_SM, "LID 0x0011; SM LID 0x0001 answered PathRecord in "));
@@ -210,7 +210,7 @@ TEST(hermon_selftest_console_command)
 	CHECK_EQ(setup(&r, true), 0);
 	CHECK_EQ(c->run(3, argv), 0);
 	CHECK(strstr(rig_log(), "selftest hermon 0000:01:00.0 port 1\n") != NULL);
-	CHECK(strstr(rig_log(), "  1 firmware           ok (firmware 2.42.5000") != NULL);
+	CHECK(strstr(rig_log(), "  1 firmware           ok (2.42.5000, command interface 3") != NULL);
 	CHECK(strstr(rig_log(), "selftest: 7 passed, 0 failed in ") != NULL);
 	CHECK(strstr(rig_log(), " ms; nothing leaked\n") != NULL);
 	rig_log_clear();
@@ -292,7 +292,7 @@ TEST(hermon_selftest_step2_command_timeout)
 	CHECK_EQ(hermon_selftest_run(&r.h, 1, &res), -EIO);
 	hcasim_fault_timeout_after(r.sim, -1, 0);
 	print_result(&res);
-	check_fails_at(&res, STEP_CMD, "NOP 4 of 16: NOP timed out (10 s): reset the HCA");
+	check_fails_at(&res, STEP_CMD, "NOP 4 of 16: NOP timed out (10 s): reset HCA");
 	for (unsigned i = STEP_MPT; i < HERMON_SELFTEST_STEPS; i++) {
 		CHECK_EQ(res.step[i].verdict, HERMON_SELFTEST_SKIP);
 		CHECK(has(&res, i, "HCR stuck: reset HCA"));

@@ -181,7 +181,7 @@ TEST(hermon_teardown_failed_hw2sw_eq_keeps_the_ring_until_reset)
 	rig_log_clear();
 	hermon_quiesce(&r.h);
 	hcasim_fault_fail_cmd(r.sim, -1, 0);
-	CHECK(log_has("still hardware-owned"));
+	CHECK(log_has("still HW-owned: kept until reset"));
 	/* The reset at the end of quiesce worked, so the ring went with it (and nothing leaked). */
 	CHECK(hcasim_quiesced(r.sim));
 	CHECK(!r.h.eq.orphan);
