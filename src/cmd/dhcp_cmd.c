@@ -51,8 +51,7 @@ static int cmd_dhcp(int argc, char **argv)
 				cfg.client_id_form = DHCP_CLIENT_ID_RAW;
 				cfg.client_id_len = (size_t)n;
 			} else {
-				kputs("dhcp: client-id=flexboot|ib|HEX (ff:00:..)\n");
-				return -EINVAL;
+				return shell_usage(argv[0]);
 			}
 		} else {
 			dev = argv[i];

@@ -55,8 +55,7 @@ static int cmd_ipconfig(int argc, char **argv)
 	mask = prefix == 32 ? 0xffffffffu : ~(0xffffffffu >> prefix);
 	return ipv4_configure(nd, addr, mask, gw);
 bad:
-	kputs("ipconfig: bad address\n");
-	return -EINVAL;
+	return shell_usage(argv[0]);
 }
 SHELL_COMMAND(ipconfig, CMD_ORDER_NET,
 	      "ADDRESS[/PREFIX] [GATEWAY]: static IPv4 on ib0", cmd_ipconfig);

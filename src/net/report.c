@@ -89,7 +89,7 @@ static void report_selftest(struct rbuf *b, char *text, size_t size)
 
 	text[0] = '\0';
 	if (rc == -ENODEV) {
-		rb_line(b, "selftest: not run (no Hermon HCA registered)");
+		rb_line(b, "selftest: not run (no Hermon HCA)");
 		return;
 	}
 	rb_printf(b, "selftest: %u passed, %u failed, %u skipped on %s port %u%s", res.passed,
