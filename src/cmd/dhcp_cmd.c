@@ -99,7 +99,7 @@ static int cmd_tftp(int argc, char **argv)
 	struct tftp_opts opts = { 0 };
 	struct tftp_sink sink = { 0 };
 	struct cmd_progress prog;
-	char host[256], a[16];   /* a DNS name: at most 255 octets (RFC 1035 §2.3.4) */
+	char host[256];   /* a DNS name: at most 255 octets (RFC 1035 §2.3.4) */
 	const char *file = NULL;
 	struct net_device *nd = pick_netdev(NULL);
 	uint32_t server;
@@ -143,7 +143,7 @@ static int cmd_tftp(int argc, char **argv)
 	sink.ctx = &prog;
 	opts.windowsize = 8;
 	cmd_progress_start(&prog, "tftp");
-	kprintf("tftp: %s from %s\n", file, ipv4_ntoa(server, a));
+	kprintf("tftp: %s from %'u\n", file, server);
 	n = tftp_fetch(nd, server, file, &opts, &sink);
 	if (n >= 0) {
 		uint8_t d[SHA256_DIGEST_LEN];
@@ -165,7 +165,6 @@ static int cmd_nslookup(int argc, char **argv)
 {
 	struct net_device *nd = pick_netdev(NULL);
 	uint32_t addr;
-	char a[16];
 	int rc;
 
 	if (argc != 2) {
@@ -176,7 +175,7 @@ static int cmd_nslookup(int argc, char **argv)
 	rc = dns_resolve(nd, argv[1], NULL, &addr);
 	if (rc < 0)
 		return rc;
-	kprintf("%s has address %s\n", argv[1], ipv4_ntoa(addr, a));
+	kprintf("%s has address %'u\n", argv[1], addr);
 	return 0;
 }
 SHELL_COMMAND(nslookup, CMD_ORDER_DHCP, "NAME: resolve by DNS",

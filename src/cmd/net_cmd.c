@@ -18,11 +18,9 @@ static struct net_device *default_netdev(void)
 
 static int cmd_ifstat(int argc __unused, char **argv __unused)
 {
-	char a[16], m[16];
-
 	for (struct net_device *nd = netdev_first(); nd; nd = nd->next) {
-		kprintf("%s: link %s, MTU %u, IPv4 %s/%s\n", nd->name, nd->link_up ? "up" : "down",
-			nd->mtu, ipv4_ntoa(nd->ip_addr, a), ipv4_ntoa(nd->netmask, m));
+		kprintf("%s: link %s, MTU %u, IPv4 %'u/%'u\n", nd->name, nd->link_up ? "up" : "down",
+			nd->mtu, nd->ip_addr, nd->netmask);
 		kprintf("  rx %u (%u dropped), tx %u (%u dropped, %u errors)\n",
 			nd->stats.rx_packets, nd->stats.rx_dropped, nd->stats.tx_packets,
 			nd->stats.tx_dropped, nd->stats.tx_errors);

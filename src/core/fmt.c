@@ -4,7 +4,7 @@
 #include <ibboot/string.h>
 
 struct spec {
-	bool left, zero, alt;
+	bool left, zero, alt, quote;
 	int width, prec;   /* prec < 0: none */
 	int len;           /* 0 int, 1 long, 2 long long, -1 short, -2 char, 3 size_t/ptrdiff/intmax */
 };
@@ -76,6 +76,19 @@ static void emit_num(struct out *o, const struct spec *s, uint64_t v, unsigned b
 	emit_field(o, s, prefix, p, (int)(buf + sizeof(buf) - p));
 }
 
+/* %'u: an IPv4 address (host byte order, as ipv4_ntoa takes it) as a dotted quad; no width. */
+static void emit_ipv4(struct out *o, uint32_t a)
+{
+	struct spec d = { .prec = -1 };
+
+	for (int sh = 24;; sh -= 8) {
+		emit_num(o, &d, (a >> sh) & 255, 10, false, "");
+		if (!sh)
+			break;
+		emit(o, '.');
+	}
+}
+
 /* The integer argument for `s`, as 64 bits: sign-extended for a signed conversion, else
  * zero-extended. One va_arg per argument width (int, long, long long); char and short arrive
  * promoted to int (C11 6.5.2.2) and are cut down here. On the LP64 targets ibboot is built for,
@@ -109,6 +122,7 @@ static const char *parse_spec(const char *p, struct spec *s, va_list *ap)
 		if (*p == '-') s->left = true;
 		else if (*p == '0') s->zero = true;
 		else if (*p == '#') s->alt = true;
+		else if (*p == '\'') s->quote = true;
 		else break;
 	}
 	if (*p == '*') {
@@ -170,7 +184,10 @@ int kvformat(void (*sink)(void *ctx, char c), void *ctx, const char *fmt, va_lis
 			break;
 		}
 		case 'u':
-			emit_num(&o, &s, arg_int(&s, &ap, false), 10, false, "");
+			if (s.quote)
+				emit_ipv4(&o, (uint32_t)arg_int(&s, &ap, false));
+			else
+				emit_num(&o, &s, arg_int(&s, &ap, false), 10, false, "");
 			break;
 		case 'x':
 		case 'X':

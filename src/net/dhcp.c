@@ -488,8 +488,6 @@ static void make_lease(struct dhcp_lease *l, const struct dhcp_msg *m)
 
 static void handle_offer(struct dhcp_client *c, uint32_t src, struct dhcp_msg *m)
 {
-	char a[16];
-
 	if (!m->yiaddr) {
 		/* A ProxyDHCP/PXE offer carries boot data but no address: not a lease, but its
 		 * boot file is kept for a lease that names none (first such offer wins). */
@@ -501,8 +499,8 @@ static void handle_offer(struct dhcp_client *c, uint32_t src, struct dhcp_msg *m
 				c->proxy_next_server = src;
 		}
 		if (!c->cfg.quiet)
-			kprintf("%s: DHCP offer from %s, no address, boot file \"%s\"\n",
-				c->nd->name, ipv4_ntoa(src, a), m->bootfile);
+			kprintf("%s: DHCP offer from %'u, no address, boot file \"%s\"\n",
+				c->nd->name, src, m->bootfile);
 		return;
 	}
 	if (!m->server_id)
@@ -517,7 +515,6 @@ static void handle_offer(struct dhcp_client *c, uint32_t src, struct dhcp_msg *m
 
 static void handle_ack(struct dhcp_client *c, struct dhcp_msg *m)
 {
-	char a[16];
 	int rc;
 
 	if (m->server_id && m->server_id != c->offer.server_id)
@@ -535,7 +532,7 @@ static void handle_ack(struct dhcp_client *c, struct dhcp_msg *m)
 	}
 	rc = ipv4_configure(c->nd, c->lease.ip, c->lease.netmask, c->lease.gateway);
 	if (rc < 0) {
-		dhcp_fail(c, rc, "DHCPACK for %s unusable", ipv4_ntoa(c->lease.ip, a));
+		dhcp_fail(c, rc, "DHCPACK for %'u unusable", c->lease.ip);
 		return;
 	}
 	c->state = DHCP_BOUND;
@@ -545,12 +542,10 @@ static void handle_ack(struct dhcp_client *c, struct dhcp_msg *m)
 
 static void handle_nak(struct dhcp_client *c, uint32_t src, const struct dhcp_msg *m)
 {
-	char a[16];
-
 	if (m->server_id && m->server_id != c->offer.server_id)
 		return;
 	c->naks++;
-	kprintf("%s: DHCPNAK from %s%s%s\n", c->nd->name, ipv4_ntoa(src, a),
+	kprintf("%s: DHCPNAK from %'u%s%s\n", c->nd->name, src,
 		m->message[0] ? ": " : "", m->message);
 	if (c->naks > c->cfg.max_naks) {
 		dhcp_fail(c, -EPERM, "DHCPNAK %u times: check server ranges", c->naks);
@@ -563,13 +558,11 @@ void dhcp_handle(struct dhcp_client *c, uint32_t src, const uint8_t *data, size_
 {
 	struct dhcp_msg m;
 	const char *why;
-	char a[16];
 
 	if (c->state != DHCP_SELECTING && c->state != DHCP_REQUESTING)
 		return;
 	if (dhcp_parse(data, len, &m, &why) < 0) {
-		kprintf("%s: bad DHCP reply from %s ignored: %s\n", c->nd->name,
-			ipv4_ntoa(src, a), why);
+		kprintf("%s: bad DHCP reply from %'u ignored: %s\n", c->nd->name, src, why);
 		return;
 	}
 	if (m.op != BOOTREPLY || m.xid != c->xid)
@@ -638,7 +631,6 @@ void dhcp_stop(struct dhcp_client *c)
 
 bool dhcp_step(struct dhcp_client *c, uint64_t now)
 {
-	char a[16], b[16];
 	unsigned jitter;
 	int rc;
 
@@ -650,8 +642,8 @@ bool dhcp_step(struct dhcp_client *c, uint64_t now)
 				  "server and client-id",
 				  c->nd->name, c->cfg.total_timeout_ms / 1000);
 		else
-			dhcp_fail(c, -ETIMEDOUT, "no DHCPACK from %s for %s after %u s",
-				  ipv4_ntoa(c->offer.server_id, a), ipv4_ntoa(c->offer.yiaddr, b),
+			dhcp_fail(c, -ETIMEDOUT, "no DHCPACK from %'u for %'u after %u s",
+				  c->offer.server_id, c->offer.yiaddr,
 				  c->cfg.total_timeout_ms / 1000);
 		return false;
 	}
@@ -702,7 +694,6 @@ static void set_hwaddr_setting(const struct net_device *nd)
 int dhcp_run(struct net_device *nd, const struct dhcp_config *cfg, struct dhcp_lease *out)
 {
 	static struct dhcp_client c;   /* the socket must outlive no stack frame but this one */
-	char a[16], s[16];
 	int rc = dhcp_start(&c, nd, cfg);
 
 	if (rc < 0)
@@ -715,11 +706,11 @@ int dhcp_run(struct net_device *nd, const struct dhcp_config *cfg, struct dhcp_l
 	if (c.state != DHCP_BOUND)
 		return c.result ? c.result : -EIO;
 	/* ipv4_configure printed the netmask and gateway. */
-	kprintf("%s: DHCP lease %s in %u ms from %s\n", nd->name, ipv4_ntoa(c.lease.ip, a),
-		(unsigned)(clock_ms() - c.start_ms), ipv4_ntoa(c.lease.server_id, s));
+	kprintf("%s: DHCP lease %'u in %u ms from %'u\n", nd->name, c.lease.ip,
+		(unsigned)(clock_ms() - c.start_ms), c.lease.server_id);
 	if (c.lease.filename[0] || c.lease.next_server)
-		kprintf("%s: next-server %s filename \"%s\"\n", nd->name,
-			ipv4_ntoa(c.lease.next_server, a), c.lease.filename);
+		kprintf("%s: next-server %'u filename \"%s\"\n", nd->name,
+			c.lease.next_server, c.lease.filename);
 	/* The lease belongs to the interface: its address, name servers and boot data. */
 	if (!nd->lease)
 		nd->lease = kzalloc(sizeof(*nd->lease));

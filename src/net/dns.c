@@ -297,7 +297,6 @@ static void dns_sock_rx(struct udp_socket *s, uint32_t src, uint16_t sport,
 {
 	struct dns_query *q = s->priv;
 	const char *why;
-	char a[16];
 	int rc;
 
 	if (q->rc != 1 || sport != DNS_PORT || src != q->server)
@@ -306,7 +305,7 @@ static void dns_sock_rx(struct udp_socket *s, uint32_t src, uint16_t sport,
 	if (rc == -EINVAL && len >= 2 && get_be16(data) != q->id)
 		return;   /* a stale answer to an earlier try */
 	if (rc < 0)
-		kprintf("dns: %s from %s: %s%s\n", q->name, ipv4_ntoa(src, a), why,
+		kprintf("dns: %s from %'u: %s%s\n", q->name, src, why,
 			rc == -EINVAL ? " (ignored)" : "");
 	/* A malformed answer ends nothing (it may be forged or mangled): keep waiting. */
 	if (rc != -EINVAL)
@@ -321,7 +320,6 @@ int dns_resolve(struct net_device *nd, const char *name, const struct dns_config
 	struct dns_query q = { name, 0, 0, 1, 0, 0 };
 	uint8_t pkt[DNS_HDR_LEN + DNS_NAME_MAX + 8];
 	unsigned timeout;
-	char a[16];
 	int len, rc, i;
 
 	if (!cfg)
@@ -363,8 +361,8 @@ int dns_resolve(struct net_device *nd, const char *name, const struct dns_config
 	}
 	udp_close(&sock);
 	if (q.rc == 1) {
-		kprintf("dns: no answer for %s from %s (%u tries)\n",
-			name, ipv4_ntoa(nd->dns[0], a), cfg->tries);
+		kprintf("dns: no answer for %s from %'u (%u tries)\n",
+			name, nd->dns[0], cfg->tries);
 		return -ETIMEDOUT;
 	}
 	if (q.rc < 0)

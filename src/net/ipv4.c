@@ -28,7 +28,7 @@ uint16_t ipv4_pseudo_sum(uint32_t src, uint32_t dst, uint8_t proto, size_t len)
 
 char *ipv4_ntoa(uint32_t a, char buf[16])
 {
-	ksnprintf(buf, 16, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255);
+	ksnprintf(buf, 16, "%'u", a);
 	return buf;
 }
 
@@ -114,14 +114,13 @@ void ipv4_rx(struct net_device *nd, const uint8_t *data, size_t len)
 {
 	struct ipv4_packet ip;
 	const char *why;
-	char a[16];
 	int rc = ipv4_parse(data, len, &ip, &why);
 
 	if (rc < 0) {
 		nd->stats.rx_dropped++;
 		if (rc == -ENOTSUP && len >= IPV4_HDR_LEN)
-			kprintf("%s: IPv4 packet from %s dropped: %s\n", nd->name,
-				ipv4_ntoa(get_be32(data + 12), a), why);
+			kprintf("%s: IPv4 packet from %'u dropped: %s\n", nd->name,
+				get_be32(data + 12), why);
 		return;
 	}
 	if (!is_for_us(nd, ip.dst)) {
@@ -155,7 +154,7 @@ int ipv4_register_proto(uint8_t proto, ipv4_proto_fn fn)
 
 int ipv4_configure(struct net_device *nd, uint32_t addr, uint32_t netmask, uint32_t gateway)
 {
-	char a[16], m[16], g[16];
+	char g[16];
 
 	if (addr == 0 || addr == IPV4_BROADCAST || (netmask && (~netmask & (~netmask + 1)))) {
 		kprintf("%s: invalid IPv4 configuration\n", nd->name);
@@ -164,8 +163,8 @@ int ipv4_configure(struct net_device *nd, uint32_t addr, uint32_t netmask, uint3
 	nd->ip_addr = addr;
 	nd->netmask = netmask;
 	nd->gateway = gateway;
-	kprintf("%s: IPv4 %s netmask %s gateway %s\n", nd->name, ipv4_ntoa(addr, a),
-		ipv4_ntoa(netmask, m), gateway ? ipv4_ntoa(gateway, g) : "none");
+	kprintf("%s: IPv4 %'u netmask %'u gateway %s\n", nd->name, addr, netmask,
+		gateway ? ipv4_ntoa(gateway, g) : "none");
 	return 0;
 }
 
@@ -204,7 +203,6 @@ int ipv4_tx(struct net_device *nd, struct net_buf *nb, uint32_t dst, uint8_t pro
 	uint32_t next_hop = dst;
 	unsigned flags = 0;
 	uint8_t *h;
-	char a[16];
 
 	if (!nd->ip_addr && dst != IPV4_BROADCAST) {
 		nd->ops->free_tx(nd, nb);
@@ -218,8 +216,7 @@ int ipv4_tx(struct net_device *nd, struct net_buf *nb, uint32_t dst, uint8_t pro
 		flags |= NET_TX_BROADCAST;
 	} else if (nd->netmask && (dst & nd->netmask) != (nd->ip_addr & nd->netmask)) {
 		if (!nd->gateway) {
-			kprintf("%s: no route to %s (no gateway)\n", nd->name,
-				ipv4_ntoa(dst, a));
+			kprintf("%s: no route to %'u (no gateway)\n", nd->name, dst);
 			nd->ops->free_tx(nd, nb);
 			return -ENOENT;
 		}

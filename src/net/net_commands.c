@@ -54,20 +54,18 @@ struct ping_state {
 static void ping_reply(void *ctx, uint32_t from, uint16_t id, uint16_t seq, size_t len)
 {
 	struct ping_state *p = ctx;
-	char a[16];
 
 	if (from != p->dst || id != PING_ID || seq == 0 || seq > p->count || p->seen[seq])
 		return;
 	p->seen[seq] = true;
 	p->received++;
-	kprintf("ping %s: %zu bytes, icmp_seq=%u time=%u ms\n", ipv4_ntoa(from, a), len, seq,
+	kprintf("ping %'u: %zu bytes, icmp_seq=%u time=%u ms\n", from, len, seq,
 		(unsigned)(clock_ms() - p->sent_ms[seq]));
 }
 
 int net_ping(struct net_device *nd, uint32_t dst, unsigned count, unsigned timeout_ms)
 {
 	struct ping_state p;
-	char a[16];
 	int rc = 0;
 
 	memset(&p, 0, sizeof(p));
@@ -78,7 +76,7 @@ int net_ping(struct net_device *nd, uint32_t dst, unsigned count, unsigned timeo
 		p.sent_ms[seq] = clock_ms();
 		rc = icmp_send_echo(nd, dst, PING_ID, (uint16_t)seq, 56);
 		if (rc < 0) {
-			kprintf("ping %s: cannot send: %s\n", ipv4_ntoa(dst, a), ib_strerror(rc));
+			kprintf("ping %'u: cannot send: %s\n", dst, ib_strerror(rc));
 			break;
 		}
 		/* one request per interval, as ping(8) does, whenever its reply came */
@@ -89,7 +87,7 @@ int net_ping(struct net_device *nd, uint32_t dst, unsigned count, unsigned timeo
 	for (uint64_t start = clock_ms(); p.received < p.count && clock_ms() - start < timeout_ms;)
 		net_poll();
 	icmp_set_reply_handler(nd, NULL, NULL);
-	kprintf("ping %s: %u sent, %u received\n", ipv4_ntoa(dst, a), p.count, p.received);
+	kprintf("ping %'u: %u sent, %u received\n", dst, p.count, p.received);
 	if (rc < 0)
 		return rc;
 	return p.received ? (int)p.received : -ETIMEDOUT;

@@ -395,10 +395,8 @@ static void finish(struct tcp_conn *c, int error, const char *msg)
 	c->rto_at_ms = 0;
 	c->delack_at_ms = 0;
 	if (error && !c->error) {
-		char a[16];
-
 		c->error = error;
-		ksnprintf(c->error_msg, sizeof(c->error_msg), "%s:%u: %s", ipv4_ntoa(c->remote_ip, a),
+		ksnprintf(c->error_msg, sizeof(c->error_msg), "%'u:%u: %s", c->remote_ip,
 			  c->remote_port, msg);
 	}
 }
@@ -470,12 +468,11 @@ int tcp_connect(struct tcp_conn *c, struct net_device *nd, uint32_t dst, uint16_
 	rc = send_syn(c);
 	if (rc < 0 && rc != -EBUSY) {
 		/* No route, no address: retrying cannot help (ipv4 said why on the console). */
-		char a[16];
 
 		tcp_release(c);
 		c->error = rc;
-		ksnprintf(c->error_msg, sizeof(c->error_msg), "cannot send to %s: %s",
-			  ipv4_ntoa(dst, a), rc == -ENOENT ? "no route" : ib_strerror(rc));
+		ksnprintf(c->error_msg, sizeof(c->error_msg), "cannot send to %'u: %s",
+			  dst, rc == -ENOENT ? "no route" : ib_strerror(rc));
 		return rc;
 	}
 	arm_rto(c, now);

@@ -356,7 +356,7 @@ void tftp_handle(struct tftp_client *c, uint32_t src, uint16_t sport, const uint
 		 size_t len)
 {
 	uint16_t op, code;
-	char text[128], a[16];
+	char text[128];
 
 	if (c->state != TFTP_WAIT_FIRST && c->state != TFTP_TRANSFER)
 		return;
@@ -375,7 +375,7 @@ void tftp_handle(struct tftp_client *c, uint32_t src, uint16_t sport, const uint
 			text[0] = '\0';
 		}
 		tftp_fail(c, code == 1 ? -ENOENT : code == 2 ? -EPERM : -EIO, 0, NULL,
-			  "server %s: error %u: %s", ipv4_ntoa(src, a), code, text);
+			  "server %'u: error %u: %s", src, code, text);
 		break;
 	case TFTP_OACK:
 		handle_oack(c, sport, data + 2, len - 2);
@@ -473,7 +473,7 @@ void tftp_stop(struct tftp_client *c)
 
 bool tftp_step(struct tftp_client *c, uint64_t now)
 {
-	char a[16], of[32] = "";
+	char of[32] = "";
 
 	if (c->state != TFTP_WAIT_FIRST && c->state != TFTP_TRANSFER)
 		return false;
@@ -485,9 +485,9 @@ bool tftp_step(struct tftp_client *c, uint64_t now)
 			/* The overall bound: whatever keeps arriving (duplicates, blocks past a
 			 * hole, a server retransmitting with ever longer pauses), no new block for
 			 * this long ends the transfer with the place it stopped. */
-			tftp_fail(c, -ETIMEDOUT, 0, "no data", "%s from %s: no new "
+			tftp_fail(c, -ETIMEDOUT, 0, "no data", "%s from %'u: no new "
 				  "data for %u ms after block %u (%llu%s bytes, %u ACKs resent)",
-				  c->filename, ipv4_ntoa(c->server, a), c->opts.stall_ms,
+				  c->filename, c->server, c->opts.stall_ms,
 				  (unsigned)c->blocks, (unsigned long long)c->sink->len, of,
 				  c->retries);
 			return false;
@@ -513,8 +513,8 @@ bool tftp_step(struct tftp_client *c, uint64_t now)
 		return true;
 	}
 	if (++c->retries > c->opts.max_retries) {
-		tftp_fail(c, -ETIMEDOUT, 0, NULL, "no answer from %s for %s after %u tries: no TFTP "
-			  "server?", ipv4_ntoa(c->server, a), c->filename,
+		tftp_fail(c, -ETIMEDOUT, 0, NULL, "no answer from %'u for %s after %u tries: no TFTP "
+			  "server?", c->server, c->filename,
 			  c->retries);
 		return false;
 	}

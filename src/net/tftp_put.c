@@ -48,7 +48,7 @@ static void put_rx(struct udp_socket *s, uint32_t src, uint16_t sport, const uin
 		   size_t len)
 {
 	struct put *p = s->priv;
-	char msg[140], a[16];
+	char msg[140];
 	long r;
 
 	if (src != p->server || p->failed)
@@ -59,7 +59,7 @@ static void put_rx(struct udp_socket *s, uint32_t src, uint16_t sport, const uin
 	}
 	r = tftp_put_parse_reply(data, len, msg, sizeof(msg));
 	if (r == -EIO) {
-		ksnprintf(p->msg, sizeof(p->msg), "server %s: %s", ipv4_ntoa(src, a), msg);
+		ksnprintf(p->msg, sizeof(p->msg), "server %'u: %s", src, msg);
 		p->failed = true;
 		return;
 	}
@@ -89,7 +89,6 @@ long tftp_put(struct net_device *nd, uint32_t server, const char *filename, cons
 	/* Blocks: ceil(len / 512), plus an empty one when len is a multiple of 512 (§6). */
 	size_t nblocks = len / TFTP_PUT_BLKSIZE + 1;
 	uint64_t start = clock_ms(), deadline = start + total;
-	char a[16];
 	int rc;
 
 	if (!fl || fl >= TFTP_FILENAME_MAX || nblocks > 65535) {
@@ -130,8 +129,8 @@ long tftp_put(struct net_device *nd, uint32_t server, const char *filename, cons
 
 			if (tries++ > retries) {
 				/* ACK 0 answers the WRQ (§4). */
-				ksnprintf(p.msg, sizeof(p.msg), "no ACK %ld from %s after %u tries%s", n,
-					  ipv4_ntoa(server, a), tries - 1,
+				ksnprintf(p.msg, sizeof(p.msg), "no ACK %ld from %'u after %u tries%s", n,
+					  server, tries - 1,
 					  n ? "" : ": no writable TFTP server?");
 				p.timed_out = p.failed = true;
 				break;
@@ -142,7 +141,7 @@ long tftp_put(struct net_device *nd, uint32_t server, const char *filename, cons
 				net_poll();
 			if (p.acked < n && !p.failed && clock_ms() >= deadline) {
 				ksnprintf(p.msg, sizeof(p.msg), "gave up after %u ms (block %ld of %zu "
-					  "to %s)", total, n, nblocks, ipv4_ntoa(server, a));
+					  "to %'u)", total, n, nblocks, server);
 				p.timed_out = p.failed = true;
 			}
 		}
@@ -153,7 +152,7 @@ long tftp_put(struct net_device *nd, uint32_t server, const char *filename, cons
 		kprintf("tftp put: %s: %s\n", filename, p.msg);
 		return p.timed_out ? -ETIMEDOUT : -EIO;
 	}
-	kprintf("tftp put: %s: %zu bytes to %s in %llu ms\n", filename, len, ipv4_ntoa(server, a),
+	kprintf("tftp put: %s: %zu bytes to %'u in %llu ms\n", filename, len, server,
 		(unsigned long long)(clock_ms() - start));
 	return (long)len;
 }

@@ -5,6 +5,8 @@
  *
  * Formats: %d %i %u %x %X %o %c %s %p %% with flags '-' (left-justify), '0' (zero-pad), a width
  * (number or '*'), a precision for %s (".N" or ".*"), and length modifiers hh h l ll z t j.
+ * %'u prints an IPv4 address, the uint32_t ipv4_ntoa takes (host byte order), as a dotted quad
+ * (no width): gcc and clang check its argument as %u's, so no buffer and no ipv4_ntoa call.
  */
 #ifndef IBBOOT_CONSOLE_H
 #define IBBOOT_CONSOLE_H

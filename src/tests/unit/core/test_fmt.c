@@ -63,6 +63,16 @@ TEST(fmt_strings_chars_pointers)
 	FMT_CHECK("%q", "%q");   /* unknown conversions are shown, not guessed */
 }
 
+/* %'u: the uint32_t ipv4_ntoa takes (host byte order) as a dotted quad; the compilers check its
+ * argument as they check %u's. */
+TEST(fmt_ipv4_address)
+{
+	FMT_CHECK("198.18.0.2", "%'u", 0xc6120002u);
+	FMT_CHECK("0.0.0.0 255.255.255.255", "%'u %'u", 0u, 0xffffffffu);
+	FMT_CHECK("[10.0.0.1]:80", "[%'u]:%u", 0x0a000001u, 80u);
+	FMT_CHECK("127.0.0.1", "%'u", (uint32_t)0x7f000001);
+}
+
 TEST(fmt_truncation)
 {
 	char b[8];
