@@ -44,23 +44,15 @@ front_start:
 	movw	$front_msg_pxe, %si
 1:	call	front_say
 
-	/* The image's run-time extent: the multiboot header (a.out kludge) in its first 8 KiB
-	 * names bss_end_addr at offset 24 (Multiboot Specification 0.6.96, 3.1.3). */
-	movw	$ibimg_start, %si
-	movw	$2048, %cx
-3:	lodsl	%cs:(%si)
+	/* The image's run-time extent: the multiboot header (a.out kludge) that util/rom/fixrom
+	 * found (ibimg_mb, romimage.S) names bss_end_addr at offset 24 (Multiboot Specification 0.6.96,
+	 * 3.1.3); the magic there (masked in the NBP's copy until pxeprefix.S unmasks it) is
+	 * checked again, in case the copy the BIOS gave us is not what was built. */
+	movl	%cs:ibimg_mb, %eax
 	xorl	$MAGIC_MASK, %eax		/* (the NBP's first 8 KiB hold no magic) */
 	cmpl	$(MULTIBOOT_MAGIC ^ MAGIC_MASK), %eax
-	jne	4f
-	movl	%cs:-4(%si), %eax
-	addl	%cs:(%si), %eax
-	addl	%cs:4(%si), %eax
-	jz	5f
-4:	loop	3b
-	jmp	fail_image
-5:	testb	$1, %cs:2(%si)			/* flags bit 16: the a.out kludge's addresses */
-	jz	fail_image
-	movl	%cs:20(%si), %esi		/* esi = need_end */
+	jne	fail_image
+	movl	%cs:ibimg_mb + 20, %esi	/* esi = need_end */
 	cmpl	$(IMAGE_LOAD_ADDR + _front_image_len), %esi
 	jb	fail_image
 
@@ -101,7 +93,7 @@ fail_image:
 	jmp	front_fail
 fail_basemem:
 	movw	$front_msg_basemem, %si
-/* Prints "; cannot start: <si>; INT 18h: ..." and gives the machine back to the BIOS. */
+/* Prints " not placed: <si>; INT 18h" and gives the machine back to the BIOS. */
 front_fail:
 	push	%si
 	movw	$front_msg_cannot, %si
@@ -387,13 +379,13 @@ front_landing:
 
 front_cmdline_key:	.asciz	RET_CMDLINE_KEY "=0x"
 front_msg_ibboot:	.asciz	"ibboot: "
-front_msg_rom:		.ascii	"option ROM boot entry; "
-front_msg_pxe:		.asciz	"placing the image"
-front_msg_enter:	.asciz	" at 1 MiB; starting it\r\n"
-front_msg_cannot:	.asciz	"; cannot start: "
-front_msg_basemem:	.asciz	"no room at the top of base memory"
-front_msg_image:	.asciz	"damaged image behind the front end"
-front_msg_e820:		.asciz	"no e820 RAM for it at 1 MiB"
-front_msg_copy:		.asciz	"INT 15h AH=87h could not copy it to 1 MiB"
+front_msg_rom:		.ascii	"option ROM: "
+front_msg_pxe:		.asciz	"image"
+front_msg_enter:	.asciz	" to 1 MiB\r\n"
+front_msg_cannot:	.asciz	" not placed: "
+front_msg_basemem:	.asciz	"no base memory"
+front_msg_image:	.asciz	"damaged"
+front_msg_e820:		.asciz	"no e820 RAM at 1 MiB"
+front_msg_copy:		.asciz	"INT 15h AH=87h failed"
 front_msg_back:		.asciz	"back in real mode, HCA quiesced"
-front_msg_int18:	.asciz	"; INT 18h: the BIOS tries its next boot device\r\n"
+front_msg_int18:	.asciz	"; INT 18h\r\n"

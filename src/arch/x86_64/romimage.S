@@ -13,14 +13,17 @@
 #include "boot.h"
 
 	.section .ibimg, "a"
-#ifdef ROM_IMAGE_MASK_MB
 	.incbin	ROM_IMAGE_FILE, ROM_IMAGE_SKIP, ROM_IMAGE_MB_OFF
+	/* The multiboot header (romfront.S reads its magic and bss_end_addr here). */
+	.globl	ibimg_mb
+ibimg_mb:
+#ifdef ROM_IMAGE_MASK_MB
 	.globl	ibimg_mb_magic
 ibimg_mb_magic:
 	.long	MULTIBOOT_MAGIC ^ MAGIC_MASK
 	.incbin	ROM_IMAGE_FILE, ROM_IMAGE_SKIP + ROM_IMAGE_MB_OFF + 4
 #else
-	.incbin	ROM_IMAGE_FILE, ROM_IMAGE_SKIP
+	.incbin	ROM_IMAGE_FILE, ROM_IMAGE_SKIP + ROM_IMAGE_MB_OFF
 #endif
 	.globl	_image_entry
 	.set	_image_entry, ROM_IMAGE_ENTRY

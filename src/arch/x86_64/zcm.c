@@ -885,14 +885,14 @@ const char *zcm_strerror(int status)
 {
 	switch (status) {
 	case ZCM_OK: return "ok";
-	case ZCM_E_HEADER: return "container header truncated or inconsistent";
-	case ZCM_E_MAGIC: return "not an IBZ2 container";
-	case ZCM_E_PROPS: return "unknown model version or filter";
-	case ZCM_E_SPACE: return "output larger than the space for it";
-	case ZCM_E_TRUNCATED: return "compressed stream truncated";
-	case ZCM_E_TRAILING: return "compressed stream does not end with its output";
-	case ZCM_E_CRC: return "CRC-32 of the output does not match";
+	case ZCM_E_HEADER: return "bad header";
+	case ZCM_E_MAGIC: return "not IBZ2";
+	case ZCM_E_PROPS: return "unknown model or filter";
+	case ZCM_E_SPACE: return "output too large";
+	case ZCM_E_TRUNCATED: return "stream truncated";
+	case ZCM_E_TRAILING: return "stream overruns output";
+	case ZCM_E_CRC: return "CRC-32 mismatch";
 	case ZCM_E_PRIME: return "primed with another image";
 	}
-	return "unknown error";
+	return "error";
 }

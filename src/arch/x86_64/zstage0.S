@@ -389,11 +389,11 @@ zs0_uart:
 zs0_ram_short:
 	.asciz	"16 MiB of RAM needed"
 zfail_msg:
-	.asciz	"\r\nibboot: cannot unpack the compressed image: "
+	.asciz	"\r\nibboot: cannot unpack: "
 zfail_tail:
 	.asciz	"; halting\r\n"
 zs0_why:
-	.asciz	"its decoder is damaged"
+	.asciz	"decoder damaged"
 
 /* The stub as build/zimage/zs0pack packed it. */
 zs0_in:

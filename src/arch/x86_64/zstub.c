@@ -27,6 +27,6 @@ const char *zstub_unpack(const uint8_t *payload, size_t payload_len)
 	if (rc)
 		return zcm_strerror(rc);
 	if (len != (size_t)zbody_len)
-		return "body length differs from the one linked";
+		return "body length mismatch";
 	return 0;
 }
