@@ -6,17 +6,49 @@
 #include <ibboot/hex.h>
 #include <ibboot/string.h>
 
-/* §4.2.2: first 32 bits of the fractional parts of the cube roots of the first 64 primes. */
-static const uint32_t K[64] = {
-	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-	0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-	0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-	0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-	0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-	0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-	0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-};
+/*
+ * §4.2.2 K: the first 32 bits of the fractional parts of the cube roots of the first 64 primes;
+ * §5.3.3 the initial hash: the same of the square roots of the first 8. Computed once, not
+ * stored: the 288 bytes of table are as good as random to the image's compressor.
+ */
+static uint32_t K[64], iv[8];
+
+/* The low 32 bits of floor(root_k(p * 2^(32k))) = floor(root_k(p) * 2^32): the fraction's first
+ * 32 bits (below 2^36 for the primes used here; the cube of 2^36 fits 128 bits). */
+static uint32_t root_fraction(unsigned p, unsigned k)
+{
+	__extension__ typedef unsigned __int128 u128;
+	u128 n = (u128)p << (32 * k);
+	uint64_t r = 0;
+
+	for (int bit = 35; bit >= 0; bit--) {
+		uint64_t t = r | 1ull << bit;
+		u128 v = (u128)t * t;
+
+		if (k == 3)
+			v *= t;
+		if (v <= n)
+			r = t;
+	}
+	return (uint32_t)r;
+}
+
+static void sha256_constants(void)
+{
+	unsigned n = 0;
+
+	for (unsigned p = 2; n < 64; p++) {
+		unsigned d = 2;
+
+		while (p % d)
+			d++;
+		if (d != p)
+			continue;	/* not prime */
+		if (n < 8)
+			iv[n] = root_fraction(p, 2);
+		K[n++] = root_fraction(p, 3);
+	}
+}
 
 static inline uint32_t ror(uint32_t x, unsigned n)
 {
@@ -48,11 +80,8 @@ static void sha256_block(uint32_t h[8], const uint8_t *p)
 
 void sha256_init(struct sha256_ctx *c)
 {
-	static const uint32_t iv[8] = {   /* §5.3.3 */
-		0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-		0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-	};
-
+	if (!K[0])
+		sha256_constants();
 	memcpy(c->h, iv, sizeof(iv));
 	c->bytes = 0;
 	c->fill = 0;
