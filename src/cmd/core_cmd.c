@@ -26,14 +26,14 @@ static int cmd_echo(int argc, char **argv)
 	kputc('\n');
 	return 0;
 }
-SHELL_COMMAND(echo, CMD_ORDER_CORE, "print the arguments", cmd_echo);
+SHELL_COMMAND(echo, CMD_ORDER_CORE, "print arguments", cmd_echo);
 
 static int cmd_uptime(int argc __unused, char **argv __unused)
 {
 	kprintf("up %llu ms\n", (unsigned long long)clock_ms());
 	return 0;
 }
-SHELL_COMMAND(uptime, CMD_ORDER_CORE, "milliseconds since start", cmd_uptime);
+SHELL_COMMAND(uptime, CMD_ORDER_CORE, "ms since start", cmd_uptime);
 
 /* Waits while everything keeps running (devices, the network stack): for scripts that give a
  * subnet manager time, say. */
@@ -46,7 +46,7 @@ static int cmd_sleep(int argc, char **argv)
 	hooks_idle_ms(ms);
 	return 0;
 }
-SHELL_COMMAND(sleep, CMD_ORDER_CORE, "MS (at most 3600000): wait, the network running",
+SHELL_COMMAND(sleep, CMD_ORDER_CORE, "MS (max 3600000): wait, network running",
 	      cmd_sleep);
 
 /* Touches an address no platform maps, so the exception path can be tested end to end. */
@@ -54,10 +54,10 @@ static int cmd_fault(int argc __unused, char **argv __unused)
 {
 	volatile uint32_t *p = (volatile uint32_t *)(uintptr_t)0x400000000000ull;
 
-	kprintf("reading %p, which is not mapped\n", (void *)(uintptr_t)p);
+	kprintf("reading unmapped %p\n", (void *)(uintptr_t)p);
 	return (int)*p;
 }
-SHELL_COMMAND(fault, CMD_ORDER_CORE, "read an unmapped address (exception test)",
+SHELL_COMMAND(fault, CMD_ORDER_CORE, "read unmapped address (exception test)",
 	      cmd_fault);
 
 static int cmd_reboot(int argc __unused, char **argv __unused)
@@ -66,7 +66,7 @@ static int cmd_reboot(int argc __unused, char **argv __unused)
 	pci_remove_drivers();
 	plat_reboot();
 }
-SHELL_COMMAND(reboot, CMD_ORDER_CORE, "reset the machine", cmd_reboot);
+SHELL_COMMAND(reboot, CMD_ORDER_CORE, "reset machine", cmd_reboot);
 
 static int cmd_poweroff(int argc, char **argv)
 {

@@ -24,7 +24,7 @@ static int dhcp_pin(const char *uri, uint8_t *pin)
 	if (setting_get("filename", file, sizeof(file)) <= 0 || strcmp(file, uri) ||
 	    setting_get("filename-sha256", hex, sizeof(hex)) <= 0)
 		return 1;
-	if (image_pin_parse("filename-sha256 (from DHCP)", hex, pin))
+	if (image_pin_parse("DHCP filename-sha256", hex, pin))
 		return -EINVAL;
 	kprintf("sha256: %s is pinned by DHCP (filename-sha256 %s)\n", uri, hex);
 	return 0;
@@ -93,7 +93,7 @@ static struct image *fetch_cmd(int argc, char **argv, enum image_role role, int 
 	}
 	if (given) {
 		if (!*given || strlen(given) >= sizeof(name)) {
-			kprintf("image: name '%s' must be 1..%d characters\n", given,   /* image.c's */
+			kprintf("image: name '%s' not 1..%d chars\n", given,   /* image.c's */
 				IMAGE_NAME_MAX - 1);
 			*rc = -ERANGE;
 			return NULL;
@@ -131,7 +131,7 @@ static int cmd_kernel(int argc, char **argv)
 {
 	return fetch_as(argc, argv, IMAGE_ROLE_KERNEL);
 }
-SHELL_COMMAND(kernel, CMD_ORDER_IMAGE, "[--name=N] [--sha256=HEX] URL [ARGS]: fetch the kernel",
+SHELL_COMMAND(kernel, CMD_ORDER_IMAGE, "[--name=N] [--sha256=HEX] URL [ARGS]: fetch kernel",
 	      cmd_kernel);
 
 static int cmd_initrd(int argc, char **argv)
@@ -139,7 +139,7 @@ static int cmd_initrd(int argc, char **argv)
 	return fetch_as(argc, argv, IMAGE_ROLE_INITRD);
 }
 SHELL_COMMAND(initrd, CMD_ORDER_IMAGE,
-	      "[--name=N] [--sha256=HEX] URL: fetch an initrd (they concatenate)", cmd_initrd);
+	      "[--name=N] [--sha256=HEX] URL: fetch initrd (concatenated)", cmd_initrd);
 
 static int cmd_imgfetch(int argc, char **argv)
 {
@@ -159,7 +159,7 @@ static int cmd_chain(int argc, char **argv)
 		if (rc == -EPERM)   /* the trust policy said why */
 			kprintf("chain: nothing run\n");
 		else
-			kprintf("chain: nothing to run: check the URL\n");
+			kprintf("chain: nothing run: check URL\n");
 		return rc;
 	}
 	/* A script is run, never selected: its own `boot` must find the kernel it fetches. */
@@ -168,7 +168,7 @@ static int cmd_chain(int argc, char **argv)
 	return image_boot(img);
 }
 SHELL_COMMAND(chain, CMD_ORDER_IMAGE,
-	      "[--sha256=HEX] URL [ARGS]: fetch, then run or boot it", cmd_chain);
+	      "[--sha256=HEX] URL [ARGS]: fetch and run/boot", cmd_chain);
 
 /* The image called `name`, or NULL with "<cmd>: no image <name>" said. */
 static struct image *find_image(char **argv, const char *name)
@@ -190,16 +190,15 @@ static int cmd_imgargs(int argc, char **argv)
 		return -ENOENT;
 	return image_set_cmdline(img, argc - 2, argv + 2);
 }
-SHELL_COMMAND(imgargs, CMD_ORDER_IMAGE, "NAME [ARGS...]: set an image's command line", cmd_imgargs);
+SHELL_COMMAND(imgargs, CMD_ORDER_IMAGE, "NAME [ARGS...]: set image command line", cmd_imgargs);
 
 static int cmd_imgstat(int argc __unused, char **argv __unused)
 {
-	kprintf("trust: %s\n", image_trust_enforcing() ?
-		"enforcing (only images pinned on their fetch boot)" : "permissive");
+	kprintf("trust: %s\n", image_trust_enforcing() ? "enforcing" : "permissive");
 	if (!image_first())
 		kprintf("no images\n");
 	for (struct image *i = image_first(); i; i = i->next)
-		kprintf("%s: %zu bytes%s%s%s \"%s\" from %s\n", i->name, i->len, str_nth("\0 [kernel]\0 [initrd]", i->role),
+		kprintf("%s: %zu%s%s%s \"%s\" from %s\n", i->name, i->len, str_nth("\0 [kernel]\0 [initrd]", i->role),
 			i->verified > 0 ? " [sha256 ok]" : "",
 			i->verified < 0 ? " [SHA256 MISMATCH]" : "", i->cmdline,
 			i->uri[0] ? i->uri : "-");
@@ -222,7 +221,7 @@ static int cmd_imgfree(int argc, char **argv)
 	}
 	return 0;
 }
-SHELL_COMMAND(imgfree, CMD_ORDER_IMAGE, "[NAME...]: free images (no NAME: all)", cmd_imgfree);
+SHELL_COMMAND(imgfree, CMD_ORDER_IMAGE, "[NAME...]: free images (default all)", cmd_imgfree);
 
 static int cmd_sha256(int argc, char **argv)
 {
@@ -235,7 +234,7 @@ static int cmd_sha256(int argc, char **argv)
 	return image_verify_sha256(img, argv[2]);
 }
 SHELL_COMMAND(sha256, CMD_ORDER_IMAGE,
-	      "NAME HEX: verify an image; a mismatch will not boot", cmd_sha256);
+	      "NAME HEX: verify; a mismatch won't boot", cmd_sha256);
 
 /* imgtrust [--permanent]: enforcing mode for the rest of this boot, as iPXE's `imgtrust
  * --permanent` (there is no way back, so --allow is refused once it is on). */
@@ -254,7 +253,7 @@ static int cmd_imgtrust(int argc, char **argv)
 	return 0;
 }
 SHELL_COMMAND(imgtrust, CMD_ORDER_IMAGE,
-	      "[--permanent]: boot/run only images pinned (--sha256) before their fetch, for good",
+	      "[--permanent]: run only images pinned (--sha256) before fetch, for good",
 	      cmd_imgtrust);
 
 static int cmd_boot(int argc, char **argv)
@@ -268,7 +267,7 @@ static int cmd_boot(int argc, char **argv)
 	return image_boot(img);
 }
 SHELL_COMMAND(boot, CMD_ORDER_IMAGE,
-	      "[NAME]: boot (or run) what was fetched last", cmd_boot);
+	      "[NAME]: boot/run (default: last kernel)", cmd_boot);
 /* iPXE's other names for the same things */
 SHELL_COMMAND(imgselect, CMD_ORDER_IMAGE_ALIAS, "[--name=N] URL [ARGS]: as kernel", cmd_kernel);
 SHELL_COMMAND(imgload, CMD_ORDER_IMAGE_ALIAS, "[--name=N] URL [ARGS]: as kernel", cmd_kernel);

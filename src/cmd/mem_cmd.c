@@ -31,7 +31,7 @@ static int cmd_mem(int argc __unused, char **argv __unused)
 	print_memory_summary();
 	return 0;
 }
-SHELL_COMMAND(mem, CMD_ORDER_MEMORY, "memory map and free buffer memory",
+SHELL_COMMAND(mem, CMD_ORDER_MEMORY, "memory map, free buffer memory",
 	      cmd_mem);
 
 static int cmd_memcheck(int argc __unused, char **argv __unused)
@@ -61,7 +61,7 @@ static int cmd_modules(int argc __unused, char **argv __unused)
 	return 0;
 }
 SHELL_COMMAND(modules, CMD_ORDER_MEMORY,
-	      "boot loader's modules, with byte sums", cmd_modules);
+	      "boot modules, with byte sums", cmd_modules);
 
 /* exec64 N [ARGS...]: the remaining words, joined by spaces, become the command line (cut at
  * what the zero page's command line holds). */
@@ -76,4 +76,4 @@ static int cmd_exec64(int argc, char **argv)
 	return exec64_module((unsigned)n, cmdline);
 }
 SHELL_COMMAND(exec64, CMD_ORDER_MEMORY,
-	      "N [ARGS]: enter module N as a Linux 64-bit kernel", cmd_exec64);
+	      "N [ARGS]: enter module N as Linux 64-bit kernel", cmd_exec64);

@@ -22,4 +22,4 @@ static int cmd_set(int argc, char **argv)
 			"settings table full");
 	return rc;
 }
-SHELL_COMMAND(set, CMD_ORDER_CORE, "NAME [VALUE]: set (or clear) a setting, e.g. ib-pkey", cmd_set);
+SHELL_COMMAND(set, CMD_ORDER_CORE, "NAME [VALUE]: set/clear a setting, e.g. ib-pkey", cmd_set);

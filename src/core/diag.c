@@ -109,7 +109,7 @@ int exec64_module(unsigned idx, const char *cmdline)
 	char *cmd;
 
 	if (idx >= n || mods[idx].len <= 0x200) {
-		kprintf("exec64: no boot module %u with a 64-bit entry at +0x200 (see 'modules')\n",
+		kprintf("exec64: no boot module %u with a 64-bit entry at +0x200\n",
 			idx);
 		return -ENOENT;
 	}
@@ -118,7 +118,7 @@ int exec64_module(unsigned idx, const char *cmdline)
 	bp = dma_alloc(EXEC64_ZERO_PAGE, 4096);
 	cmd = dma_alloc(EXEC64_CMDLINE, 16);
 	if (!bp || !cmd || virt_to_bus(cmd) >= (1ull << 32)) {
-		kprintf("exec64: no memory below 4 GiB for zero page and command line\n");
+		kprintf("exec64: no memory below 4 GiB\n");
 		dma_free(bp, EXEC64_ZERO_PAGE);
 		dma_free(cmd, EXEC64_CMDLINE);
 		return -ENOMEM;

@@ -9,8 +9,7 @@ const char *ib_strerror(int err)
 		err = -err;
 	if (err > IB_ECANCELED)
 		return "unknown error";
-	return str_nth("success\0operation not permitted\0not found\0I/O error\0out of memory\0"
-		       "resource busy\0already exists\0no such device\0invalid argument\0"
-		       "no space left in table\0out of range\0not supported\0timed out\0"
-		       "bad address\0canceled", (unsigned)err);
+	return str_nth("success\0not permitted\0not found\0I/O error\0out of memory\0busy\0"
+		       "exists\0no device\0invalid argument\0no space\0out of range\0"
+		       "not supported\0timed out\0bad address\0canceled", (unsigned)err);
 }

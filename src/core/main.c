@@ -26,8 +26,8 @@ void print_memory_summary(void)
 	}
 	dma_get_stats(&st);
 	/* Rounded to the nearest MiB: firmware keeps a few KiB below 1 MiB and at the top. */
-	kprintf("memory: %llu MiB RAM (%llu KiB in %u regions), %llu MiB free for buffers "
-		"(largest %llu MiB)\n", (unsigned long long)((ram + MiB(1) / 2) >> 20),
+	kprintf("memory: %llu MiB RAM (%llu KiB, %u regions), %llu MiB free for buffers "
+		"(largest %llu)\n", (unsigned long long)((ram + MiB(1) / 2) >> 20),
 		(unsigned long long)(ram >> 10), n_ram, (unsigned long long)(st.free >> 20),
 		(unsigned long long)(st.largest >> 20));
 }

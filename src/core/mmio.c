@@ -10,8 +10,8 @@ static bool mmio_ok(const struct mmio *m, uint64_t off, unsigned size, const cha
 {
 	if (m && m->size >= size && off <= m->size - size && off % size == 0)
 		return true;
-	kprintf("mmio: %s of %u bytes at +%#llx refused: outside or misaligned in %#llx "
-		"bytes at %#llx\n", op, size, (unsigned long long)off,
+	kprintf("mmio: %s of %u bytes at +%#llx: outside or misaligned in %#llx at %#llx\n",
+		op, size, (unsigned long long)off,
 		m ? (unsigned long long)m->size : 0ull, m ? (unsigned long long)m->phys : 0ull);
 	return false;
 }

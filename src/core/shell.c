@@ -38,7 +38,7 @@ int shell_run_line(char *line)
 	int argc = split_args(line, argv, SHELL_MAX_ARGS);
 
 	if (argc < 0) {
-		kprintf("too many arguments (at most %d)\n", SHELL_MAX_ARGS);
+		kprintf("too many arguments (max %d)\n", SHELL_MAX_ARGS);
 		return argc;
 	}
 	return argc ? shell_run(argc, argv) : 0;
@@ -151,7 +151,7 @@ int shell_run_cmdline(const char *cmdline)
 	int ran = 0, len = cmdline_get(cmdline, "ibboot.cmd", cmds, sizeof(cmds));
 
 	if (len == -ERANGE)
-		kprintf("ibboot.cmd= is longer than %d characters; ignored\n", SHELL_LINE - 1);
+		kprintf("ibboot.cmd= over %d chars; ignored\n", SHELL_LINE - 1);
 	if (len <= 0)
 		return 0;
 	for (char *p = cmds; *p;) {

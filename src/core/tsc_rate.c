@@ -24,14 +24,14 @@ uint64_t tsc_choose_hz(uint64_t pit_hz, const struct tsc_cpuid *c, const char **
 	uint64_t hz;
 
 	if (pit_hz) {
-		*source = "measured against the PIT";
+		*source = "measured by PIT";
 		return pit_hz;
 	}
 	hz = tsc_hz_from_cpuid(c);
 	if (hz && hz <= TSC_HZ_UPPER_BOUND) {
-		*source = "from CPUID leaf 0x15/0x16 (no PIT count)";
+		*source = "from CPUID 0x15/0x16 (no PIT)";
 		return hz;
 	}
-	*source = "unknown (no PIT count, no CPUID leaf): upper bound (longer timeouts)";
+	*source = "unknown (no PIT, no CPUID): upper bound (longer timeouts)";
 	return TSC_HZ_UPPER_BOUND;
 }

@@ -21,8 +21,8 @@ static int stop_devices(const char *what, uint64_t entry)
 		   (unsigned long long)entry);
 	if (pci_remove_drivers() == 0)
 		return 0;
-	kprintf("boot: refusing to start %s: a device could not be reset and may still write "
-		"memory; power-cycle\n", what);
+	kprintf("boot: refusing to start %s: a device could not be reset (may still DMA); "
+		"power-cycle\n", what);
 	return -EBUSY;
 }
 
@@ -43,7 +43,7 @@ static int boot_linux(struct image *img)
 		return rc;
 	/* plat_boot_linux64's own conditions, checked while the devices still work. */
 	if (lay.zero_page_addr >= GiB(4)) {
-		kprintf("boot: no memory below 4 GiB for the zero page\n");
+		kprintf("boot: no zero page below 4 GiB\n");
 		rc = -ERANGE;
 	} else if (!(rc = stop_devices("Linux", lay.kernel_addr + 0x200))) {
 		rc = (image_linux64_handoff ? image_linux64_handoff : plat_boot_linux64)(
@@ -94,7 +94,7 @@ int image_boot(struct image *img)
 		return rc;
 	if (script_is_script(img->data, img->len)) {
 		if (!image_run_script) {
-			kprintf("boot: %s is a script; no interpreter built in\n", img->name);
+			kprintf("boot: %s: script, no interpreter\n", img->name);
 			return -ENOTSUP;
 		}
 		rc = image_trust_check_data(img);   /* the bytes the interpreter will read */

@@ -73,12 +73,12 @@ int bzimage_parse(const uint8_t *d, size_t len, struct bzimage_info *o, const ch
 {
 	memset(o, 0, sizeof(*o));
 	if (len < HDR_VERSION + 2)
-		return image_fail(why, -EINVAL, "bzImage: %zu bytes: too short for a setup header",
+		return image_fail(why, -EINVAL, "bzImage: %zu bytes: too short",
 			    len);
 	if (rd32(d + HDR_MAGIC) != HDR_MAGIC_VALUE)
-		return image_fail(why, -EINVAL, "bzImage: no HdrS at 0x202 (not Linux)");
+		return image_fail(why, -EINVAL, "bzImage: no HdrS (not Linux)");
 	if (rd16(d + HDR_BOOT_FLAG) != BOOT_FLAG_VALUE)
-		return image_fail(why, -EINVAL, "bzImage: boot_flag at 0x1fe is %#x, not 0xaa55",
+		return image_fail(why, -EINVAL, "bzImage: boot_flag %#x, not 0xaa55",
 			    rd16(d + HDR_BOOT_FLAG));
 	o->version = rd16(d + HDR_VERSION);
 	if (o->version < 0x020c)
@@ -87,23 +87,22 @@ int bzimage_parse(const uint8_t *d, size_t len, struct bzimage_info *o, const ch
 			    o->version >> 8, o->version & 0xff);
 	o->header_end = 0x202 + (size_t)d[HDR_JUMP_LEN];
 	if (o->header_end < HDR_MIN_END)
-		return image_fail(why, -EINVAL, "bzImage: header (protocol %u.%02u) ends at %#zx, before "
+		return image_fail(why, -EINVAL, "bzImage: protocol %u.%02u header ends at %#zx, before "
 			    "init_size", o->version >> 8, o->version & 0xff, o->header_end);
 	o->setup_sects = d[HDR_SETUP_SECTS] ? d[HDR_SETUP_SECTS] : 4;   /* 0 means 4 */
 	o->setup_len = ((size_t)o->setup_sects + 1) * 512;
 	if (o->header_end > o->setup_len || o->setup_len >= len)
-		return image_fail(why, -EINVAL, "bzImage: setup of %u sectors (%zu bytes, header to %#zx) "
-			    "does not fit %zu", o->setup_sects, o->setup_len,
-			    o->header_end, len);
+		return image_fail(why, -EINVAL, "bzImage: setup of %u sectors, header to %#zx, does not fit %zu",
+			    o->setup_sects, o->header_end, len);
 	o->kernel_len = len - o->setup_len;
 	if (o->kernel_len <= ENTRY_64_OFFSET)
-		return image_fail(why, -EINVAL, "bzImage: kernel of %zu bytes: no 64-bit entry at +0x200", o->kernel_len);
+		return image_fail(why, -EINVAL, "bzImage: %zu-byte kernel: no 64-bit entry at +0x200", o->kernel_len);
 	o->loadflags = d[HDR_LOADFLAGS];
 	if (!(o->loadflags & LOADED_HIGH))
 		return image_fail(why, -ENOTSUP, "bzImage: LOADED_HIGH clear (a zImage)");
 	o->xloadflags = rd16(d + HDR_XLOADFLAGS);
 	if (!(o->xloadflags & BZ_XLF_KERNEL_64))
-		return image_fail(why, -ENOTSUP, "bzImage: XLF_KERNEL_64 clear (a 32-bit kernel)");
+		return image_fail(why, -ENOTSUP, "bzImage: XLF_KERNEL_64 clear (32-bit kernel)");
 	o->code32_start = rd32(d + HDR_CODE32_START);
 	o->initrd_addr_max = rd32(d + HDR_INITRD_ADDR_MAX);
 	o->kernel_alignment = rd32(d + HDR_KERNEL_ALIGNMENT);
@@ -115,8 +114,8 @@ int bzimage_parse(const uint8_t *d, size_t len, struct bzimage_info *o, const ch
 	o->init_size = rd32(d + HDR_INIT_SIZE);
 	if (o->relocatable) {
 		if (!IS_POW2(o->kernel_alignment) || o->kernel_alignment > GiB(1))
-			return image_fail(why, -EINVAL, "bzImage: kernel_alignment %#x: not a power of two "
-				    "<= 1G", o->kernel_alignment);
+			return image_fail(why, -EINVAL, "bzImage: kernel_alignment %#x not a power of "
+				    "two <= 1G", o->kernel_alignment);
 		if (o->min_alignment > 30 || (1u << o->min_alignment) > o->kernel_alignment)
 			return image_fail(why, -EINVAL, "bzImage: min_alignment 2^%u > "
 				    "kernel_alignment %#x", o->min_alignment, o->kernel_alignment);
@@ -125,7 +124,7 @@ int bzimage_parse(const uint8_t *d, size_t len, struct bzimage_info *o, const ch
 			    (unsigned long long)o->pref_address);
 	}
 	if (o->init_size == 0 || o->init_size > GiB(1))
-		return image_fail(why, -EINVAL, "bzImage: init_size %#x: not 1..1G",
+		return image_fail(why, -EINVAL, "bzImage: init_size %#x not 1..1G",
 			    o->init_size);
 	if (o->cmdline_size == 0)
 		return image_fail(why, -EINVAL, "bzImage: cmdline_size is 0");
@@ -185,7 +184,7 @@ static int load_initrds(const struct bzimage_info *bz, struct bzimage_layout *la
 	allocs.initrd_size = total;
 	allocs.initrd = dma_alloc(total, 4096);
 	if (!allocs.initrd) {
-		kprintf("bzImage: no memory for %zu bytes of initrd (imgfree?)\n", total);
+		kprintf("bzImage: no memory for %zu-byte initrd (imgfree?)\n", total);
 		return -ENOMEM;
 	}
 	size_t off = 0;
@@ -207,7 +206,7 @@ static int load_initrds(const struct bzimage_info *bz, struct bzimage_layout *la
 	/* initrd_addr_max is the highest address the initrd's last byte may have. */
 	if (!(bz->xloadflags & BZ_XLF_CAN_BE_LOADED_ABOVE_4G) &&
 	    lay->initrd_addr + total - 1 > bz->initrd_addr_max) {
-		kprintf("bzImage: initrd at %#llx..%#llx ends above initrd_addr_max %#x\n", (unsigned long long)lay->initrd_addr,
+		kprintf("bzImage: initrd %#llx..%#llx above initrd_addr_max %#x\n", (unsigned long long)lay->initrd_addr,
 			(unsigned long long)(lay->initrd_addr + total - 1), bz->initrd_addr_max);
 		return -ERANGE;
 	}
@@ -230,8 +229,7 @@ int bzimage_load(const struct image *kernel, struct bzimage_layout *lay)
 	}
 	high_ok = bz.xloadflags & BZ_XLF_CAN_BE_LOADED_ABOVE_4G;
 	if (!bz.relocatable) {
-		kprintf("bzImage: %s is not relocatable (fixed at %#llx): build it with "
-			"CONFIG_RELOCATABLE\n",
+		kprintf("bzImage: %s not relocatable (fixed at %#llx): needs CONFIG_RELOCATABLE\n",
 			kernel->name, (unsigned long long)(bz.pref_address ? bz.pref_address :
 							   bz.code32_start));
 		return -ENOTSUP;
@@ -239,7 +237,7 @@ int bzimage_load(const struct image *kernel, struct bzimage_layout *lay)
 	allocs.kernel_size = MAX((size_t)bz.init_size, bz.kernel_len);
 	allocs.kernel = alloc_kernel(&bz, allocs.kernel_size, &align);
 	if (!allocs.kernel) {
-		kprintf("bzImage: no %zu MiB block aligned to %#x for the kernel (imgfree?)\n",
+		kprintf("bzImage: no %zu MiB block aligned %#x for kernel (imgfree?)\n",
 			(allocs.kernel_size + (size_t)MiB(1) - 1) >> 20, bz.kernel_alignment);
 		rc = -ENOMEM;
 		goto fail;
@@ -257,7 +255,7 @@ int bzimage_load(const struct image *kernel, struct bzimage_layout *lay)
 		allocs.kernel_size = (size_t)end;   /* covers [load, end) wherever it lands */
 		allocs.kernel = alloc_kernel(&bz, allocs.kernel_size, &align);
 		if (!allocs.kernel) {
-			kprintf("bzImage: no %zu MiB block for the kernel to run in (pref_address "
+			kprintf("bzImage: no %zu MiB block for kernel to run in (pref_address "
 				"%#llx + init_size; imgfree?)\n",
 				(allocs.kernel_size + (size_t)MiB(1) - 1) >> 20,
 				(unsigned long long)bz.pref_address);
@@ -267,8 +265,7 @@ int bzimage_load(const struct image *kernel, struct bzimage_layout *lay)
 		lay->kernel_addr = virt_to_bus(allocs.kernel);
 	}
 	if (!high_ok && !below_4g(lay->kernel_addr, allocs.kernel_size)) {
-		kprintf("bzImage: kernel at %#llx, above 4 GiB, without "
-			"XLF_CAN_BE_LOADED_ABOVE_4G\n",
+		kprintf("bzImage: kernel at %#llx > 4 GiB without XLF_CAN_BE_LOADED_ABOVE_4G\n",
 			(unsigned long long)lay->kernel_addr);
 		rc = -ERANGE;
 		goto fail;
@@ -286,7 +283,7 @@ int bzimage_load(const struct image *kernel, struct bzimage_layout *lay)
 
 	size_t clen = strlen(kernel->cmdline);
 	if (clen > bz.cmdline_size) {
-		kprintf("bzImage: command line of %zu characters; kernel takes %u\n",
+		kprintf("bzImage: command line %zu chars; kernel takes %u\n",
 			clen, bz.cmdline_size);
 		rc = -ERANGE;
 		goto fail;
@@ -303,8 +300,7 @@ int bzimage_load(const struct image *kernel, struct bzimage_layout *lay)
 	lay->cmdline_addr = virt_to_bus(allocs.cmdline);
 	lay->zero_page_addr = virt_to_bus(lay->zero_page);
 	if (!high_ok && (!below_4g(lay->cmdline_addr, clen + 1) || lay->initrd_addr >= GiB(4))) {
-		kprintf("bzImage: command line or initrd above 4 GiB, without "
-			"XLF_CAN_BE_LOADED_ABOVE_4G\n");
+		kprintf("bzImage: command line or initrd > 4 GiB without XLF_CAN_BE_LOADED_ABOVE_4G\n");
 		rc = -ERANGE;
 		goto fail;
 	}
@@ -321,7 +317,7 @@ int bzimage_load(const struct image *kernel, struct bzimage_layout *lay)
 	wr32(bp + HDR_RAMDISK_SIZE, (uint32_t)lay->initrd_len);
 	wr32(bp + BP_EXT_RAMDISK_IMAGE, (uint32_t)(lay->initrd_addr >> 32));
 	wr32(bp + BP_EXT_RAMDISK_SIZE, (uint32_t)(lay->initrd_len >> 32));
-	kprintf("bzImage: protocol %u.%02u, kernel %zu KiB at %#llx (init_size %u KiB, aligned "
+	kprintf("bzImage: protocol %u.%02u, kernel %zu KiB at %#llx (init_size %u KiB, align "
 		"%#zx)\n", bz.version >> 8, bz.version & 0xff, bz.kernel_len >> 10,
 		(unsigned long long)lay->kernel_addr, bz.init_size >> 10, align);
 	if (lay->initrd_len)

@@ -138,8 +138,8 @@ struct image *fetch_image_pinned(const char *uri, const char *name, const uint8_
 	char resolved[IMAGE_URI_MAX];
 
 	if (!pin && image_trust_enforcing()) {
-		kprintf("trust: refusing to fetch %s: it has no SHA-256 pin (enforcing mode: "
-			"--sha256 HEX)\n", uri);
+		kprintf("trust: refusing to fetch %s: no SHA-256 pin (enforcing: --sha256 HEX)\n",
+			uri);
 		*rc = -EPERM;
 		return NULL;
 	}
@@ -163,7 +163,7 @@ struct image *fetch_image_pinned(const char *uri, const char *name, const uint8_
 		return NULL;
 	}
 	if (strlen(uri) >= IMAGE_URI_MAX) {
-		kprintf("%s: URL longer than %d characters\n", name, IMAGE_URI_MAX - 1);
+		kprintf("%s: URL over %d chars\n", name, IMAGE_URI_MAX - 1);
 		*rc = -ERANGE;
 		return NULL;
 	}
@@ -173,7 +173,7 @@ struct image *fetch_image_pinned(const char *uri, const char *name, const uint8_
 	size &= ~(size_t)4095;
 	buf = size ? dma_alloc(size, 4096) : NULL;
 	if (!buf) {
-		kprintf("%s: no memory to download into (largest block %llu KiB)\n", uri,
+		kprintf("%s: no memory (largest block %llu KiB)\n", uri,
 			(unsigned long long)(st.largest >> 10));
 		*rc = -ENOMEM;
 		return NULL;

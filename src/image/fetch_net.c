@@ -78,7 +78,7 @@ static int relative_to_next_server(const char *name, char *out, size_t size)
 	char server[DHCP_NAME_MAX];
 
 	if (setting_get("next-server", server, sizeof(server)) <= 0) {
-		kprintf("%s: not a URL, and no next-server from DHCP: use tftp://HOST/%s\n", name,
+		kprintf("%s: not a URL and no DHCP next-server: use tftp://HOST/%s\n", name,
 			name);
 		return -EINVAL;
 	}

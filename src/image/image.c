@@ -48,7 +48,7 @@ struct image *image_adopt(const char *name, uint8_t *buf, size_t len, size_t all
 	struct image *img, *old;
 
 	if (!name_ok(name)) {
-		kprintf("image: name '%s' must be 1..%d characters\n", name, IMAGE_NAME_MAX - 1);
+		kprintf("image: name '%s' not 1..%d chars\n", name, IMAGE_NAME_MAX - 1);
 		return NULL;
 	}
 	img = kzalloc(sizeof(*img));
@@ -132,7 +132,7 @@ int image_set_cmdline(struct image *img, int argc, char **argv)
 	char buf[IMAGE_CMDLINE_MAX];
 
 	if (shell_join(argc, argv, buf, sizeof(buf))) {
-		kprintf("%s: command line longer than %d characters\n", img->name,
+		kprintf("%s: command line over %d chars\n", img->name,
 			IMAGE_CMDLINE_MAX - 1);
 		return -ERANGE;
 	}
@@ -161,7 +161,7 @@ void image_name_from_uri(const char *uri, char *name, size_t size)
 int image_pin_parse(const char *who, const char *hex, uint8_t pin[SHA256_DIGEST_LEN])
 {
 	if (sha256_from_hex(hex, pin)) {
-		kprintf("%s: '%s' is not a SHA-256 (64 hex digits)\n", who, hex);
+		kprintf("%s: '%s' not a SHA-256 (64 hex)\n", who, hex);
 		return -EINVAL;
 	}
 	return 0;
@@ -178,11 +178,11 @@ int image_sha256_match(const struct image *img, const uint8_t want[SHA256_DIGEST
 	if (memcmp(want, got, SHA256_DIGEST_LEN) != 0) {
 		sha256_to_hex(want, want_hex);
 		kprintf("sha256: %s MISMATCH: %s %s%s\n"
-			"sha256:   but %zu bytes from %s hash to %s: %s\n", img->name,
+			"sha256:   %zu bytes from %s hash to %s: %s\n", img->name,
 			before_fetch ? "pinned" : "expected", want_hex,
 			before_fetch ? " before the fetch" : "", img->len,
-			img->uri[0] ? img->uri : "(unknown)", got_hex, before_fetch ?
-			"discarded (corrupted, or a wrong pin)" : "it will not boot");
+			img->uri[0] ? img->uri : "-", got_hex, before_fetch ?
+			"discarded (corrupt or wrong pin)" : "won't boot");
 		return -EPERM;
 	}
 	kprintf("sha256: %s OK (%s%s)\n", img->name, got_hex,
@@ -207,7 +207,7 @@ int image_verify_sha256(struct image *img, const char *hex)
 	}
 	img->verified = 1;
 	if (trust_enforcing && img->pinned != IMAGE_PINNED_BEFORE_FETCH)
-		kprintf("sha256: note: enforcing mode needs %s pinned on its fetch\n", img->name);
+		kprintf("sha256: note: enforcing needs %s pinned on fetch\n", img->name);
 	return 0;
 }
 
@@ -228,14 +228,14 @@ void image_trust_enforce(void)
 int image_trust_allowed(const struct image *img)
 {
 	if (img->verified < 0) {
-		kprintf("boot: refusing: %s failed its sha256 check (fetch it again, or fix the "
-			"pin)\n", img->name);
+		kprintf("boot: refusing: %s failed its sha256 check (refetch or fix the pin)\n",
+			img->name);
 		return -EPERM;
 	}
 	if (trust_enforcing && img->pinned != IMAGE_PINNED_BEFORE_FETCH) {
-		kprintf("trust: refusing %s: %s (enforcing mode: --sha256 HEX on its fetch)\n",
+		kprintf("trust: refusing %s: %s (enforcing: --sha256 HEX on fetch)\n",
 			img->name, img->pinned == IMAGE_UNPINNED ?
-			"it has no SHA-256 pin" : "its SHA-256 was pinned only after it was fetched");
+			"no SHA-256 pin" : "pinned only after fetch");
 		return -EPERM;
 	}
 	return 0;
@@ -259,8 +259,8 @@ int image_trust_check(const struct image *img, const uint8_t digest[SHA256_DIGES
 	if (memcmp(img->pin, digest, SHA256_DIGEST_LEN) != 0) {
 		sha256_to_hex(img->pin, want);
 		sha256_to_hex(digest, got);
-		kprintf("trust: refusing %s: the %zu bytes about to boot hash to %s, not the "
-			"pinned %s\n", img->name, img->len, got, want);
+		kprintf("trust: refusing %s: %zu bytes to boot hash to %s, not pinned %s\n",
+			img->name, img->len, got, want);
 		return -EPERM;
 	}
 	return 0;

@@ -52,8 +52,8 @@ static int parse_aout_kludge(const uint8_t *d, size_t len, struct multiboot_info
 
 	o->entry = rd32(h + 28);
 	if (load_addr > header_addr || header_addr - load_addr > o->header_off)
-		return image_fail(why, -EINVAL, "multiboot: load_addr %#x, header_addr %#x: load starts "
-			    "before the file", load_addr, header_addr);
+		return image_fail(why, -EINVAL, "multiboot: load_addr %#x, header_addr %#x: before file start",
+			    load_addr, header_addr);
 	size_t file_off = o->header_off - (header_addr - load_addr);
 	size_t file_len = load_end ? (size_t)load_end - load_addr : len - file_off;
 	if (load_end && load_end <= load_addr)
@@ -85,14 +85,14 @@ static int parse_elf32(const uint8_t *d, size_t len, struct multiboot_info_parse
 		return image_fail(why, -ENOTSUP, "multiboot: no a.out kludge (flag 16), not ELF");
 	if (d[EI_CLASS] != ELFCLASS32 || d[EI_DATA] != ELFDATA2LSB || rd16(d + 16) != ET_EXEC ||
 	    rd16(d + 18) != EM_386)
-		return image_fail(why, -ENOTSUP, "multiboot: ELF not 32-bit LE i386 executable (class %u, "
+		return image_fail(why, -ENOTSUP, "multiboot: ELF not 32-bit LE i386 exec (class %u, "
 			    "data %u, type %u, machine %u)", d[EI_CLASS],
 			    d[EI_DATA], rd16(d + 16), rd16(d + 18));
 	uint32_t phoff = rd32(d + 28);
 	unsigned phentsize = rd16(d + 42), phnum = rd16(d + 44);
 	if (phentsize < ELF32_PHDR_LEN || phnum == 0 || phoff > len ||
 	    (uint64_t)phentsize * phnum > len - phoff)
-		return image_fail(why, -EINVAL, "multiboot: ELF program headers (%u of %u bytes at %#x) "
+		return image_fail(why, -EINVAL, "multiboot: ELF phdrs (%u of %u bytes at %#x) "
 			    "do not fit %zu", phnum, phentsize, phoff, len);
 	o->entry = rd32(d + 24);
 	o->elf = true;
@@ -108,8 +108,8 @@ static int parse_elf32(const uint8_t *d, size_t len, struct multiboot_info_parse
 			return image_fail(why, -ENOTSUP, "multiboot: over %d loadable segments",
 				    MB_MAX_SEGMENTS);
 		if (filesz > memsz || off > len || filesz > len - off)
-			return image_fail(why, -EINVAL, "multiboot: ELF segment %u (offset %#x, %u bytes "
-				    "in file, %u in memory) outside the file or inverted",
+			return image_fail(why, -EINVAL, "multiboot: ELF segment %u (offset %#x, filesz %u, memsz %u) "
+				    "outside file or inverted",
 				    i, off, filesz, memsz);
 		if ((uint64_t)paddr + memsz > 0x100000000ull)
 			return image_fail(why, -EINVAL,
@@ -119,7 +119,7 @@ static int parse_elf32(const uint8_t *d, size_t len, struct multiboot_info_parse
 			const struct mb_segment *s = &o->seg[j];
 
 			if (paddr < s->paddr + s->mem_len && s->paddr < paddr + memsz)
-				return image_fail(why, -EINVAL, "multiboot: ELF segments %u and %u overlap at %#x", j, i, paddr);
+				return image_fail(why, -EINVAL, "multiboot: ELF segments %u, %u overlap at %#x", j, i, paddr);
 		}
 		o->seg[o->n_segments++] = (struct mb_segment){ paddr, off, filesz, memsz };
 		if (o->entry >= paddr && o->entry - paddr < memsz)
@@ -149,16 +149,14 @@ int multiboot_parse(const uint8_t *d, size_t len, struct multiboot_info_parsed *
 		o->header_off = off;
 		o->flags = flags;
 		if (flags & 0xffff & ~MB_FLAGS_UNDERSTOOD)
-			return image_fail(why, -ENOTSUP, "multiboot: needs unsupported flags %#x (bit 2: "
-				    "graphics mode)",
+			return image_fail(why, -ENOTSUP, "multiboot: unsupported flags %#x (bit 2: graphics)",
 				    flags & 0xffff & ~MB_FLAGS_UNDERSTOOD);
 		if (flags & MB_FLAG_AOUT_KLUDGE) {
 			if (off + MB_HDR_LEN_KLUDGE > len)
-				return image_fail(why, -EINVAL, "multiboot: header at %#zx cut short by "
-					    "the end of the file", off);
+				return image_fail(why, -EINVAL, "multiboot: header at %#zx cut off by end of file", off);
 			return parse_aout_kludge(d, len, o, why);
 		}
 		return parse_elf32(d, len, o, why);
 	}
-	return image_fail(why, -ENOENT, "multiboot: no header in the first 8 KiB");
+	return image_fail(why, -ENOENT, "multiboot: no header in first 8 KiB");
 }

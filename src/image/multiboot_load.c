@@ -144,7 +144,7 @@ static int move_clear(const struct multiboot_info_parsed *mb, struct image *img,
 		return 0;
 	uint8_t *p = alloc_clear(mb, img->alloc, page ? 4096 : 16);
 	if (!p) {
-		kprintf("multiboot: no memory below 4 GiB clear of the kernel for %s\n", img->name);
+		kprintf("multiboot: no memory below 4 GiB clear of kernel for %s\n", img->name);
 		return -ENOMEM;
 	}
 	memcpy(p, img->data, img->len);
@@ -210,7 +210,7 @@ static int build_mbi(struct multiboot_plan *plan, const struct image *kernel, un
 			if (!is_module(i, kernel))
 				continue;
 			if ((size_t)(end - p) < strlen(i->name) + strlen(i->cmdline) + 2) {
-				kprintf("multiboot: module names overflow the boot information\n");
+				kprintf("multiboot: module names overflow boot info\n");
 				return -ENOSPC;
 			}
 			/* start, end (exclusive), string, reserved */
@@ -280,8 +280,8 @@ int multiboot_load(struct image *kernel, struct multiboot_plan *plan)
 	plan->area = alloc_clear(mb, MB_AREA_SIZE, 4096);
 	plan->param = alloc_clear(mb, 4096, 4096);
 	if (!plan->area || !plan->param) {
-		kprintf("multiboot: no memory below 4 GiB clear of the kernel for %s\n",
-			"the boot information");
+		kprintf("multiboot: no memory below 4 GiB clear of kernel for %s\n",
+			"boot info");
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -294,8 +294,8 @@ int multiboot_load(struct image *kernel, struct multiboot_plan *plan)
 	if (rc)
 		goto fail;
 	fill_param(plan, kernel);
-	kprintf("multiboot: %s: %s, entry %#x, %u segment(s) from %#x, %u module(s), boot "
-		"information at %#x\n", kernel->name, mb->elf ? "ELF32" : "a.out kludge", mb->entry,
+	kprintf("multiboot: %s: %s, entry %#x, %u segment(s) from %#x, %u module(s), info at %#x\n",
+		kernel->name, mb->elf ? "ELF32" : "a.out kludge", mb->entry,
 		mb->n_segments, mb->seg[0].paddr, n_mods, plan->mbi_addr);
 	return 0;
 fail:

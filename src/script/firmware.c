@@ -229,10 +229,10 @@ static int autoboot_preflight(void)
 			const struct ib_port *p = &d->port[i];
 
 			if (d->dead)
-				kprintf("%s port %u: HCA failed (see above)\n", d->name,
+				kprintf("%s port %u: HCA failed\n", d->name,
 					p->num);
 			else if (!p->open)
-				kprintf("%s port %u: not opened (see above)\n", d->name,
+				kprintf("%s port %u: not opened\n", d->name,
 					p->num);
 			else
 				kprintf("%s port %u: no cable (physical state %s %u s after start)\n",
@@ -241,7 +241,7 @@ static int autoboot_preflight(void)
 					AUTOBOOT_LINK_TRAIN_MS / 1000);
 		}
 	}
-	boot_phase("autoboot failed: no InfiniBand port has a link (no cable); console");
+	boot_phase("autoboot failed: no InfiniBand port has a link; console");
 	return -ENODEV;
 }
 
@@ -310,7 +310,7 @@ static void autoboot_start(void)
 	}
 	boot_phase("autoboot: running the embedded script");
 	int rc = script_run_firmware(SCRIPT_DEFAULT, sizeof(SCRIPT_DEFAULT) - 1);
-	boot_phase("autoboot failed (%s): check ibstat, the DHCP boot file and the server; console",
+	boot_phase("autoboot failed (%s): check ibstat, DHCP boot file, server; console",
 		   ib_strerror(rc));
 	/* Tell the boot server (bounded: a few seconds at most; report.h). */
 	report_send(NULL, "autoboot failed");

@@ -29,7 +29,7 @@ struct parser {
 static bool put(struct parser *p, char c)
 {
 	if (p->used + 1 >= p->size) {
-		p->why = "line too long after ${...} expansion";
+		p->why = "expanded line too long";
 		return false;
 	}
 	p->out[p->used++] = c;
@@ -45,7 +45,7 @@ static const char *expand(struct parser *p, const char *s, const struct script_o
 
 	for (s += 2; *s && *s != '}'; s++) {
 		if (n + 1 >= sizeof(name)) {
-			p->why = "${...} name over 63 characters";
+			p->why = "${} name over 63 chars";
 			return NULL;
 		}
 		name[n++] = *s;
@@ -87,7 +87,7 @@ static int parse_words(const char *s, const char **end, char *store, size_t stor
 		}
 		if (!in_word) {
 			if (nargs == SCRIPT_MAX_ARGS)
-				FAIL("too many words on one line");
+				FAIL("too many words");
 			argv[nargs++] = p.out + p.used;
 			in_word = true;
 		}
@@ -104,7 +104,7 @@ static int parse_words(const char *s, const char **end, char *store, size_t stor
 			quote = 0;
 		} else if (c == '\\' && quote != '\'') {
 			if (!s[1])
-				FAIL("'\\' at the end of the line");
+				FAIL("'\\' at end of line");
 			if (!put(&p, *++s))
 				goto fail;
 		} else if (!put(&p, c)) {
@@ -162,7 +162,7 @@ int script_exec(const char *text, size_t len, const struct script_ops *ops, void
 	/* Reject what cannot be a text script before running any of it. */
 	for (size_t i = 0; i < len; i++)
 		if (text[i] == '\0') {
-			kprintf("script: NUL byte at offset %zu: not a text script\n", i);
+			kprintf("script: NUL at offset %zu: not text\n", i);
 			return -EINVAL;
 		}
 	while (next_line(text, len, &pos, &a, &b)) {
@@ -178,7 +178,7 @@ int script_exec(const char *text, size_t len, const struct script_ops *ops, void
 			return -ECANCELED;
 		}
 		if (b - a > SCRIPT_LINE_MAX) {
-			kprintf("script line %u: longer than %d characters\n", lineno,
+			kprintf("script line %u: over %d chars\n", lineno,
 				SCRIPT_LINE_MAX);
 			return -ERANGE;
 		}
@@ -195,10 +195,10 @@ int script_exec(const char *text, size_t len, const struct script_ops *ops, void
 			int argc = parse_words(c, &end, store, sizeof(store), argv, NULL, NULL, &why);
 
 			if (argc == 0 && (ncmd || *end))
-				why = ncmd ? "'||' or '&&' with no command after it" :
-					     "'||' or '&&' with no command before it";
+				why = ncmd ? "'||'/'&&' with no command after" :
+					     "'||'/'&&' with no command before";
 			else if (ncmd == MAX_CMDS)
-				why = "too many || and && on one line";
+				why = "too many || and &&";
 			else if (argc >= 0)
 				why = NULL;
 			if (argc < 0 || why) {
@@ -250,7 +250,7 @@ int script_exec(const char *text, size_t len, const struct script_ops *ops, void
 		if (!jumped && rc != 0) {
 			if (lim && lim->interactive)
 				return rc;
-			kprintf("script line %u: '%s' failed (%s); script stopped\n", lineno, line,
+			kprintf("script line %u: '%s' failed (%s); stopped\n", lineno, line,
 				ib_strerror(rc));
 			return rc;
 		}

@@ -71,7 +71,6 @@ int plat_exit_to_firmware(void)
 	if (!r)
 		return -ENOTSUP;
 	memcpy(&entry, r + RET_OFF_ENTRY32, 4);
-	kprintf("boot: leaving long mode for the front end at %#x; the BIOS tries its next boot "
-		"device\n", entry);
+	kprintf("boot: leaving long mode for the front end at %#x\n", entry);
 	arch_return_to_real_mode(entry, (uint32_t)(uintptr_t)r);
 }

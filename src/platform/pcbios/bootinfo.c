@@ -149,7 +149,7 @@ static void parse_multiboot(const uint8_t *mbi)
 void bootinfo_parse(uint32_t type, uint32_t info)
 {
 	if (!readable(info, 4096)) {
-		kprintf("boot: boot information at %#x is out of reach\n", info);
+		kprintf("boot: boot info at %#x out of reach\n", info);
 		return;
 	}
 	if (type == BOOT_TYPE_LINUX)
@@ -157,7 +157,7 @@ void bootinfo_parse(uint32_t type, uint32_t info)
 	else if (type == BOOT_TYPE_MULTIBOOT)
 		parse_multiboot((const uint8_t *)(uintptr_t)info);
 	if (memmap_n == 0) {
-		kprintf("boot: the loader passed no memory map\n");
+		kprintf("boot: loader passed no memory map\n");
 		return;
 	}
 	/* Loaders pass maps with overlaps (a reserved hole inside RAM): clean it once, so that

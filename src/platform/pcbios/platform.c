@@ -71,7 +71,7 @@ unsigned plat_usable_ram(struct plat_mem_region *out, unsigned max)
 	unsigned tables_used, tables_max;
 	bool huge;
 	paging_stats(&tables_used, &tables_max, &huge);
-	kprintf("paging: RAM identity-mapped with %s pages; %u of %u page-table pages used\n",
+	kprintf("paging: RAM identity-mapped with %s pages; %u of %u page tables\n",
 		huge ? "1 GiB and 2 MiB" : "2 MiB", tables_used, tables_max);
 	return k;
 }
@@ -165,7 +165,7 @@ void plat_poweroff(int status)
 		outb(0x501, (uint8_t)status);
 	}
 	acpi_poweroff();
-	kprintf("poweroff: no way to switch off; halted\n");
+	kprintf("poweroff: not supported; halted\n");
 	cpu_halt_forever();
 }
 

@@ -9,9 +9,9 @@ static const char *boot_path = "unknown loader";
 
 void plat_print_info(void)
 {
-	kprintf("platform: booted via %s; TSC %llu MHz; ACPI %s; %u-bit physical addresses\n",
+	kprintf("platform: booted via %s; TSC %llu MHz; %sACPI; %u-bit physical addresses\n",
 		boot_path, (unsigned long long)(plat_counter_hz() / 1000000),
-		acpi.found ? "found" : "not found", paging_phys_bits());
+		acpi.found ? "" : "no ", paging_phys_bits());
 	if (plat_started_by())
 		kprintf("platform: started by %s\n", plat_started_by());
 }
