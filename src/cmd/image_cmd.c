@@ -253,7 +253,7 @@ static int cmd_imgtrust(int argc, char **argv)
 	return 0;
 }
 SHELL_COMMAND(imgtrust, CMD_ORDER_IMAGE,
-	      "[--permanent]: run only images pinned (--sha256) before fetch, for good",
+	      "[--permanent]: only images pinned before fetch, for good",
 	      cmd_imgtrust);
 
 static int cmd_boot(int argc, char **argv)

@@ -84,9 +84,9 @@ int memcheck(void)
 		dma_free(c, c->size);
 	}
 	dma_get_stats(&after);
-	kprintf("memcheck: %llu MiB in %u chunks written and verified, highest address %#llx, "
-		"%u bad; %s\n", (unsigned long long)(bytes >> 20), n, (unsigned long long)highest,
-		bad, after.free == before.free ? "all freed" : "FREE COUNT CHANGED");
+	kprintf("memcheck: %llu MiB in %u chunks verified, highest %#llx, %u bad; %s\n",
+		(unsigned long long)(bytes >> 20), n, (unsigned long long)highest, bad,
+		after.free == before.free ? "all freed" : "FREE COUNT CHANGED");
 	return bad || after.free != before.free ? -EIO : 0;
 }
 

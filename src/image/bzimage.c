@@ -255,8 +255,8 @@ int bzimage_load(const struct image *kernel, struct bzimage_layout *lay)
 		allocs.kernel_size = (size_t)end;   /* covers [load, end) wherever it lands */
 		allocs.kernel = alloc_kernel(&bz, allocs.kernel_size, &align);
 		if (!allocs.kernel) {
-			kprintf("bzImage: no %zu MiB block for kernel to run in (pref_address "
-				"%#llx + init_size; imgfree?)\n",
+			kprintf("bzImage: no %zu MiB block up to pref_address %#llx + init_size "
+				"(imgfree?)\n",
 				(allocs.kernel_size + (size_t)MiB(1) - 1) >> 20,
 				(unsigned long long)bz.pref_address);
 			rc = -ENOMEM;

@@ -187,8 +187,7 @@ static int autoboot_preflight(void)
 	bool settled = false;
 
 	if (!ib_devices()) {
-		boot_phase("autoboot failed: no InfiniBand HCA found on PCI ('pci' lists what is "
-			   "there); console");
+		boot_phase("autoboot failed: no InfiniBand HCA found on PCI (see 'pci'); console");
 		return -ENODEV;
 	}
 	for (;;) {

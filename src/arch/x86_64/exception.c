@@ -40,12 +40,11 @@ void idt_init(void)
 	__asm__ volatile("lidt %0" :: "m"(desc));
 }
 
-/* Vectors 0..21 by name (Intel SDM vol. 3 table 6-1), as one string: no table of pointers. */
+/* Vectors 0..21 by mnemonic (Intel SDM vol. 3 table 6-1; 9 has none), as one string: no table
+ * of pointers. */
 static const char exception_names[] =
-	"divide error\0debug\0NMI\0breakpoint\0overflow\0bound\0invalid opcode\0no FPU\0"
-	"double fault\0coprocessor overrun\0invalid TSS\0segment not present\0stack fault\0"
-	"general protection\0page fault\0reserved\0x87 error\0alignment check\0machine check\0"
-	"SIMD error\0virtualization\0control protection";
+	"#DE\0#DB\0NMI\0#BP\0#OF\0#BR\0#UD\0#NM\0#DF\0coprocessor overrun\0#TS\0#NP\0#SS\0#GP\0"
+	"#PF\0reserved\0#MF\0#AC\0#MC\0#XM\0#VE\0#CP";
 
 void exception_handler(struct exception_frame *f);
 void exception_handler(struct exception_frame *f)

@@ -133,7 +133,7 @@ if boot q35 "$IMAGE" "ibboot.cmd=memcheck,mmio+00:05.0+2+0x100+0x5eed1234,powero
 	-device pci-bridge,id=br1,chassis_nr=1 -device e1000,bus=br1,addr=3 \
 	-object memory-backend-ram,id=shm,size=1G -device ivshmem-plain,memdev=shm,addr=5; then
 	log=$OUT/q35.log
-	high=$(extract "$log" '^memcheck: .*highest address 0x([0-9a-f]+), 0 bad; all freed$')
+	high=$(extract "$log" '^memcheck: .*highest 0x([0-9a-f]+), 0 bad; all freed$')
 	bar2=$(extract "$log" '^    BAR2 mem64 0x([0-9a-f]+) size 1 GiB prefetchable$')
 	expect $t "$log" 'config access: ECAM 0x[0-9a-f]+' "ECAM not used on q35" &&
 	expect $t "$log" '^00:[0-9a-f]{2}\.0 1b36:0001 class 060400' "PCI bridge not listed" &&
@@ -168,7 +168,7 @@ fi
 # 5b. A CPU exception is reported (vector, fault address) and ends the run with a distinct status.
 t=qemu/exception
 if boot exception "$IMAGE" "ibboot.cmd=fault" -m 128 -device isa-debug-exit; then
-	expect $t "$OUT/exception.log" '^\*\*\* CPU exception 14 \(page fault\)' "no exception report" &&
+	expect $t "$OUT/exception.log" '^\*\*\* CPU exception 14 \(#PF\)' "no exception report" &&
 	expect $t "$OUT/exception.log" 'cr2 0x400000000000' "faulting address not reported" &&
 	check_status $t 171 "isa-debug-exit with value 0x55 after an exception" &&
 	pass $t
