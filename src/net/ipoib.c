@@ -143,9 +143,7 @@ static void neigh_free(struct ipoib *ip, struct ipoib_neigh *n)
 
 static void neigh_fail(struct ipoib *ip, struct ipoib_neigh *n, const char *why)
 {
-	char a[16];
-
-	kprintf("%s: cannot reach %s: %s\n", ip->nd.name, ipv4_ntoa(n->ip, a), why);
+	kprintf("%s: cannot reach %'u: %s\n", ip->nd.name, n->ip, why);
 	neigh_free(ip, n);
 }
 
