@@ -95,13 +95,11 @@ struct selftest {
 
 static void st_snapshot(const struct hermon *h, struct st_snapshot *s)
 {
-	/* The four bitmaps lie in the same order, back to back, here and in struct hermon. */
-#define ST_BITMAPS (__builtin_offsetof(struct st_snapshot, amgm) + sizeof(s->amgm))
-	_Static_assert(ST_BITMAPS == __builtin_offsetof(struct hermon, special_qp_used) -
-		       __builtin_offsetof(struct hermon, mtt_inuse), "bitmaps in one run");
 	memset(s, 0, sizeof(*s));
-	memcpy(s->mtt, h->mtt_inuse, ST_BITMAPS);
-#undef ST_BITMAPS
+	memcpy(s->mtt, h->mtt_inuse, sizeof(s->mtt));
+	memcpy(s->cq, h->cq_inuse, sizeof(s->cq));
+	memcpy(s->qp, h->qp_inuse, sizeof(s->qp));
+	memcpy(s->amgm, h->amgm_inuse, sizeof(s->amgm));
 	for (struct ib_cq *cq = h->ib.cqs; cq; cq = cq->next)
 		s->core_cqs++;
 	for (struct ib_qp *qp = h->ib.qps; qp; qp = qp->next)
